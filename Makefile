@@ -1,0 +1,47 @@
+# mabutrace: `make demo` runs the main job, `make test` builds and runs every
+# test. Both install missing Debian packages first (scripts/install-deps.sh).
+BUILD    ?= build
+JOBS     ?= $(shell nproc)
+SECONDS  ?= 30
+PORT     ?= 8080
+OUT      ?= out
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build demo test test-asan test-tsan test-sanitize bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j$(JOBS)
+
+# Builds, runs the instrumented pipeline demo for $(SECONDS) s while serving
+# the live trace on http://127.0.0.1:$(PORT)/, then writes $(OUT)/trace.json.
+demo: build
+	./$(BUILD)/examples/pipeline/mabutrace-pipeline-demo --seconds $(SECONDS) --port $(PORT) --out $(OUT)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# The same suite under ASan+UBSan and under TSan (benchmarks and the browser
+# test left out: they measure or drive the release build).
+test-asan: deps
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DMABUTRACE_SANITIZE=address,undefined -DMABUTRACE_BUILD_BENCH=OFF >/dev/null
+	cmake --build $(BUILD)-asan -j$(JOBS)
+	cd $(BUILD)-asan && ctest --output-on-failure -j$(JOBS) -LE 'browser'
+
+test-tsan: deps
+	cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMABUTRACE_SANITIZE=thread -DMABUTRACE_BUILD_BENCH=OFF >/dev/null
+	cmake --build $(BUILD)-tsan -j$(JOBS)
+	cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j$(JOBS) -LE 'browser'
+
+test-sanitize: test-asan test-tsan
+
+bench: build
+	./$(BUILD)/bench/mabutrace_bench --benchmark_min_time=0.5
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan

@@ -1,0 +1,268 @@
+/*
+ * mabutrace.h: the one header for instrumented code (C11 and C++17).
+ *
+ *   TRACE_SCOPE(name[, color])          begin now, end when the scope is left
+ *   TRC()                               TRACE_SCOPE(__func__)
+ *   TRACE_INSTANT(name[, color])        a point event
+ *   TRACE_FLOW_OUT(&link[, name[, color]])  start an arrow; assigns *link if 0
+ *   TRACE_FLOW_IN(link[, name[, color]])    end the arrow started with link
+ *   TRACE_COUNTER(name, value[, color]) an integer sample on a counter track
+ *
+ * Names are `const char*` and are NOT copied: they must outlive the export
+ * (string literals, __func__, or other static storage). A NULL name is
+ * recorded and exported as "(null)".
+ *
+ * Colors are 24-bit RGB values 0xRRGGBB or the COLOR_* constants below.
+ * Exporters keep the exact RGB in the event's args ("color":"#rrggbb") and
+ * map it to the nearest colour the viewer reserves (Chrome JSON "cname").
+ *
+ * Every macro is safe to call from any thread at any time: before
+ * mabutrace_init() and after mabutrace_deinit() it records nothing.
+ * Defining MABUTRACE_DISABLE (or CONFIG_MABUTRACE_DISABLE=1) before including
+ * this header removes every macro and API call: no code, no reference to the
+ * library, arguments not evaluated.
+ *
+ * Record format and memory layout: docs/runtime.md.
+ */
+#ifndef MABUTRACE_MABUTRACE_H
+#define MABUTRACE_MABUTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(CONFIG_MABUTRACE_DISABLE) && CONFIG_MABUTRACE_DISABLE && !defined(MABUTRACE_DISABLE)
+#define MABUTRACE_DISABLE 1
+#endif
+
+/* ---- Colors (0xRRGGBB) ------------------------------------------------- */
+#define COLOR_RED 0xE53935u
+#define COLOR_DARK_RED 0xB40000u
+#define COLOR_ORANGE 0xFB8C00u
+#define COLOR_YELLOW 0xFDD835u
+#define COLOR_OLIVE 0x646400u
+#define COLOR_GREEN 0x43A047u
+#define COLOR_DARK_GREEN 0x007D00u
+#define COLOR_CYAN 0x00B4B4u
+#define COLOR_BLUE 0x1E88E5u
+#define COLOR_DARK_BLUE 0x0000B4u
+#define COLOR_PURPLE 0x8E24AAu
+#define COLOR_MAGENTA 0xB400B4u
+#define COLOR_BROWN 0x8D6E63u
+#define COLOR_GREY 0x7D7D7Du
+#define COLOR_BLACK 0x000000u
+#define COLOR_WHITE 0xFFFFFFu
+
+/* ---- Status codes (every API function returns one, 0 = success) ------- */
+typedef enum mabutrace_status {
+  MABUTRACE_OK = 0,
+  MABUTRACE_ERR_NOT_INITIALIZED = -1,  /* called before init / after deinit */
+  MABUTRACE_ERR_ALREADY_INITIALIZED = -2,
+  MABUTRACE_ERR_INVALID_ARG = -3,      /* NULL pointer, size out of range */
+  MABUTRACE_ERR_NO_MEMORY = -4,        /* init could not get its memory */
+  MABUTRACE_ERR_IO = -5,               /* the export sink refused data */
+  MABUTRACE_ERR_SERVER = -6,           /* port in use, cannot bind */
+  MABUTRACE_ERR_ALREADY_RUNNING = -7,  /* server started twice */
+  MABUTRACE_ERR_UNSUPPORTED = -8       /* not available on this port */
+} mabutrace_status_t;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Lifecycle ----------------------------------------------------------- */
+
+/* Ticks of a user clock; mabutrace_config_t.clock_hz says how many per s. */
+typedef uint64_t (*mabutrace_clock_fn)(void);
+
+typedef struct mabutrace_config {
+  /* Bytes of event storage (CONFIG_MABUTRACE_BUFFER_SIZE, default 65536).
+   * Range 4 KiB .. 1 GiB. Bookkeeping adds mabutrace_memory_required()
+   * minus this; nothing is allocated after init. */
+  size_t buffer_size;
+  /* Optional caller memory of mabutrace_memory_required(cfg) bytes, 64-byte
+   * aligned. NULL: init allocates it once. */
+  void* memory;
+  /* Optional clock and its rate; NULL = the port's clock (host:
+   * CLOCK_MONOTONIC, 1 ns ticks). Must be monotonic. */
+  mabutrace_clock_fn clock;
+  uint64_t clock_hz;
+  /* Most threads/tasks that can be named at once (default 64). */
+  uint32_t max_threads;
+  /* Deepest scope nesting the exporters track per thread (default 64);
+   * deeper scopes are counted in the metadata, not drawn. */
+  uint32_t max_depth;
+  /* Process name in the exported trace (default: the port's, e.g. argv[0]). */
+  const char* process_name;
+} mabutrace_config_t;
+
+/* Fills cfg with the defaults above. */
+void mabutrace_config_default(mabutrace_config_t* cfg);
+/* Bytes init needs for cfg (event storage + bookkeeping). */
+size_t mabutrace_memory_required(const mabutrace_config_t* cfg);
+
+/* Starts recording with the default config. Returns MABUTRACE_OK,
+ * MABUTRACE_ERR_ALREADY_INITIALIZED or MABUTRACE_ERR_NO_MEMORY. */
+int mabutrace_init(void);
+/* Same with a config (NULL = defaults); MABUTRACE_ERR_INVALID_ARG for sizes
+ * out of range. */
+int mabutrace_init_with_config(const mabutrace_config_t* cfg);
+/* Stops the server (if any) and recording and frees what init allocated.
+ * Other threads must have stopped tracing (their later calls are no-ops, but
+ * a call racing with deinit may touch freed memory). Harmless if not
+ * initialized. */
+void mabutrace_deinit(void);
+/* 1 between init and deinit, else 0. */
+int mabutrace_is_initialized(void);
+
+/* Names the calling thread in the trace (copied, up to 31 bytes + NUL).
+ * Without it the port's name is used (host: pthread_getname_np). */
+int mabutrace_set_thread_name(const char* name);
+
+/* ---- Statistics (R-A12) --------------------------------------------------- */
+typedef struct mabutrace_stats {
+  uint64_t events_written;     /* records stored since init */
+  uint64_t events_overwritten; /* of those, lost to wrap-around (oldest first) */
+  uint64_t events_dropped;     /* never stored: no free chunk (more writing
+                                  threads than chunks) */
+  uint64_t bytes_in_use;       /* bytes of event storage holding records */
+  uint64_t buffer_size;        /* bytes of event storage */
+  uint32_t chunk_size;         /* bytes per chunk (unit of overwrite) */
+  uint32_t threads;            /* threads that have recorded */
+} mabutrace_stats_t;
+int mabutrace_get_stats(mabutrace_stats_t* out);
+
+/* ---- Export ------------------------------------------------------------- */
+
+/* Receives exported bytes; return 0 to go on, non-zero to abort (the export
+ * then returns MABUTRACE_ERR_IO). */
+typedef int (*mabutrace_write_fn)(void* user, const char* data, size_t len);
+
+/* Streams the buffer as Chrome trace-event JSON (object form) while writers
+ * keep writing. Uses only memory reserved at init (working buffers of
+ * docs/runtime.md), so it may run at any time; exports are serialised. */
+int mabutrace_export_json(mabutrace_write_fn write, void* user);
+
+/* ---- HTTP server (R-C4; host: cpp-httplib) ------------------------------ */
+/* Serves "/" (capture page), "/trace" and "/trace.json" on 127.0.0.1:port.
+ * Port 0 picks a free port (see mabutrace_server_port()). */
+int mabutrace_start_server(uint16_t port);
+/* Same, binding bind_address (e.g. "0.0.0.0" to reach it from other hosts). */
+int mabutrace_start_server_on(const char* bind_address, uint16_t port);
+/* The port the running server listens on, 0 if none. */
+uint16_t mabutrace_server_port(void);
+void mabutrace_stop_server(void);
+
+/* ---- Recording functions behind the macros ---------------------------------
+ * Call the macros, not these: they add the color flag and the C cleanup. */
+typedef struct mabutrace_scope {
+  uint32_t session; /* 0 = nothing recorded, end is a no-op */
+} mabutrace_scope_t;
+
+#define MABUTRACE_COLOR_SET 0x1000000u /* flag: a color was given */
+#define MABUTRACE_COLOR(c) ((uint32_t)(((uint32_t)(c) & 0xFFFFFFu) | MABUTRACE_COLOR_SET))
+
+mabutrace_scope_t mabutrace_scope_begin(const char* name, uint32_t color);
+void mabutrace_scope_end(mabutrace_scope_t* scope);
+void mabutrace_instant(const char* name, uint32_t color);
+void mabutrace_counter(const char* name, int64_t value, uint32_t color);
+void mabutrace_flow_out(uint16_t* link, const char* name, uint32_t color);
+void mabutrace_flow_in(uint16_t link, const char* name, uint32_t color);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#define MABUTRACE_CAT_(a, b) a##b
+#define MABUTRACE_CAT(a, b) MABUTRACE_CAT_(a, b)
+#define MABUTRACE_PICK3(_1, _2, _3, NAME, ...) NAME
+#define MABUTRACE_PICK4(_1, _2, _3, _4, NAME, ...) NAME
+
+#if defined(MABUTRACE_DISABLE)
+/* ---- Removed: nothing below evaluates its arguments or names a symbol. -- */
+#define TRACE_SCOPE(...)
+#define TRC()
+#define TRACE_INSTANT(...) ((void)0)
+#define TRACE_FLOW_OUT(...) ((void)0)
+#define TRACE_FLOW_IN(...) ((void)0)
+#define TRACE_COUNTER(...) ((void)0)
+#define mabutrace_config_default(cfg) ((void)0)
+#define mabutrace_memory_required(cfg) ((size_t)0)
+#define mabutrace_init() ((int)MABUTRACE_OK)
+#define mabutrace_init_with_config(cfg) ((int)MABUTRACE_OK)
+#define mabutrace_deinit() ((void)0)
+#define mabutrace_is_initialized() 0
+#define mabutrace_set_thread_name(name) ((int)MABUTRACE_OK)
+#define mabutrace_get_stats(out) ((int)MABUTRACE_ERR_NOT_INITIALIZED)
+#define mabutrace_export_json(write, user) ((int)MABUTRACE_ERR_NOT_INITIALIZED)
+#define mabutrace_start_server(port) ((int)MABUTRACE_OK)
+#define mabutrace_start_server_on(addr, port) ((int)MABUTRACE_OK)
+#define mabutrace_server_port() ((uint16_t)0)
+#define mabutrace_stop_server() ((void)0)
+
+#elif defined(__cplusplus)
+/* ---- C++: RAII scope ------------------------------------------------------ */
+namespace mabutrace {
+class Scope {
+ public:
+  explicit Scope(const char* name) : scope_(mabutrace_scope_begin(name, 0)) {}
+  Scope(const char* name, uint32_t rgb)
+      : scope_(mabutrace_scope_begin(name, MABUTRACE_COLOR(rgb))) {}
+  ~Scope() { mabutrace_scope_end(&scope_); }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  mabutrace_scope_t scope_;
+};
+}  // namespace mabutrace
+
+#define TRACE_SCOPE(...) \
+  ::mabutrace::Scope MABUTRACE_CAT(mabutrace_scope_, __COUNTER__)(__VA_ARGS__)
+#define TRC() TRACE_SCOPE(__func__)
+
+#else
+/* ---- C: the scope handle ends itself through __attribute__((cleanup)) --- */
+static inline void mabutrace_scope_cleanup_(mabutrace_scope_t* scope) {
+  mabutrace_scope_end(scope);
+}
+#define MABUTRACE_SCOPE_(name, color)                                       \
+  __attribute__((cleanup(mabutrace_scope_cleanup_))) mabutrace_scope_t     \
+  MABUTRACE_CAT(mabutrace_scope_, __COUNTER__) = mabutrace_scope_begin((name), (color))
+#define MABUTRACE_SCOPE1_(name) MABUTRACE_SCOPE_(name, 0)
+#define MABUTRACE_SCOPE2_(name, rgb) MABUTRACE_SCOPE_(name, MABUTRACE_COLOR(rgb))
+#define TRACE_SCOPE(...) \
+  MABUTRACE_PICK3(__VA_ARGS__, _, MABUTRACE_SCOPE2_, MABUTRACE_SCOPE1_, _)(__VA_ARGS__)
+#define TRC() TRACE_SCOPE(__func__)
+#endif
+
+#if !defined(MABUTRACE_DISABLE)
+/* ---- C and C++: the point events -------------------------------------- */
+#define MABUTRACE_INSTANT1_(name) mabutrace_instant((name), 0)
+#define MABUTRACE_INSTANT2_(name, rgb) mabutrace_instant((name), MABUTRACE_COLOR(rgb))
+#define TRACE_INSTANT(...) \
+  MABUTRACE_PICK3(__VA_ARGS__, _, MABUTRACE_INSTANT2_, MABUTRACE_INSTANT1_, _)(__VA_ARGS__)
+
+#define MABUTRACE_COUNTER2_(name, v) mabutrace_counter((name), (int64_t)(v), 0)
+#define MABUTRACE_COUNTER3_(name, v, rgb) \
+  mabutrace_counter((name), (int64_t)(v), MABUTRACE_COLOR(rgb))
+#define TRACE_COUNTER(...) \
+  MABUTRACE_PICK4(__VA_ARGS__, _, MABUTRACE_COUNTER3_, MABUTRACE_COUNTER2_, _, _)(__VA_ARGS__)
+
+#define MABUTRACE_FLOW_OUT1_(link) mabutrace_flow_out((link), 0, 0)
+#define MABUTRACE_FLOW_OUT2_(link, name) mabutrace_flow_out((link), (name), 0)
+#define MABUTRACE_FLOW_OUT3_(link, name, rgb) \
+  mabutrace_flow_out((link), (name), MABUTRACE_COLOR(rgb))
+#define TRACE_FLOW_OUT(...)                                                            \
+  MABUTRACE_PICK3(__VA_ARGS__, MABUTRACE_FLOW_OUT3_, MABUTRACE_FLOW_OUT2_, \
+                  MABUTRACE_FLOW_OUT1_, _)(__VA_ARGS__)
+
+#define MABUTRACE_FLOW_IN1_(link) mabutrace_flow_in((uint16_t)(link), 0, 0)
+#define MABUTRACE_FLOW_IN2_(link, name) mabutrace_flow_in((uint16_t)(link), (name), 0)
+#define MABUTRACE_FLOW_IN3_(link, name, rgb) \
+  mabutrace_flow_in((uint16_t)(link), (name), MABUTRACE_COLOR(rgb))
+#define TRACE_FLOW_IN(...)                                                          \
+  MABUTRACE_PICK3(__VA_ARGS__, MABUTRACE_FLOW_IN3_, MABUTRACE_FLOW_IN2_, \
+                  MABUTRACE_FLOW_IN1_, _)(__VA_ARGS__)
+#endif
+
+#endif /* MABUTRACE_MABUTRACE_H */

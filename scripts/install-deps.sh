@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what building, testing and the demo need, if it is missing.
+# Idempotent; Debian 12 packages only (run as root, or with sudo available).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+packages=(
+  build-essential cmake pkg-config git
+  googletest libgtest-dev libbenchmark-dev
+  libcpp-httplib-dev nlohmann-json3-dev libcli11-dev
+  protobuf-compiler
+  clang libclang-rt-14-dev
+  curl python3 chromium
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node.js may come from Debian (nodejs + npm) or be preinstalled with npm.
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The browser test drives Debian's Chromium with playwright-core (npm; it
+# downloads no browser of its own).
+if [ ! -d "$here/tests/browser/node_modules/playwright-core" ]; then
+  echo "install-deps: npm install (tests/browser)" >&2
+  (cd "$here/tests/browser" && npm install --no-audit --no-fund --silent >/dev/null)
+fi

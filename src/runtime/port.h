@@ -1,0 +1,38 @@
+// port.h: what the recording core needs from a platform. Each port
+// (src/port/<platform>/) implements these; nothing else in src/runtime knows
+// the OS or the chip.
+//
+// The hot ones are inline and come from the port's mabutrace_port_inline.h:
+//   uint64_t mabutrace::port::NowTicks()   the default clock (host: ns)
+//   uint32_t mabutrace::port::CurrentCpu() CPU number of the caller
+//   bool     mabutrace::port::InIsr()      true in interrupt context
+//   MABUTRACE_PORT_TLS                     storage for per-thread writer state
+#ifndef MABUTRACE_RUNTIME_PORT_H
+#define MABUTRACE_RUNTIME_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mabutrace_port_inline.h"
+
+namespace mabutrace::port {
+
+// Ticks per second of NowTicks().
+uint64_t ClockHz();
+// OS id of the calling thread (host: gettid()), never 0.
+uint32_t CurrentThreadId();
+// NUL-terminated name of the calling thread into buf (may be empty).
+void CurrentThreadName(char* buf, size_t len);
+// Process id and name for the trace's process track.
+uint32_t ProcessId();
+void ProcessName(char* buf, size_t len);
+// The one allocation of init, 64-byte aligned; nullptr on failure.
+void* Allocate(size_t bytes);
+void Free(void* p);
+// Calls fn(arg) when the calling thread exits (once per thread; later calls
+// replace arg). Returns false where the platform cannot tell.
+bool AtThreadExit(void (*fn)(void*), void* arg);
+
+}  // namespace mabutrace::port
+
+#endif  // MABUTRACE_RUNTIME_PORT_H

@@ -1,0 +1,468 @@
+// recorder.cpp: init/deinit, the recording hot path, thread registry and
+// statistics. The hot path is Emit(): one clock read, a few compares, the
+// record's word stores and one release store (ring_buffer.h says why that is
+// enough for readers).
+#include <string.h>
+
+#include <new>
+
+#include "mabutrace/mabutrace.h"
+#include "port.h"
+#include "record_format.h"
+#include "ring_buffer.h"
+#include "snapshot.h"
+
+#define MT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MT_NOINLINE __attribute__((noinline))
+#define MT_INLINE inline __attribute__((always_inline))
+
+namespace mabutrace {
+namespace {
+
+// 0 when not initialized; else the session number of the live Runtime.
+std::atomic<uint32_t> g_session{0};
+std::atomic<Runtime*> g_runtime{nullptr};
+uint32_t g_last_session = 0;  // guarded by init/deinit being serial
+SpinLock g_lifecycle_lock;
+std::atomic<void (*)()> g_deinit_hook{nullptr};
+
+// Per-thread writer state. Trivially constructible: zero means "no chunk".
+struct Writer {
+  uint64_t* cur;
+  uint64_t* end;
+  uint64_t* begin;
+  Chunk* chunk;
+  uint64_t base;      // time base of records in `chunk`
+  uint32_t records;   // records in `chunk`
+  uint32_t session;   // the session `chunk` belongs to
+  uint32_t thread;    // registry slot | gen << 16
+  uint32_t tid;
+};
+MABUTRACE_PORT_TLS Writer tls_writer;
+
+constexpr uint32_t kNoSlot = 0xFFFF;
+
+// The clock of the live session: the port's unless the config gave one.
+std::atomic<mabutrace_clock_fn> g_clock{nullptr};
+
+MT_INLINE uint64_t Now() {
+  const mabutrace_clock_fn clock = g_clock.load(std::memory_order_relaxed);
+  return MT_UNLIKELY(clock != nullptr) ? clock() : port::NowTicks();
+}
+
+// ---- thread registry ----------------------------------------------------
+
+uint32_t RegisterThread(Runtime& rt, uint32_t tid) {
+  // A free slot first, then one whose thread has exited (its old chunks
+  // then lose their name: the generation tells the exporter).
+  for (uint32_t pass = 0; pass < 2; ++pass) {
+    const uint32_t want = pass == 0 ? 0u : 2u;
+    for (uint32_t i = 0; i < rt.max_threads; ++i) {
+      ThreadSlot& s = rt.threads[i];
+      uint32_t st = want;
+      if (s.state.load(std::memory_order_relaxed) != want) continue;
+      if (!s.state.compare_exchange_strong(st, 1, std::memory_order_acq_rel)) continue;
+      const uint32_t gen = (s.gen.load(std::memory_order_relaxed) + (pass ? 1 : 0)) & 0xFFFF;
+      s.gen.store(gen, std::memory_order_relaxed);
+      s.tid.store(tid, std::memory_order_relaxed);
+      rt.names_lock.lock();
+      s.explicit_name = false;
+      port::CurrentThreadName(s.name, sizeof s.name);
+      rt.names_lock.unlock();
+      return i | (gen << 16);
+    }
+  }
+  return kNoSlot;
+}
+
+void ReleaseChunk(Writer& w) {
+  if (w.chunk) w.chunk->state.store(kChunkFull, std::memory_order_release);
+  w.chunk = nullptr;
+  w.cur = w.end = w.begin = nullptr;
+}
+
+void OnThreadExit(void*) {
+  Writer& w = tls_writer;
+  Runtime* rt = g_runtime.load(std::memory_order_acquire);
+  if (!rt || w.session != rt->session) return;
+  ReleaseChunk(w);
+  const uint32_t slot = w.thread & 0xFFFF;
+  if (slot != kNoSlot) rt->threads[slot].state.store(2, std::memory_order_release);
+  w.session = 0;
+}
+
+// Binds the calling thread to the live session. False if not initialized.
+bool Attach(Writer& w, Runtime*& rt_out) {
+  Runtime* rt = g_runtime.load(std::memory_order_acquire);
+  if (!rt || g_session.load(std::memory_order_acquire) != rt->session) return false;
+  if (w.session != rt->session) {
+    w = Writer{};
+    w.session = rt->session;
+    w.tid = port::CurrentThreadId();
+    w.thread = RegisterThread(*rt, w.tid);
+    port::AtThreadExit(OnThreadExit, &w);
+  }
+  rt_out = rt;
+  return true;
+}
+
+// Takes the next chunk in acquisition order; its old records are the oldest.
+bool AcquireChunk(Runtime& rt, Writer& w, uint64_t now) {
+  for (uint32_t tries = 0; tries < rt.num_chunks; ++tries) {
+    const uint64_t seq = rt.next_seq.fetch_add(1, std::memory_order_relaxed) + 1;
+    const uint32_t index = uint32_t(seq % rt.num_chunks);
+    Chunk& c = rt.chunks[index];
+    uint32_t st = c.state.load(std::memory_order_relaxed);
+    if (st == kChunkOwned) continue;
+    if (!c.state.compare_exchange_strong(st, kChunkOwned, std::memory_order_acquire)) continue;
+    if (st == kChunkFull) {
+      rt.overwritten.fetch_add(c.commit.load(std::memory_order_relaxed) >> 32,
+                               std::memory_order_relaxed);
+    }
+    // Sequence lock: odd while the header changes, and before any new word.
+    const uint32_t gen = c.gen.load(std::memory_order_relaxed);
+    c.gen.store(gen + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    c.commit.store(0, std::memory_order_relaxed);
+    c.seq.store(seq, std::memory_order_relaxed);
+    c.base.store(now, std::memory_order_relaxed);
+    c.thread.store(w.thread, std::memory_order_relaxed);
+    c.tid.store(w.tid, std::memory_order_relaxed);
+    c.gen.store(gen + 2, std::memory_order_release);
+
+    w.chunk = &c;
+    w.begin = w.cur = rt.data + size_t(index) * rt.chunk_words;
+    w.end = w.begin + rt.chunk_words;
+    w.base = now;
+    w.records = 0;
+    return true;
+  }
+  return false;
+}
+
+// Makes room for `words` words at time `now`: attaches the thread, writes a
+// time base record or takes a new chunk. False: record nothing.
+MT_NOINLINE bool SlowReserve(Writer& w, unsigned words, uint64_t& now) {
+  Runtime* rt = nullptr;
+  if (!Attach(w, rt)) return false;
+  if (MT_UNLIKELY((w.thread & 0xFFFF) == kNoSlot)) {  // registry full
+    rt->dropped.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  if (w.chunk && uint64_t(w.end - w.cur) >= words + 2u) {
+    // Delta out of range (a long pause, or a clock that went back).
+    WriteWord(w.cur, MakeHeader(0, RecordType::kTimeBase, 0));
+    WriteWord(w.cur + 1, now);
+    w.cur += 2;
+    w.base = now;
+    return true;
+  }
+  ReleaseChunk(w);
+  if (AcquireChunk(*rt, w, now)) return true;
+  rt->dropped.fetch_add(1, std::memory_order_relaxed);
+  return false;
+}
+
+// Appends one record: header, then up to two payload words, then the color.
+template <unsigned kFixedWords>
+MT_INLINE void Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
+  Writer& w = tls_writer;
+  uint64_t now = Now();
+  const unsigned words = kFixedWords + (color ? 1u : 0u);
+  if (MT_UNLIKELY(w.session != g_session.load(std::memory_order_relaxed) ||
+                  uint64_t(w.end - w.cur) < words || now - w.base >= kDeltaLimit)) {
+    if (!SlowReserve(w, words, now)) return;
+    if (now - w.base >= kDeltaLimit) return;  // clock misbehaves; drop
+  }
+  uint64_t* p = w.cur;
+  uint64_t h = MakeHeader(now - w.base, type, port::CurrentCpu());
+  if (color) h |= kHasColor;
+  if (port::InIsr()) h |= kInIsr;
+  WriteWord(p, h);
+  if (kFixedWords > 1) WriteWord(p + 1, w1);
+  if (kFixedWords > 2) WriteWord(p + 2, w2);
+  if (color) WriteWord(p + kFixedWords, color & 0xFFFFFFu);
+  w.cur = p + words;
+  ++w.records;
+  w.chunk->commit.store((uint64_t(w.records) << 32) | uint64_t(w.cur - w.begin),
+                        std::memory_order_release);
+}
+
+// ---- layout -----------------------------------------------------------------
+
+size_t AlignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+uint32_t FlowBits(size_t data_bytes) {
+  // One bit per flow-out record that fits (24 bytes each), rounded up to a
+  // power of two, so no two flows in the buffer share a bit.
+  uint64_t need = data_bytes / 24 + 1;
+  uint32_t bits = 64;
+  while (bits < need) bits <<= 1;
+  return bits;
+}
+
+}  // namespace
+
+Runtime* CurrentRuntime() { return g_runtime.load(std::memory_order_acquire); }
+
+void SetDeinitHook(void (*fn)()) { g_deinit_hook.store(fn, std::memory_order_release); }
+
+Runtime* BeginExport() {
+  g_lifecycle_lock.lock();
+  Runtime* rt = g_runtime.load(std::memory_order_relaxed);
+  if (rt) rt->export_lock.lock();
+  g_lifecycle_lock.unlock();
+  return rt;
+}
+
+void EndExport(Runtime* rt) {
+  if (rt) rt->export_lock.unlock();
+}
+
+Layout ComputeLayout(const mabutrace_config_t& cfg) {
+  Layout l;
+  // Chunk: a power of two of 256 B .. 4 KiB giving at least 32 chunks.
+  size_t chunk_bytes = 4096;
+  while (chunk_bytes > 256 && cfg.buffer_size / chunk_bytes < 32) chunk_bytes >>= 1;
+  l.chunk_words = uint32_t(chunk_bytes / 8);
+  l.num_chunks = uint32_t(cfg.buffer_size / chunk_bytes);
+  const size_t data_bytes = size_t(l.num_chunks) * chunk_bytes;
+  const uint32_t flow_bits = FlowBits(data_bytes);
+
+  size_t off = AlignUp(sizeof(Runtime), 64);
+  l.chunks_offset = off;
+  off = AlignUp(off + sizeof(Chunk) * l.num_chunks, 64);
+  l.threads_offset = off;
+  off = AlignUp(off + sizeof(ThreadSlot) * cfg.max_threads, 64);
+  l.workspace_offset = off;
+  off += sizeof(ExportWorkspace);
+  off = AlignUp(off, 64) + sizeof(ChunkRef) * l.num_chunks;
+  off = AlignUp(off, 64) + chunk_bytes;
+  off = AlignUp(off, 64) + sizeof(ThreadState) * (cfg.max_threads + 1);
+  off = AlignUp(off, 64) + sizeof(OpenScope) * (cfg.max_threads + 1) * cfg.max_depth;
+  off = AlignUp(off, 64) + flow_bits / 8;
+  off = AlignUp(off, 64) + kExportOutBytes;
+  l.data_offset = AlignUp(off, 64);
+  l.total = l.data_offset + data_bytes;
+  return l;
+}
+
+}  // namespace mabutrace
+
+using namespace mabutrace;
+
+extern "C" {
+
+void mabutrace_config_default(mabutrace_config_t* cfg) {
+  if (!cfg) return;
+  memset(cfg, 0, sizeof *cfg);
+#ifdef CONFIG_MABUTRACE_BUFFER_SIZE
+  cfg->buffer_size = CONFIG_MABUTRACE_BUFFER_SIZE;
+#else
+  cfg->buffer_size = 64 * 1024;
+#endif
+  cfg->max_threads = 64;
+  cfg->max_depth = 64;
+}
+
+static bool ConfigValid(const mabutrace_config_t& c) {
+  return c.buffer_size >= 4096 && c.buffer_size <= (size_t(1) << 30) && c.max_threads >= 1 &&
+         c.max_threads <= 4096 && c.max_depth >= 1 && c.max_depth <= 1024 &&
+         (c.clock == nullptr || c.clock_hz != 0);
+}
+
+size_t mabutrace_memory_required(const mabutrace_config_t* cfg) {
+  mabutrace_config_t c;
+  mabutrace_config_default(&c);
+  if (cfg) c = *cfg;
+  return ConfigValid(c) ? ComputeLayout(c).total : 0;
+}
+
+static void CarveWorkspace(Runtime& rt, uint8_t* base, const Layout& l, const mabutrace_config_t& c) {
+  uint8_t* p = base + l.workspace_offset;
+  auto* ws = new (p) ExportWorkspace{};
+  size_t off = l.workspace_offset + sizeof(ExportWorkspace);
+  auto take = [&](size_t bytes) {
+    off = AlignUp(off, 64);
+    uint8_t* q = base + off;
+    off += bytes;
+    return q;
+  };
+  ws->order = reinterpret_cast<ChunkRef*>(take(sizeof(ChunkRef) * l.num_chunks));
+  ws->copy = reinterpret_cast<uint64_t*>(take(size_t(l.chunk_words) * 8));
+  // One spare thread state past max_threads (see json_exporter.cpp).
+  ws->threads = reinterpret_cast<ThreadState*>(take(sizeof(ThreadState) * (c.max_threads + 1)));
+  ws->stacks =
+      reinterpret_cast<OpenScope*>(take(sizeof(OpenScope) * (c.max_threads + 1) * c.max_depth));
+  const uint32_t flow_bits = FlowBits(size_t(l.num_chunks) * l.chunk_words * 8);
+  ws->flow_bits = reinterpret_cast<uint64_t*>(take(flow_bits / 8));
+  ws->flow_mask = flow_bits - 1;
+  ws->out = reinterpret_cast<char*>(take(kExportOutBytes));
+  ws->out_cap = kExportOutBytes;
+  rt.workspace = ws;
+}
+
+int mabutrace_init_with_config(const mabutrace_config_t* cfg) {
+  mabutrace_config_t c;
+  mabutrace_config_default(&c);
+  if (cfg) c = *cfg;
+  if (!ConfigValid(c)) return MABUTRACE_ERR_INVALID_ARG;
+
+  g_lifecycle_lock.lock();
+  if (g_runtime.load(std::memory_order_relaxed)) {
+    g_lifecycle_lock.unlock();
+    return MABUTRACE_ERR_ALREADY_INITIALIZED;
+  }
+  const Layout l = ComputeLayout(c);
+  void* mem = c.memory;
+  const bool owns = mem == nullptr;
+  if (owns) mem = port::Allocate(l.total);
+  if (!mem || (uintptr_t(mem) & 63) != 0) {
+    if (owns && mem) port::Free(mem);
+    g_lifecycle_lock.unlock();
+    return mem ? MABUTRACE_ERR_INVALID_ARG : MABUTRACE_ERR_NO_MEMORY;
+  }
+  auto* base = static_cast<uint8_t*>(mem);
+  memset(base, 0, l.data_offset);  // bookkeeping; the data needs no clearing
+  auto* rt = new (base) Runtime{};
+  rt->memory = mem;
+  rt->owns_memory = owns;
+  rt->memory_bytes = l.total;
+  rt->chunks = reinterpret_cast<Chunk*>(base + l.chunks_offset);
+  for (uint32_t i = 0; i < l.num_chunks; ++i) new (&rt->chunks[i]) Chunk{};
+  rt->num_chunks = l.num_chunks;
+  rt->chunk_words = l.chunk_words;
+  rt->threads = reinterpret_cast<ThreadSlot*>(base + l.threads_offset);
+  for (uint32_t i = 0; i < c.max_threads; ++i) new (&rt->threads[i]) ThreadSlot{};
+  rt->max_threads = c.max_threads;
+  rt->max_depth = c.max_depth;
+  rt->data = reinterpret_cast<uint64_t*>(base + l.data_offset);
+  CarveWorkspace(*rt, base, l, c);
+  rt->clock = c.clock;
+  rt->clock_hz = c.clock ? c.clock_hz : port::ClockHz();
+  g_clock.store(c.clock, std::memory_order_relaxed);
+  rt->origin = Now();
+  rt->pid = port::ProcessId();
+  if (c.process_name) {
+    strncpy(rt->process_name, c.process_name, sizeof rt->process_name - 1);
+  } else {
+    port::ProcessName(rt->process_name, sizeof rt->process_name);
+  }
+  if (++g_last_session == 0) g_last_session = 1;
+  rt->session = g_last_session;
+
+  g_runtime.store(rt, std::memory_order_release);
+  g_session.store(rt->session, std::memory_order_release);
+  g_lifecycle_lock.unlock();
+  return MABUTRACE_OK;
+}
+
+int mabutrace_init(void) { return mabutrace_init_with_config(nullptr); }
+
+int mabutrace_is_initialized(void) { return g_session.load(std::memory_order_acquire) != 0; }
+
+void mabutrace_deinit(void) {
+  // Servers stop first: they export from the memory that goes below.
+  if (auto hook = g_deinit_hook.load(std::memory_order_acquire)) hook();
+  g_lifecycle_lock.lock();
+  Runtime* rt = g_runtime.load(std::memory_order_relaxed);
+  if (!rt) {
+    g_lifecycle_lock.unlock();
+    return;
+  }
+  g_session.store(0, std::memory_order_release);
+  // Wait out a running export before the memory goes.
+  rt->export_lock.lock();
+  g_runtime.store(nullptr, std::memory_order_release);
+  rt->export_lock.unlock();
+  const bool owns = rt->owns_memory;
+  void* mem = rt->memory;
+  rt->~Runtime();
+  if (owns) port::Free(mem);
+  g_lifecycle_lock.unlock();
+}
+
+int mabutrace_set_thread_name(const char* name) {
+  if (!name) return MABUTRACE_ERR_INVALID_ARG;
+  Writer& w = tls_writer;
+  Runtime* rt = nullptr;
+  if (!Attach(w, rt)) return MABUTRACE_ERR_NOT_INITIALIZED;
+  const uint32_t slot = w.thread & 0xFFFF;
+  if (slot == kNoSlot) return MABUTRACE_ERR_NO_MEMORY;
+  ThreadSlot& s = rt->threads[slot];
+  rt->names_lock.lock();
+  strncpy(s.name, name, sizeof s.name - 1);
+  s.name[sizeof s.name - 1] = '\0';
+  s.explicit_name = true;
+  rt->names_lock.unlock();
+  return MABUTRACE_OK;
+}
+
+int mabutrace_get_stats(mabutrace_stats_t* out) {
+  if (!out) return MABUTRACE_ERR_INVALID_ARG;
+  memset(out, 0, sizeof *out);
+  Runtime* rt = CurrentRuntime();
+  if (!rt) return MABUTRACE_ERR_NOT_INITIALIZED;
+  uint64_t live = 0, words = 0;
+  for (uint32_t i = 0; i < rt->num_chunks; ++i) {
+    const uint64_t c = rt->chunks[i].commit.load(std::memory_order_acquire);
+    live += c >> 32;
+    words += c & 0xFFFFFFFFu;
+  }
+  out->events_overwritten = rt->overwritten.load(std::memory_order_relaxed);
+  out->events_written = out->events_overwritten + live;
+  out->events_dropped = rt->dropped.load(std::memory_order_relaxed);
+  out->bytes_in_use = words * 8;
+  out->buffer_size = uint64_t(rt->num_chunks) * rt->chunk_words * 8;
+  out->chunk_size = rt->chunk_words * 8;
+  for (uint32_t i = 0; i < rt->max_threads; ++i) {
+    if (rt->threads[i].state.load(std::memory_order_relaxed) != 0) ++out->threads;
+  }
+  return MABUTRACE_OK;
+}
+
+// ---- the recording functions behind the macros ----------------------------
+
+mabutrace_scope_t mabutrace_scope_begin(const char* name, uint32_t color) {
+  Emit<2>(RecordType::kScopeBegin, color, uint64_t(uintptr_t(name)), 0);
+  // The end is recorded only if the begin could have been: same session.
+  return mabutrace_scope_t{tls_writer.session};
+}
+
+void mabutrace_scope_end(mabutrace_scope_t* scope) {
+  if (!scope || scope->session == 0) return;
+  if (MT_UNLIKELY(scope->session != g_session.load(std::memory_order_relaxed))) return;
+  Emit<1>(RecordType::kScopeEnd, 0, 0, 0);
+}
+
+void mabutrace_instant(const char* name, uint32_t color) {
+  Emit<2>(RecordType::kInstant, color, uint64_t(uintptr_t(name)), 0);
+}
+
+void mabutrace_counter(const char* name, int64_t value, uint32_t color) {
+  Emit<3>(RecordType::kCounter, color, uint64_t(uintptr_t(name)), uint64_t(value));
+}
+
+void mabutrace_flow_out(uint16_t* link, const char* name, uint32_t color) {
+  Runtime* rt = CurrentRuntime();
+  if (!link || !rt) return;
+  // Every out starts a new arrow with a fresh id (R-A4: never 0, cycling).
+  // A variable that still holds the id of an earlier hop gets a new one, so
+  // forwarding the same message variable chains arrows hop by hop.
+  uint32_t n = rt->flow_seq.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (MT_UNLIKELY(n == 0)) n = rt->flow_seq.fetch_add(1, std::memory_order_relaxed) + 1;
+  *link = LinkForFlow(n);
+  Emit<3>(RecordType::kFlowOut, color, uint64_t(uintptr_t(name)),
+          uint64_t(*link) | (uint64_t(n) << 16));
+}
+
+void mabutrace_flow_in(uint16_t link, const char* name, uint32_t color) {
+  Runtime* rt = CurrentRuntime();
+  if (link == 0 || !rt) return;
+  const uint32_t newest = rt->flow_seq.load(std::memory_order_relaxed);
+  Emit<3>(RecordType::kFlowIn, color, uint64_t(uintptr_t(name)),
+          uint64_t(link) | (uint64_t(newest) << 16));
+}
+
+}  // extern "C"

@@ -1,0 +1,140 @@
+// ring_buffer.h: the pre-allocated event store (R-B1..R-B4).
+//
+// The storage is cut into N chunks of equal size (256 B .. 4 KiB, at least
+// 32 chunks when the buffer allows). A writing thread owns one chunk at a
+// time and appends records to it with plain (relaxed atomic) stores and one
+// release store of the chunk's commit word per record: no lock, no
+// read-modify-write, nothing shared with other writers on the hot path
+// (R-B3). When its chunk is full the thread takes the next chunk in
+// acquisition order (a fetch_add on a global counter, once per chunk); that
+// chunk's old records, the oldest in the buffer, are overwritten whole and
+// counted (R-B2). A chunk still owned by another thread is skipped; if every
+// chunk is owned the event is dropped and counted.
+//
+// Readers copy a chunk under a sequence lock: the chunk's generation is odd
+// while its owner changes and grows by two per change, so a copy taken while
+// the chunk was recycled is detected and discarded, never torn (R-B4).
+// Writers are never paused by a reader.
+#ifndef MABUTRACE_RUNTIME_RING_BUFFER_H
+#define MABUTRACE_RUNTIME_RING_BUFFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <atomic>
+
+#include "mabutrace/mabutrace.h"
+#include "port.h"
+
+namespace mabutrace {
+
+enum ChunkState : uint32_t { kChunkFree = 0, kChunkOwned = 1, kChunkFull = 2 };
+
+// Bookkeeping of one chunk. Its own cache line: only its owner writes it.
+struct alignas(64) Chunk {
+  std::atomic<uint32_t> gen{0};    // sequence lock, odd while changing owner
+  std::atomic<uint32_t> state{kChunkFree};
+  std::atomic<uint64_t> commit{0}; // (records << 32) | valid words
+  std::atomic<uint64_t> seq{0};    // acquisition number, 0 = never used
+  std::atomic<uint64_t> base{0};   // time base of the first record (ticks)
+  std::atomic<uint32_t> thread{0}; // registry slot | slot generation << 16
+  std::atomic<uint32_t> tid{0};    // OS thread id of the owner
+};
+
+constexpr uint32_t kMaxThreadName = 32;
+
+// One registered thread. The name is guarded by Runtime::names_lock.
+struct ThreadSlot {
+  std::atomic<uint32_t> state{0};  // 0 free, 1 live, 2 exited
+  std::atomic<uint32_t> gen{0};    // bumped when the slot is reused
+  std::atomic<uint32_t> tid{0};
+  bool explicit_name = false;
+  char name[kMaxThreadName] = {};
+};
+
+// A tiny test-and-set lock for the rare paths (names, export).
+class SpinLock {
+ public:
+  void lock() {
+    while (flag_.exchange(true, std::memory_order_acquire)) {
+      while (flag_.load(std::memory_order_relaxed)) port::CpuRelax();
+    }
+  }
+  bool try_lock() { return !flag_.exchange(true, std::memory_order_acquire); }
+  void unlock() { flag_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> flag_{false};
+};
+
+struct ExportWorkspace;  // exporter memory, carved at init (json_exporter.h)
+
+// Everything init sets up; lives in the one allocation of init.
+struct Runtime {
+  uint32_t session = 0;             // this init's number (never 0)
+  void* memory = nullptr;
+  bool owns_memory = false;
+  size_t memory_bytes = 0;
+
+  uint64_t* data = nullptr;         // num_chunks * chunk_words words
+  Chunk* chunks = nullptr;
+  uint32_t num_chunks = 0;
+  uint32_t chunk_words = 0;
+
+  ThreadSlot* threads = nullptr;
+  uint32_t max_threads = 0;
+  uint32_t max_depth = 0;
+
+  ExportWorkspace* workspace = nullptr;
+
+  mabutrace_clock_fn clock = nullptr;  // nullptr: port::NowTicks
+  uint64_t clock_hz = 0;
+  uint64_t origin = 0;                 // ticks at init: time 0 of the trace
+  uint32_t pid = 0;
+  char process_name[64] = {};
+
+  alignas(64) std::atomic<uint64_t> next_seq{0};
+  alignas(64) std::atomic<uint64_t> overwritten{0};
+  std::atomic<uint64_t> dropped{0};
+  alignas(64) std::atomic<uint32_t> flow_seq{0};
+  alignas(64) SpinLock names_lock;
+  SpinLock export_lock;
+};
+
+// The live runtime, or nullptr (before init, after deinit).
+Runtime* CurrentRuntime();
+// For readers: the live runtime with its export_lock held (deinit waits for
+// it), or nullptr. Release with EndExport.
+Runtime* BeginExport();
+void EndExport(Runtime* rt);
+// fn runs at the start of mabutrace_deinit (a port's server stops there).
+void SetDeinitHook(void (*fn)());
+
+// Sizes derived from a config (also used by mabutrace_memory_required).
+struct Layout {
+  uint32_t chunk_words = 0;
+  uint32_t num_chunks = 0;
+  size_t chunks_offset = 0, threads_offset = 0, workspace_offset = 0, data_offset = 0;
+  size_t total = 0;
+};
+Layout ComputeLayout(const mabutrace_config_t& cfg);
+
+// Copies chunk `index` if it still holds acquisition `seq` (0 = any):
+// records into words[0 .. *nwords), and its header fields. False when the
+// chunk is unused or was recycled during the copy.
+struct ChunkCopy {
+  uint64_t seq = 0;
+  uint64_t base = 0;
+  uint32_t thread = 0;
+  uint32_t tid = 0;
+  uint32_t records = 0;
+  uint32_t nwords = 0;
+};
+bool CopyChunk(const Runtime& rt, uint32_t index, uint64_t* words, ChunkCopy* out);
+
+inline uint64_t ReadWord(const uint64_t* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+inline void WriteWord(uint64_t* p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+
+}  // namespace mabutrace
+
+#endif  // MABUTRACE_RUNTIME_RING_BUFFER_H

@@ -1,0 +1,55 @@
+// snapshot.cpp: consistent copies of chunks under their sequence lock.
+#include "snapshot.h"
+
+#include <algorithm>
+
+namespace mabutrace {
+
+bool CopyChunk(const Runtime& rt, uint32_t index, uint64_t* words, ChunkCopy* out) {
+  const Chunk& c = rt.chunks[index];
+  const uint32_t gen1 = c.gen.load(std::memory_order_acquire);
+  if (gen1 & 1) return false;  // changing owner right now
+  ChunkCopy info;
+  info.seq = c.seq.load(std::memory_order_relaxed);
+  info.base = c.base.load(std::memory_order_relaxed);
+  info.thread = c.thread.load(std::memory_order_relaxed);
+  info.tid = c.tid.load(std::memory_order_relaxed);
+  const uint64_t commit = c.commit.load(std::memory_order_acquire);
+  info.records = uint32_t(commit >> 32);
+  info.nwords = std::min<uint32_t>(uint32_t(commit), rt.chunk_words);
+  if (words) {
+    const uint64_t* src = rt.data + size_t(index) * rt.chunk_words;
+    for (uint32_t i = 0; i < info.nwords; ++i) words[i] = ReadWord(src + i);
+  }
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (c.gen.load(std::memory_order_relaxed) != gen1) return false;  // recycled meanwhile
+  if (info.seq == 0) return false;
+  *out = info;
+  return true;
+}
+
+Snapshot::Snapshot(const Runtime& rt) : rt_(rt) {
+  ChunkRef* order = rt.workspace->order;
+  for (uint32_t i = 0; i < rt.num_chunks; ++i) {
+    ChunkCopy info;
+    if (!CopyChunk(rt, i, nullptr, &info) || info.nwords == 0) continue;
+    order[count_++] = ChunkRef{info.seq, i, info.thread};
+  }
+  std::sort(order, order + count_,
+            [](const ChunkRef& a, const ChunkRef& b) { return a.seq < b.seq; });
+}
+
+bool Snapshot::Load(uint32_t i, ChunkCopy* info) const {
+  const ChunkRef& r = ref(i);
+  if (!CopyChunk(rt_, r.index, rt_.workspace->copy, info)) return false;
+  return info->seq == r.seq;
+}
+
+uint64_t TicksToNs(const Runtime& rt, uint64_t ticks) {
+  const uint64_t t = ticks >= rt.origin ? ticks - rt.origin : 0;
+  if (rt.clock_hz == 1000000000u) return t;
+  // Split so that t * 1e9 cannot overflow for any clock up to 18 GHz.
+  return t / rt.clock_hz * 1000000000u + t % rt.clock_hz * 1000000000u / rt.clock_hz;
+}
+
+}  // namespace mabutrace
