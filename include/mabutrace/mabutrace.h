@@ -88,7 +88,7 @@ typedef struct mabutrace_config {
   uint64_t clock_hz;
   /* Most threads/tasks that can be named at once (default 64). */
   uint32_t max_threads;
-  /* Deepest scope nesting the exporters track per thread (default 64);
+  /* Deepest scope nesting the exporters track per thread (default 32);
    * deeper scopes are counted in the metadata, not drawn. */
   uint32_t max_depth;
   /* Process name in the exported trace (default: the port's, e.g. argv[0]). */
@@ -142,6 +142,13 @@ typedef int (*mabutrace_write_fn)(void* user, const char* data, size_t len);
  * docs/runtime.md), so it may run at any time; exports are serialised. */
 int mabutrace_export_json(mabutrace_write_fn write, void* user);
 
+/* Streams the buffer as a Perfetto protobuf trace (.pftrace: a sequence of
+ * TracePacket, perfetto_trace.proto) with interned event names, process,
+ * thread and counter track descriptors, slices, instants, counters and flows
+ * (flow_ids / terminating_flow_ids). Same memory and concurrency rules as
+ * mabutrace_export_json. */
+int mabutrace_export_perfetto(mabutrace_write_fn write, void* user);
+
 /* ---- HTTP server (R-C4; host: cpp-httplib) ------------------------------ */
 /* Serves "/" (capture page), "/trace" and "/trace.json" on 127.0.0.1:port.
  * Port 0 picks a free port (see mabutrace_server_port()). */
@@ -194,6 +201,7 @@ void mabutrace_flow_in(uint16_t link, const char* name, uint32_t color);
 #define mabutrace_set_thread_name(name) ((int)MABUTRACE_OK)
 #define mabutrace_get_stats(out) ((int)MABUTRACE_ERR_NOT_INITIALIZED)
 #define mabutrace_export_json(write, user) ((int)MABUTRACE_ERR_NOT_INITIALIZED)
+#define mabutrace_export_perfetto(write, user) ((int)MABUTRACE_ERR_NOT_INITIALIZED)
 #define mabutrace_start_server(port) ((int)MABUTRACE_OK)
 #define mabutrace_start_server_on(addr, port) ((int)MABUTRACE_OK)
 #define mabutrace_server_port() ((uint16_t)0)
@@ -226,7 +234,7 @@ static inline void mabutrace_scope_cleanup_(mabutrace_scope_t* scope) {
   mabutrace_scope_end(scope);
 }
 #define MABUTRACE_SCOPE_(name, color)                                       \
-  __attribute__((cleanup(mabutrace_scope_cleanup_))) mabutrace_scope_t     \
+  __attribute__((cleanup(mabutrace_scope_cleanup_), unused)) mabutrace_scope_t \
   MABUTRACE_CAT(mabutrace_scope_, __COUNTER__) = mabutrace_scope_begin((name), (color))
 #define MABUTRACE_SCOPE1_(name) MABUTRACE_SCOPE_(name, 0)
 #define MABUTRACE_SCOPE2_(name, rgb) MABUTRACE_SCOPE_(name, MABUTRACE_COLOR(rgb))

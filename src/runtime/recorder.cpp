@@ -243,6 +243,8 @@ Layout ComputeLayout(const mabutrace_config_t& cfg) {
   off = AlignUp(off, 64) + sizeof(OpenScope) * (cfg.max_threads + 1) * cfg.max_depth;
   off = AlignUp(off, 64) + flow_bits / 8;
   off = AlignUp(off, 64) + kExportOutBytes;
+  off = AlignUp(off, 64) + kExportPacketBytes;
+  off = AlignUp(off, 64) + sizeof(InternEntry) * kExportInternEntries;
   l.data_offset = AlignUp(off, 64);
   l.total = l.data_offset + data_bytes;
   return l;
@@ -263,7 +265,7 @@ void mabutrace_config_default(mabutrace_config_t* cfg) {
   cfg->buffer_size = 64 * 1024;
 #endif
   cfg->max_threads = 64;
-  cfg->max_depth = 64;
+  cfg->max_depth = 32;
 }
 
 static bool ConfigValid(const mabutrace_config_t& c) {
@@ -300,6 +302,10 @@ static void CarveWorkspace(Runtime& rt, uint8_t* base, const Layout& l, const ma
   ws->flow_mask = flow_bits - 1;
   ws->out = reinterpret_cast<char*>(take(kExportOutBytes));
   ws->out_cap = kExportOutBytes;
+  ws->packet = take(kExportPacketBytes);
+  ws->packet_cap = kExportPacketBytes;
+  ws->interned = reinterpret_cast<InternEntry*>(take(sizeof(InternEntry) * kExportInternEntries));
+  ws->intern_cap = kExportInternEntries;
   rt.workspace = ws;
 }
 

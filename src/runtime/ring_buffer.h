@@ -97,7 +97,7 @@ struct Runtime {
   alignas(64) std::atomic<uint64_t> overwritten{0};
   std::atomic<uint64_t> dropped{0};
   alignas(64) std::atomic<uint32_t> flow_seq{0};
-  alignas(64) SpinLock names_lock;
+  alignas(64) mutable SpinLock names_lock;  // readers lock it too
   SpinLock export_lock;
 };
 

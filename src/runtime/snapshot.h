@@ -25,7 +25,6 @@ struct ChunkRef {
 struct OpenScope {
   const char* name;
   uint64_t ns;      // begin time, ns since the trace origin
-  uint32_t color;
 };
 
 struct ThreadState {
@@ -38,6 +37,13 @@ struct ThreadState {
   OpenScope* stack = nullptr;
 };
 
+// An interned name of the protobuf exporter (pointer identity).
+struct InternEntry {
+  const char* name;
+  uint32_t iid;      // 0 = empty slot
+  uint32_t flags;    // exporter-defined (e.g. counter track described)
+};
+
 // Memory for readers, reserved at init (sizes in docs/runtime.md).
 struct ExportWorkspace {
   ChunkRef* order;           // num_chunks entries
@@ -48,9 +54,15 @@ struct ExportWorkspace {
   uint32_t flow_mask;        // bits - 1 (power of two)
   char* out;                 // output staging buffer
   uint32_t out_cap;
+  uint8_t* packet;           // one protobuf packet being encoded
+  uint32_t packet_cap;
+  InternEntry* interned;     // open-addressing table, power-of-two size
+  uint32_t intern_cap;
 };
 
 constexpr uint32_t kExportOutBytes = 4096;
+constexpr uint32_t kExportPacketBytes = 2048;
+constexpr uint32_t kExportInternEntries = 512;
 
 // One decoded record; times are absolute clock ticks.
 struct Record {
