@@ -1,8 +1,574 @@
-// Placeholder until the cpp-httplib server lands (same commit series).
+// http_server.cpp: the host port's built-in HTTP server (R-C4), on
+// cpp-httplib. Routes, limits and security notes: docs/http-server.md.
+//
+//   GET  /             capture page (capture_page.h)
+//   GET  /trace        the trace as Chrome JSON, streamed (chunked)
+//   GET  /trace.json   same
+//   anything else      404; other methods on the paths above: 405
+//
+// Why the connection handling is ours: Debian ships cpp-httplib 0.11 as a
+// compiled library (libcpp-httplib.so), so its compile-time limits
+// (CPPHTTPLIB_REQUEST_URI_MAX_LENGTH, CPPHTTPLIB_HEADER_MAX_LENGTH, ...) are
+// fixed inside that library and defining them here would change nothing.
+// That version also has no limit on the number of header lines, reads a
+// request line into memory until it ends, and lets a client that sends a
+// byte every few seconds hold a worker forever. So each connection goes
+// through ConnectionStream below, which bounds what a request may cost
+// (bytes, total time, per-wait time) before httplib's parser sees it, and
+// httplib only parses and routes. One request per connection: the page
+// needs a handful of requests, and it keeps the bounds simple.
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "capture_page.h"
 #include "mabutrace/mabutrace.h"
-extern "C" {
-int mabutrace_start_server(uint16_t) { return MABUTRACE_ERR_UNSUPPORTED; }
-int mabutrace_start_server_on(const char*, uint16_t) { return MABUTRACE_ERR_UNSUPPORTED; }
-uint16_t mabutrace_server_port(void) { return 0; }
-void mabutrace_stop_server(void) {}
+#include "ring_buffer.h"
+
+namespace mabutrace::http {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// ---- Limits (SPEC §9; documented in docs/http-server.md) -----------------
+// Request line + headers (+ any body) a client may send on a connection.
+// Generous for browsers with cookies for 127.0.0.1 from other local tools;
+// small next to anything that could hurt the traced process.
+constexpr size_t kMaxRequestBytes = 16 * 1024;
+// Request bodies: no route takes one; belt and braces for httplib's reader.
+constexpr size_t kMaxPayloadBytes = 4 * 1024;
+// The whole request must arrive within this, however slowly it trickles in.
+constexpr milliseconds kRequestDeadline{5000};
+// A response write that makes no progress for this long ends the connection.
+constexpr milliseconds kWriteStall{5000};
+// Waits are cut into slices so that stop() is noticed quickly.
+constexpr milliseconds kPollSlice{100};
+// Connections served at once; more wait in the accept queue. A stalled
+// client holds one worker for at most kRequestDeadline.
+constexpr size_t kWorkers = 4;
+
+int PollFor(int fd, short events, milliseconds wait) {
+  pollfd p{fd, events, 0};
+  const int r = ::poll(&p, 1, int(wait.count()));
+  if (r < 0) return errno == EINTR ? 0 : -1;
+  return r;
 }
+
+// ---- One connection, with the bounds applied -------------------------------
+class ConnectionStream final : public httplib::Stream {
+ public:
+  ConnectionStream(int fd, const std::atomic<bool>& stopping)
+      : fd_(fd), stopping_(stopping), deadline_(Clock::now() + kRequestDeadline) {}
+
+  bool is_readable() const override { return begin_ != end_ || WaitReadable(); }
+  bool is_writable() const override { return WaitWritable(); }
+
+  ssize_t read(char* ptr, size_t size) override {
+    if (begin_ == end_) {
+      const ssize_t n = Fill();
+      if (n <= 0) return n;
+    }
+    const size_t n = std::min(size, end_ - begin_);
+    memcpy(ptr, buf_ + begin_, n);
+    if (!line_seen_ && memchr(buf_ + begin_, '\n', n)) line_seen_ = true;
+    begin_ += n;
+    return ssize_t(n);
+  }
+
+  ssize_t write(const char* ptr, size_t size) override {
+    if (size == 0) return 0;
+    for (;;) {
+      if (!WaitWritable()) return -1;
+      const ssize_t n = ::send(fd_, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0) {
+        wrote_ = true;
+        return n;
+      }
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
+    }
+  }
+
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) Describe(addr, len, ip, port);
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) Describe(addr, len, ip, port);
+  }
+  socket_t socket() const override { return fd_; }
+
+  // After httplib gave up on a request without answering: tell the client
+  // why, if it sent something (an idle connection is just closed).
+  void AnswerRefusal() {
+    if (wrote_ || received_ == 0 || stopping_.load(std::memory_order_relaxed)) return;
+    const char* reply = nullptr;
+    if (over_limit_) {
+      reply = line_seen_ ? "HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                         : "HTTP/1.1 414 URI Too Long\r\n";
+    } else if (timed_out_) {
+      reply = "HTTP/1.1 408 Request Timeout\r\n";
+    } else {
+      return;
+    }
+    std::string msg = reply;
+    msg += "Content-Length: 0\r\nConnection: close\r\n\r\n";
+    // Best effort: the client may be gone, and it must not make us wait.
+    (void)::send(fd_, msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  }
+
+ private:
+  // Refills buf_: bytes read, 0 at end of stream, -1 on error, limit,
+  // deadline or stop.
+  ssize_t Fill() {
+    if (received_ >= kMaxRequestBytes) {
+      over_limit_ = true;
+      return -1;
+    }
+    for (;;) {
+      if (!WaitReadable()) return -1;
+      const size_t want = std::min(sizeof buf_, kMaxRequestBytes - received_);
+      const ssize_t n = ::recv(fd_, buf_, want, MSG_DONTWAIT);
+      if (n > 0) {
+        begin_ = 0;
+        end_ = size_t(n);
+        received_ += size_t(n);
+        return n;
+      }
+      if (n == 0) return 0;
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
+    }
+  }
+
+  bool WaitReadable() const {
+    for (;;) {
+      if (stopping_.load(std::memory_order_relaxed)) return false;
+      const auto left = std::chrono::duration_cast<milliseconds>(deadline_ - Clock::now());
+      if (left.count() <= 0) {
+        timed_out_ = true;
+        return false;
+      }
+      const int r = PollFor(fd_, POLLIN, std::min(left, kPollSlice));
+      if (r < 0) return false;
+      if (r > 0) return true;
+    }
+  }
+
+  bool WaitWritable() const {
+    const auto give_up = Clock::now() + kWriteStall;
+    for (;;) {
+      if (stopping_.load(std::memory_order_relaxed)) return false;
+      const auto left = std::chrono::duration_cast<milliseconds>(give_up - Clock::now());
+      if (left.count() <= 0) return false;
+      const int r = PollFor(fd_, POLLOUT, std::min(left, kPollSlice));
+      if (r < 0) return false;
+      if (r > 0) return true;
+    }
+  }
+
+  static void Describe(const sockaddr_storage& addr, socklen_t len, std::string& ip, int& port) {
+    char host[NI_MAXHOST];
+    char serv[NI_MAXSERV];
+    if (::getnameinfo(reinterpret_cast<const sockaddr*>(&addr), len, host, sizeof host, serv,
+                      sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+      ip = host;
+      port = atoi(serv);
+    }
+  }
+
+  const int fd_;
+  const std::atomic<bool>& stopping_;
+  const Clock::time_point deadline_;
+  char buf_[4096];
+  size_t begin_ = 0, end_ = 0;
+  size_t received_ = 0;
+  bool line_seen_ = false;   // the request line is complete
+  bool over_limit_ = false;
+  mutable bool timed_out_ = false;
+  bool wrote_ = false;
+};
+
+// ---- The server: httplib's parser and router behind our connection bounds --
+class GuardedServer final : public httplib::Server {
+ public:
+  // Call with the listening socket bound.
+  bool BoundToLoopback() const {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    if (::getsockname(svr_sock_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return false;
+    if (addr.ss_family == AF_INET) {
+      const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
+      return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (addr.ss_family == AF_INET6) {
+      const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+      return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
+             (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && in6->sin6_addr.s6_addr[12] == 127);
+    }
+    return false;
+  }
+
+  void BeginStop() {
+    stopping_.store(true, std::memory_order_relaxed);
+    stop();
+  }
+  bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
+
+  // Whether requests must pass the DNS-rebinding Host check (set once after
+  // bind, before the accept thread starts).
+  void set_loopback_only(bool on) { loopback_only_ = on; }
+  bool loopback_only() const { return loopback_only_; }
+
+  // Closes the bound socket of a server whose accept loop never ran (httplib
+  // only closes it from stop() or the loop).
+  void CloseUnused() {
+    const socket_t sock = svr_sock_.exchange(INVALID_SOCKET);
+    if (sock != INVALID_SOCKET) ::close(sock);
+  }
+
+ private:
+  // Replaces httplib's per-connection loop (same job as SSLServer's override).
+  bool process_and_close_socket(socket_t sock) override {
+    bool ok = false;
+    if (!stopping()) {
+      ConnectionStream stream(sock, stopping_);
+      bool closed = false;
+      try {
+        ok = process_request(stream, /*close_connection=*/true, closed, nullptr);
+      } catch (...) {
+        ok = false;  // nothing may leave a worker thread
+      }
+      if (!ok) stream.AnswerRefusal();
+    }
+    ::shutdown(sock, SHUT_RDWR);
+    ::close(sock);
+    return ok;
+  }
+
+  std::atomic<bool> stopping_{false};
+  bool loopback_only_ = true;
+};
+
+// ---- Routes ------------------------------------------------------------------
+enum class Route { kNone, kPage, kTrace };
+
+Route Classify(const std::string& path) {
+  if (path == "/") return Route::kPage;
+  if (path == "/trace" || path == "/trace.json" || path == "/trace.pftrace") return Route::kTrace;
+  return Route::kNone;
+}
+
+const char* Reason(int status) {
+  switch (status) {
+    case 400: return "Bad Request";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 413: return "Payload Too Large";
+    case 414: return "URI Too Long";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "Error";
+  }
+}
+
+void SetError(httplib::Response& res, int status) {
+  res.status = status;
+  res.set_content(std::to_string(status) + " " + Reason(status) + "\n", "text/plain; charset=utf-8");
+}
+
+// DNS rebinding defence: a web page whose name was re-pointed at 127.0.0.1
+// reaches us with its own name in Host. A loopback-bound server therefore
+// answers only Host values that cannot be such a page: IP literals,
+// "localhost" and "*.localhost" (which browsers resolve to loopback
+// themselves). No Host at all (HTTP/1.0 tools) is fine: browsers always send one.
+bool HostAllowedOnLoopback(const std::string& host_header) {
+  if (host_header.empty()) return true;
+  std::string host = host_header;
+  if (host.front() == '[') {
+    const size_t close = host.find(']');
+    if (close == std::string::npos) return false;
+    in6_addr a6;
+    return inet_pton(AF_INET6, host.substr(1, close - 1).c_str(), &a6) == 1;
+  }
+  if (const size_t colon = host.rfind(':'); colon != std::string::npos) host.resize(colon);
+  in_addr a4;
+  if (inet_pton(AF_INET, host.c_str(), &a4) == 1) return true;
+  std::transform(host.begin(), host.end(), host.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  constexpr std::string_view kSuffix = ".localhost";
+  return host == "localhost" ||
+         (host.size() > kSuffix.size() && host.ends_with(kSuffix));
+}
+
+// The export's write callback: hands each piece to httplib's chunked sink.
+// A failed write (client gone, stalled, server stopping) aborts the export.
+int WriteToSink(void* user, const char* data, size_t len) {
+  if (len == 0) return 0;  // httplib reads a 0-byte write as end of data
+  try {
+    return static_cast<httplib::DataSink*>(user)->write(data, len) ? 0 : 1;
+  } catch (...) {
+    return 1;  // must not unwind through the exporter (built without exceptions)
+  }
+}
+
+void ServePage(const httplib::Request&, httplib::Response& res) {
+  res.status = 200;
+  res.set_header("Cache-Control", "no-store");
+  // Nothing external: inline script and style only, fetches to ourselves.
+  res.set_header("Content-Security-Policy",
+                 "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                 "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; "
+                 "frame-ancestors 'none'");
+  res.set_content(kCapturePage, sizeof kCapturePage - 1, "text/html; charset=utf-8");
+}
+
+// Streams one export (JSON or Perfetto protobuf) with chunked encoding.
+void ServeExport(httplib::Response& res, const char* content_type,
+                 int (*exporter)(mabutrace_write_fn, void*)) {
+  if (!mabutrace_is_initialized()) {
+    SetError(res, 503);
+    return;
+  }
+  res.status = 200;  // also for a Range request: the export is never partial
+  res.set_header("Cache-Control", "no-store");
+  res.set_chunked_content_provider(content_type, [exporter](size_t, httplib::DataSink& sink) {
+    if (exporter(&WriteToSink, &sink) != MABUTRACE_OK) {
+      // Headers are out; dropping the connection without the final chunk is
+      // how the client learns the body is incomplete.
+      return false;
+    }
+    sink.done();
+    return true;
+  });
+}
+
+void ServeTrace(const httplib::Request&, httplib::Response& res) {
+  ServeExport(res, "application/json", mabutrace_export_json);
+}
+
+void ServePftrace(const httplib::Request&, httplib::Response& res) {
+  res.set_header("Content-Disposition", "attachment; filename=\"trace.pftrace\"");
+  ServeExport(res, "application/octet-stream", mabutrace_export_perfetto);
+}
+
+// Everything but the bind address; before bind (socket options apply there).
+void Configure(GuardedServer& server) {
+  server.new_task_queue = [] { return new httplib::ThreadPool(kWorkers); };
+  // httplib's default adds SO_REUSEPORT, which would let a second process
+  // listen on the same port and receive half of the requests. SO_REUSEADDR
+  // only lets us rebind right after a restart (connections in TIME_WAIT).
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  server.set_payload_max_length(kMaxPayloadBytes);
+  server.set_keep_alive_max_count(1);
+  server.set_read_timeout(std::chrono::duration_cast<std::chrono::seconds>(kRequestDeadline).count());
+  server.set_write_timeout(std::chrono::duration_cast<std::chrono::seconds>(kWriteStall).count());
+  server.set_default_headers({{"X-Content-Type-Options", "nosniff"},
+                              {"Referrer-Policy", "no-referrer"}});
+
+  // One gate for every request, before httplib reads a body or matches a
+  // handler pattern (its patterns are regexes: "." would match any byte).
+  GuardedServer* self = &server;
+  server.set_pre_routing_handler([self](const httplib::Request& req, httplib::Response& res) {
+    using R = httplib::Server::HandlerResponse;
+    if (self->loopback_only() && !HostAllowedOnLoopback(req.get_header_value("Host"))) {
+      SetError(res, 403);
+      return R::Handled;
+    }
+    if (Classify(req.path) == Route::kNone) {
+      SetError(res, 404);
+      return R::Handled;
+    }
+    if (req.method != "GET" && req.method != "HEAD") {
+      SetError(res, 405);
+      res.set_header("Allow", "GET, HEAD");
+      return R::Handled;
+    }
+    return R::Unhandled;
+  });
+  server.Get("/", ServePage);
+  server.Get(R"(/trace)", ServeTrace);
+  server.Get(R"(/trace\.json)", ServeTrace);
+  server.Get(R"(/trace\.pftrace)", ServePftrace);
+
+  // Errors httplib produces itself (400 for a malformed request, ...) get a
+  // short text body; exceptions get a plain 500 without the exception text.
+  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.body.empty()) SetError(res, res.status);
+  });
+  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    SetError(res, 500);
+  });
+}
+
+// ---- Lifecycle ---------------------------------------------------------------
+// Set once the State below is destroyed (static destruction at exit); a
+// late stop (e.g. mabutrace_deinit from another static destructor) then
+// finds nothing to do instead of a destroyed mutex. Trivially destructible.
+std::atomic<bool> g_state_gone{false};
+
+struct State {
+  std::mutex mutex;  // start/stop may come from any thread
+  std::unique_ptr<GuardedServer> server;
+  std::thread thread;
+  std::atomic<uint16_t> port{0};
+
+  // A process that exits with the server running must not std::terminate on
+  // a joinable thread: stop it like mabutrace_stop_server().
+  ~State() {
+    Stop();
+    g_state_gone.store(true);
+  }
+
+  void Stop() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!server) return;
+    server->BeginStop();
+    // Joined under the lock so that a stop (the deinit hook in particular)
+    // returns only once no request can touch the runtime any more.
+    thread.join();
+    server.reset();
+    port.store(0, std::memory_order_relaxed);
+  }
+};
+
+// nullptr after static destruction.
+State* GetState() {
+  if (g_state_gone.load()) return nullptr;
+  static State state;
+  return &state;
+}
+
+void StopServer() {
+  if (State* st = GetState()) st->Stop();
+}
+
+std::unique_ptr<GuardedServer> MakeServer() {
+  // httplib's constructor sets SIGPIPE to SIG_IGN for the whole process. We
+  // never need that (every send uses MSG_NOSIGNAL), so the application's own
+  // choice is put back.
+  struct sigaction previous {};
+  const bool saved = ::sigaction(SIGPIPE, nullptr, &previous) == 0;
+  auto server = std::make_unique<GuardedServer>();
+  if (saved) ::sigaction(SIGPIPE, &previous, nullptr);
+  return server;
+}
+
+int Start(const char* bind_address, uint16_t port) {
+  if (!bind_address || !*bind_address) return MABUTRACE_ERR_INVALID_ARG;
+  State* st = GetState();
+  if (!st) return MABUTRACE_ERR_SERVER;  // the process is exiting
+  std::lock_guard<std::mutex> lock(st->mutex);
+  if (!mabutrace_is_initialized()) return MABUTRACE_ERR_NOT_INITIALIZED;
+  if (st->server) return MABUTRACE_ERR_ALREADY_RUNNING;
+
+  auto server = MakeServer();
+  Configure(*server);
+  int bound = -1;
+  if (port == 0) {
+    bound = server->bind_to_any_port(bind_address);
+  } else if (server->bind_to_port(bind_address, port)) {
+    bound = port;
+  }
+  if (bound <= 0) {
+    server->CloseUnused();
+    return MABUTRACE_ERR_SERVER;
+  }
+  server->set_loopback_only(server->BoundToLoopback());
+
+  SetDeinitHook(&StopServer);
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  GuardedServer* raw = server.get();
+  std::thread thread;
+  try {
+    thread = std::thread([raw, finished] {
+      try {
+        raw->listen_after_bind();
+      } catch (...) {
+      }
+      finished->store(true, std::memory_order_release);
+    });
+  } catch (...) {
+    server->CloseUnused();
+    throw;
+  }
+  // httplib's stop() does nothing until the accept loop runs; wait for it
+  // so that a stop right after this start cannot be lost.
+  while (!raw->is_running() && !finished->load(std::memory_order_acquire)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  st->server = std::move(server);
+  st->thread = std::move(thread);
+  st->port.store(uint16_t(bound), std::memory_order_relaxed);
+  return MABUTRACE_OK;
+}
+
+}  // namespace
+}  // namespace mabutrace::http
+
+#if defined(__SANITIZE_THREAD__)
+// TSan builds only. Debian's libcpp-httplib.so is not instrumented, so TSan
+// sees the memcpy/memcmp it makes but not its synchronisation (e.g. the
+// inlined fast path of a function-local static's guard) and reports races
+// on httplib's own data between worker threads. Ignore what that library
+// does; our code around it stays checked. Weak: a program's own
+// suppressions replace these.
+extern "C" __attribute__((weak)) const char* __tsan_default_suppressions() {
+  return "called_from_lib:libcpp-httplib.so\n";
+}
+#endif
+
+extern "C" {
+
+int mabutrace_start_server(uint16_t port) { return mabutrace_start_server_on("127.0.0.1", port); }
+
+int mabutrace_start_server_on(const char* bind_address, uint16_t port) {
+  try {
+    return mabutrace::http::Start(bind_address, port);
+  } catch (const std::bad_alloc&) {
+    return MABUTRACE_ERR_NO_MEMORY;
+  } catch (...) {
+    return MABUTRACE_ERR_SERVER;  // e.g. std::system_error: no thread
+  }
+}
+
+uint16_t mabutrace_server_port(void) {
+  const auto* st = mabutrace::http::GetState();
+  return st ? st->port.load(std::memory_order_relaxed) : 0;
+}
+
+void mabutrace_stop_server(void) {
+  try {
+    mabutrace::http::StopServer();
+  } catch (...) {
+  }
+}
+
+}  // extern "C"

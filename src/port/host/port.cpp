@@ -2,6 +2,8 @@
 #include "port.h"
 
 #include <pthread.h>
+
+#include <atomic>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,17 +56,18 @@ void Free(void* p) { free(p); }
 namespace {
 pthread_key_t g_exit_key;
 pthread_once_t g_exit_once = PTHREAD_ONCE_INIT;
-void (*g_exit_fn)(void*) = nullptr;
+// Written by each thread's first Attach, read by any thread at exit.
+std::atomic<void (*)(void*)> g_exit_fn{nullptr};
 
 void RunExitHook(void* arg) {
-  if (g_exit_fn && arg) g_exit_fn(arg);
+  if (auto fn = g_exit_fn.load(std::memory_order_acquire); fn && arg) fn(arg);
 }
 void MakeExitKey() { pthread_key_create(&g_exit_key, RunExitHook); }
 }  // namespace
 
 bool AtThreadExit(void (*fn)(void*), void* arg) {
   pthread_once(&g_exit_once, MakeExitKey);
-  g_exit_fn = fn;  // one hook for the whole runtime; same fn every call
+  g_exit_fn.store(fn, std::memory_order_release);  // one hook for the whole runtime
   return pthread_setspecific(g_exit_key, arg) == 0;
 }
 

@@ -1,0 +1,136 @@
+// capture_page_test.mjs: the capture page in headless Chromium (R-C4).
+//
+//   node capture_page_test.mjs <path to serve_for_browser>
+//
+// Opens http://127.0.0.1:PORT/ served by the helper, clicks "Capture trace"
+// and checks what the page captured, saves it ("Save trace" must download
+// the same bytes), and runs "Open in Perfetto" against a local window that
+// speaks Perfetto's PING/PONG protocol instead of https://ui.perfetto.dev
+// (the test never touches the internet). Fails on any page error. Prints
+// the path of a screenshot. Exit status 0 = pass.
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromiumArgs, chromiumPath, parseArgs, requireTools, startHelper, watchdog } from './common.mjs';
+
+const check = (ok, what) => {
+  if (!ok) throw new Error('check failed: ' + what);
+  console.log('ok  ' + what);
+};
+
+let helper = null;
+let browser = null;
+const cleanup = async () => {
+  if (browser) await browser.close().catch(() => {});
+  browser = null;
+  if (helper) await helper.stop();
+  helper = null;
+};
+watchdog(60000, cleanup);
+
+async function main() {
+  requireTools({ playwright: true });
+  const { chromium } = await import('playwright-core');
+  const args = parseArgs(process.argv.slice(2));
+  helper = startHelper(args.helper ?? args.file);
+  const port = await helper.port;
+  const url = `http://127.0.0.1:${port}/`;
+
+  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs });
+  const context = await browser.newContext({ acceptDownloads: true });
+  // Nothing may leave the machine: fail any request that is not to the helper.
+  const offsite = [];
+  await context.route('**/*', (route) => {
+    const u = route.request().url();
+    if (u.startsWith(url) || u.startsWith('about:') || u.startsWith('data:') || u.startsWith('blob:')) {
+      return route.continue();
+    }
+    offsite.push(u);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push('pageerror: ' + e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
+
+  const res = await page.goto(url);
+  check(res && res.status() === 200, `GET ${url} is 200`);
+  const capture = page.getByRole('button', { name: 'Capture trace' });
+  const save = page.getByRole('button', { name: 'Save trace' });
+  const open = page.getByRole('button', { name: 'Open in Perfetto' });
+  for (const [b, name] of [[capture, 'Capture trace'], [save, 'Save trace'], [open, 'Open in Perfetto']]) {
+    check(await b.count() === 1, `one "${name}" button`);
+  }
+
+  // Capture.
+  await capture.click();
+  await page.waitForFunction(() => window.mabutraceLast !== undefined, null, { timeout: 20000 });
+  const last = await page.evaluate(() => window.mabutraceLast);
+  console.log('captured', JSON.stringify(last));
+  check(last.bytes > 0, `capture is non-empty (${last.bytes} bytes)`);
+  check(last.events > 0, `capture has traceEvents (${last.events} events)`);
+  const status = await page.locator('#status').textContent();
+  check(status.includes(String(last.events)), `status shows the event count: "${status}"`);
+
+  // Save: the download holds the captured trace.
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: 15000 }), save.click()]);
+  check(download.suggestedFilename() === 'trace.json', 'download is named trace.json');
+  const saved = readFileSync(await download.path());
+  check(saved.length === last.bytes, `download has the captured ${last.bytes} bytes`);
+  const savedEvents = JSON.parse(saved.toString('utf8')).traceEvents;
+  check(Array.isArray(savedEvents) && savedEvents.length === last.events, 'download parses with the same events');
+
+  // Open in Perfetto, with the destination pointed at a same-origin blank
+  // window that plays the Perfetto UI's part of the protocol.
+  await page.evaluate(() => {
+    window.mabutracePerfetto.url = 'about:blank';
+    window.mabutracePerfetto.origin = location.origin;
+  });
+  const [popup] = await Promise.all([context.waitForEvent('page', { timeout: 15000 }), open.click()]);
+  await popup.waitForLoadState();
+  await popup.evaluate(() => {
+    window.received = null;
+    window.pings = 0;
+    window.addEventListener('message', (e) => {
+      if (e.data === 'PING') {
+        // Answer the second ping only: the page must keep pinging.
+        if (++window.pings === 2) e.source.postMessage('PONG', '*');
+      } else {
+        window.received = e.data;
+      }
+    });
+  });
+  await popup.waitForFunction(() => window.received !== null, null, { timeout: 15000 });
+  const got = await popup.evaluate(() => {
+    const p = window.received.perfetto ?? {};
+    return { keys: Object.keys(p).sort(), isBuffer: p.buffer instanceof ArrayBuffer,
+             bytes: p.buffer?.byteLength, title: p.title, fileName: p.fileName, pings: window.pings };
+  });
+  console.log('perfetto message', JSON.stringify(got));
+  check(got.pings >= 2, 'the page pinged until it got PONG');
+  check(got.isBuffer && got.bytes === last.bytes, 'posted {perfetto:{buffer}} is the captured ArrayBuffer');
+  check(typeof got.title === 'string' && got.title.length > 0, 'posted a title');
+  check(got.fileName === 'trace.json', 'posted fileName trace.json');
+  await popup.close();
+
+  const shot = join(tmpdir(), `mabutrace-capture-page-${process.pid}.png`);
+  await page.screenshot({ path: shot, fullPage: true });
+  console.log('screenshot: ' + shot);
+
+  check(offsite.length === 0, `no request left 127.0.0.1 (${offsite.join(', ') || 'none'})`);
+  check(errors.length === 0, `no page errors (${errors.join(' | ') || 'none'})`);
+  await browser.close();
+  browser = null;
+  const code = await helper.stop();
+  helper = null;
+  check(code === 0, `helper deinit with the server running exited cleanly (${code})`);
+}
+
+try {
+  await main();
+  console.log('PASS capture_page_test');
+} catch (e) {
+  console.error('FAIL capture_page_test: ' + (e?.stack ?? e));
+  await cleanup();
+  process.exitCode = 1;
+}
