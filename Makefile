@@ -41,7 +41,7 @@ test-tsan: deps
 test-sanitize: test-asan test-tsan
 
 bench: build
-	./$(BUILD)/bench/mabutrace_bench --benchmark_min_time=0.5
+	python3 bench/compare.py --bench $(BUILD)/bench/mabutrace_bench
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan

@@ -10,13 +10,16 @@
 // What the exporter guarantees on each thread (trace-formats.md Part 4):
 // - every E has its B, with the same name, and ends after it (a scope that
 //   begins and ends within the same ns gets 1 ns);
-// - timestamps never go backwards (ties keep file order);
+// - timestamps never go backwards in file order, except flow ends ("f")
+//   whose start came later in the walk: they follow the slices, as in
+//   Perfetto's own JSON export, and bind by time ("bp":"e");
 // - the end of a scope whose begin was overwritten is dropped and counted
 //   ("orphan_scope_ends"); scopes still open at export end at the last
 //   timestamp of the trace with args {"open_at_export":true};
 // - a flow point binds to the innermost open slice; with none open it gets
 //   a 1 ns carrier slice named after the flow. A flow end whose start is no
-//   longer in the buffer is dropped and counted, never written alone.
+//   longer in the buffer (or was recycled during the export) is dropped and
+//   counted, never written alone.
 // Flow ids in the file are the runtime's 32-bit flow numbers, unique per
 // arrow even though link ids (16 bit) cycle.
 //
@@ -121,6 +124,21 @@ class JsonSink final : public TraceSink {
     } else if (name) {
       OnInstant(t, name, ns, cpu, color);
     }
+    if (id) FlowEvent(t, start, id, ns);
+    if (carrier) OnEnd(t, carrier, ++ns, cpu, nullptr);
+    return ns;
+  }
+
+  void OnFlowEnd(const ThreadState& t, uint32_t id, uint64_t ns) override {
+    FlowEvent(t, false, id, ns);
+  }
+
+  bool Failed() const override { return out_.failed(); }
+
+ private:
+  // `s`, or `f` bound to the enclosing slice ("bp":"e"); same name and cat
+  // on both ends, numeric id (trace-formats.md §1.5).
+  void FlowEvent(const ThreadState& t, bool start, uint32_t id, uint64_t ns) {
     Sep();
     out_.Raw(start ? "{\"ph\":\"s\"" : "{\"ph\":\"f\"");
     out_.Raw(",\"name\":\"flow\",\"cat\":\"mabutrace.flow\",\"id\":");
@@ -129,13 +147,8 @@ class JsonSink final : public TraceSink {
     out_.Raw(",\"ts\":");
     out_.Micros(ns);
     out_.Raw(start ? "}" : ",\"bp\":\"e\"}");
-    if (carrier) OnEnd(t, carrier, ++ns, cpu, nullptr);
-    return ns;
   }
 
-  bool Failed() const override { return out_.failed(); }
-
- private:
   // `{"ph":..,"name":..,"cat":..,"pid":..,"tid":..,"ts":..[,"cname":..],
   // "args":{"cpu":N[,"color":"#rrggbb"]}` with the event object left open.
   void Event(const ThreadState& t, char ph, const char* name, uint64_t ns, uint32_t cpu,
@@ -203,6 +216,8 @@ void Metadata(const Runtime& rt, const WalkCounts& counts, JsonOut& out) {
       {"open_scopes_closed", counts.open_closed},
       {"scopes_too_deep", counts.too_deep},
       {"flow_ends_without_start", counts.flow_ends_without_start},
+      {"flow_starts_lost_during_export", counts.flow_starts_lost},
+      {"flow_ends_unconfirmed", counts.flow_ends_unconfirmed},
       {"chunks_lost_during_export", counts.chunks_lost},
       {"corrupt_chunks", counts.corrupt_chunks},
   };

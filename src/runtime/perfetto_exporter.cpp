@@ -226,10 +226,20 @@ class PerfettoSink final : public TraceSink {
     p_.U64(pb::kTeType, pb::kInstant);
     p_.U64(pb::kTeTrack, ThreadUuid(t));
     Annotations(cpu, color);
-    p_.Fixed64(start ? pb::kTeFlowIds : pb::kTeTerminatingFlowIds, id);
+    if (id) p_.Fixed64(start ? pb::kTeFlowIds : pb::kTeTerminatingFlowIds, id);
     p_.End(te);
     Emit();
     return ns;
+  }
+
+  // A late arrow end: an instant at the flow-in point that carries it.
+  void OnFlowEnd(const ThreadState& t, uint32_t id, uint64_t ns) override {
+    const uint32_t te = EventPacket(ns, "flow_in");
+    p_.U64(pb::kTeType, pb::kInstant);
+    p_.U64(pb::kTeTrack, ThreadUuid(t));
+    p_.Fixed64(pb::kTeTerminatingFlowIds, id);
+    p_.End(te);
+    Emit();
   }
 
   bool Failed() const override { return out_.failed(); }
@@ -251,6 +261,8 @@ class PerfettoSink final : public TraceSink {
         {"open_scopes_closed", counts.open_closed},
         {"scopes_too_deep", counts.too_deep},
         {"flow_ends_without_start", counts.flow_ends_without_start},
+        {"flow_starts_lost_during_export", counts.flow_starts_lost},
+        {"flow_ends_unconfirmed", counts.flow_ends_unconfirmed},
         {"chunks_lost_during_export", counts.chunks_lost},
         {"packets_dropped", packets_dropped_},
     };

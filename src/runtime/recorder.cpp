@@ -82,14 +82,19 @@ void ReleaseChunk(Writer& w) {
   w.cur = w.end = w.begin = nullptr;
 }
 
+// Runs at thread exit. Holds the lifecycle lock so that a concurrent
+// mabutrace_deinit() cannot free the runtime under it.
 void OnThreadExit(void*) {
   Writer& w = tls_writer;
+  g_lifecycle_lock.lock();
   Runtime* rt = g_runtime.load(std::memory_order_acquire);
-  if (!rt || w.session != rt->session) return;
-  ReleaseChunk(w);
-  const uint32_t slot = w.thread & 0xFFFF;
-  if (slot != kNoSlot) rt->threads[slot].state.store(2, std::memory_order_release);
-  w.session = 0;
+  if (rt && w.session == rt->session) {
+    ReleaseChunk(w);
+    const uint32_t slot = w.thread & 0xFFFF;
+    if (slot != kNoSlot) rt->threads[slot].state.store(2, std::memory_order_release);
+    w.session = 0;
+  }
+  g_lifecycle_lock.unlock();
 }
 
 // Binds the calling thread to the live session. False if not initialized.
@@ -107,15 +112,31 @@ bool Attach(Writer& w, Runtime*& rt_out) {
   return true;
 }
 
-// Takes the next chunk in acquisition order; its old records are the oldest.
+// Takes the chunk at the ring position; its old records are the oldest.
+//
+// The position (next_seq) only moves past a chunk once it is claimed (or
+// seen owned by another writer, which is skipped), so a writer that is
+// preempted here cannot make others recycle newer chunks before the one it
+// was about to take: each thread's chunks are overwritten oldest first.
 bool AcquireChunk(Runtime& rt, Writer& w, uint64_t now) {
-  for (uint32_t tries = 0; tries < rt.num_chunks; ++tries) {
-    const uint64_t seq = rt.next_seq.fetch_add(1, std::memory_order_relaxed) + 1;
+  for (uint32_t tries = 0; tries < 2 * rt.num_chunks; ++tries) {
+    uint64_t pos = rt.next_seq.load(std::memory_order_acquire);
+    const uint64_t seq = pos + 1;
     const uint32_t index = uint32_t(seq % rt.num_chunks);
     Chunk& c = rt.chunks[index];
-    uint32_t st = c.state.load(std::memory_order_relaxed);
-    if (st == kChunkOwned) continue;
-    if (!c.state.compare_exchange_strong(st, kChunkOwned, std::memory_order_acquire)) continue;
+    uint32_t st = c.state.load(std::memory_order_acquire);
+    if (st == kChunkOwned) {  // a writer still fills it: step over it
+      rt.next_seq.compare_exchange_strong(pos, seq, std::memory_order_acq_rel);
+      continue;
+    }
+    if (!c.state.compare_exchange_strong(st, kChunkOwned, std::memory_order_acq_rel)) continue;
+    if (c.seq.load(std::memory_order_relaxed) >= seq) {
+      // We stalled and the ring came round: this tenure is newer than our
+      // position. Give the chunk back untouched and look again.
+      c.state.store(st, std::memory_order_release);
+      continue;
+    }
+    rt.next_seq.compare_exchange_strong(pos, seq, std::memory_order_acq_rel);
     if (st == kChunkFull) {
       rt.overwritten.fetch_add(c.commit.load(std::memory_order_relaxed) >> 32,
                                std::memory_order_relaxed);
@@ -193,13 +214,20 @@ MT_INLINE void Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
 
 size_t AlignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-uint32_t FlowBits(size_t data_bytes) {
-  // One bit per flow-out record that fits (24 bytes each), rounded up to a
-  // power of two, so no two flows in the buffer share a bit.
+uint32_t FlowWindow(size_t data_bytes) {
+  // The exporter checks flows among the newest `window` flow numbers: at
+  // least as many as flow-out records (24 bytes) fit in the buffer.
   uint64_t need = data_bytes / 24 + 1;
-  uint32_t bits = 64;
+  uint32_t bits = 1024;
   while (bits < need) bits <<= 1;
   return bits;
+}
+
+// Flow ends the exporter can hold back until their start is written: one
+// per 128 bytes of storage, 256 .. 16384 (16 bytes each).
+uint32_t DeferredFlowEnds(size_t data_bytes) {
+  const size_t n = data_bytes / 128;
+  return uint32_t(n < 256 ? 256 : n > 16384 ? 16384 : n);
 }
 
 }  // namespace
@@ -228,7 +256,7 @@ Layout ComputeLayout(const mabutrace_config_t& cfg) {
   l.chunk_words = uint32_t(chunk_bytes / 8);
   l.num_chunks = uint32_t(cfg.buffer_size / chunk_bytes);
   const size_t data_bytes = size_t(l.num_chunks) * chunk_bytes;
-  const uint32_t flow_bits = FlowBits(data_bytes);
+  const uint32_t flow_window = FlowWindow(data_bytes);
 
   size_t off = AlignUp(sizeof(Runtime), 64);
   l.chunks_offset = off;
@@ -241,7 +269,8 @@ Layout ComputeLayout(const mabutrace_config_t& cfg) {
   off = AlignUp(off, 64) + chunk_bytes;
   off = AlignUp(off, 64) + sizeof(ThreadState) * (cfg.max_threads + 1);
   off = AlignUp(off, 64) + sizeof(OpenScope) * (cfg.max_threads + 1) * cfg.max_depth;
-  off = AlignUp(off, 64) + flow_bits / 8;
+  off = AlignUp(off, 64) + flow_window / 8 * 2;
+  off = AlignUp(off, 64) + sizeof(FlowEnd) * DeferredFlowEnds(data_bytes);
   off = AlignUp(off, 64) + kExportOutBytes;
   off = AlignUp(off, 64) + kExportPacketBytes;
   off = AlignUp(off, 64) + sizeof(InternEntry) * kExportInternEntries;
@@ -297,9 +326,13 @@ static void CarveWorkspace(Runtime& rt, uint8_t* base, const Layout& l, const ma
   ws->threads = reinterpret_cast<ThreadState*>(take(sizeof(ThreadState) * (c.max_threads + 1)));
   ws->stacks =
       reinterpret_cast<OpenScope*>(take(sizeof(OpenScope) * (c.max_threads + 1) * c.max_depth));
-  const uint32_t flow_bits = FlowBits(size_t(l.num_chunks) * l.chunk_words * 8);
-  ws->flow_bits = reinterpret_cast<uint64_t*>(take(flow_bits / 8));
-  ws->flow_mask = flow_bits - 1;
+  const uint32_t flow_window = FlowWindow(size_t(l.num_chunks) * l.chunk_words * 8);
+  ws->flow_present = reinterpret_cast<uint64_t*>(take(flow_window / 8 * 2));
+  ws->flow_written = ws->flow_present + flow_window / 64;
+  ws->flow_window = flow_window;
+  const size_t data_bytes = size_t(l.num_chunks) * l.chunk_words * 8;
+  ws->deferred_cap = DeferredFlowEnds(data_bytes);
+  ws->deferred = reinterpret_cast<FlowEnd*>(take(sizeof(FlowEnd) * ws->deferred_cap));
   ws->out = reinterpret_cast<char*>(take(kExportOutBytes));
   ws->out_cap = kExportOutBytes;
   ws->packet = take(kExportPacketBytes);
@@ -378,6 +411,7 @@ void mabutrace_deinit(void) {
     return;
   }
   g_session.store(0, std::memory_order_release);
+  g_clock.store(nullptr, std::memory_order_relaxed);  // the user's clock is not called again
   // Wait out a running export before the memory goes.
   rt->export_lock.lock();
   g_runtime.store(nullptr, std::memory_order_release);

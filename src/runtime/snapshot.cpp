@@ -29,10 +29,16 @@ bool CopyChunk(const Runtime& rt, uint32_t index, uint64_t* words, ChunkCopy* ou
 }
 
 Snapshot::Snapshot(const Runtime& rt) : rt_(rt) {
+  // Only chunks taken before the listing began: the listing reads one chunk
+  // after another, so a chunk taken meanwhile may land where the listing has
+  // already been while the same thread's next one lands ahead of it, which
+  // would leave a hole in that thread. Without them each thread's records
+  // stay one run (its chunks taken later are simply not in this export).
+  const uint64_t limit = rt.next_seq.load(std::memory_order_acquire);
   ChunkRef* order = rt.workspace->order;
   for (uint32_t i = 0; i < rt.num_chunks; ++i) {
     ChunkCopy info;
-    if (!CopyChunk(rt, i, nullptr, &info) || info.nwords == 0) continue;
+    if (!CopyChunk(rt, i, nullptr, &info) || info.nwords == 0 || info.seq > limit) continue;
     order[count_++] = ChunkRef{info.seq, i, info.thread};
   }
   std::sort(order, order + count_,

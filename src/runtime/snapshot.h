@@ -44,14 +44,24 @@ struct InternEntry {
   uint32_t flags;    // exporter-defined (e.g. counter track described)
 };
 
+// A flow end met before its start was written (trace_walker.h).
+struct FlowEnd {
+  uint32_t tid;
+  uint32_t flow;
+  uint64_t ns;
+};
+
 // Memory for readers, reserved at init (sizes in docs/runtime.md).
 struct ExportWorkspace {
   ChunkRef* order;           // num_chunks entries
   uint64_t* copy;            // chunk_words words
   ThreadState* threads;      // max_threads entries
   OpenScope* stacks;         // max_threads * max_depth entries
-  uint64_t* flow_bits;       // bitmap of flow-out numbers seen
-  uint32_t flow_mask;        // bits - 1 (power of two)
+  uint64_t* flow_present;    // flow starts in the buffer (trace_walker.h)
+  uint64_t* flow_written;    // flow starts written by this export
+  uint32_t flow_window;      // bits of each bitmap: the newest flows checked
+  FlowEnd* deferred;         // flow ends waiting for their start
+  uint32_t deferred_cap;
   char* out;                 // output staging buffer
   uint32_t out_cap;
   uint8_t* packet;           // one protobuf packet being encoded

@@ -12,30 +12,89 @@ void TraceWalker::Run(TraceSink& sink) {
   MarkFlowStarts();
   for (uint32_t i = 0; i <= rt_.max_threads; ++i) ws_.threads[i] = ThreadState{};
   for (uint32_t i = 0; i < snap_.size() && !sink.Failed(); ++i) WriteChunk(i);
+  WriteDeferredFlowEnds();
   for (uint32_t i = 0; i <= rt_.max_threads; ++i) {
     ThreadState& t = ws_.threads[i];
     if (t.seen) CloseAll(t, end_ns_, "open_at_export");
   }
 }
 
-// ---- pass 1: which flow starts are still in the buffer ---------------------
+// ---- flows --------------------------------------------------------------------
+// A flow end must never point at nothing, also while writers wrap the
+// buffer during the export. Pass 1 marks the flow starts present; pass 2
+// marks the starts it writes. An end whose start is already written is
+// written at once. An end whose start is present but not yet written (its
+// chunk comes later in the walk, and could still be recycled before the
+// walk reaches it) waits in `deferred` and is written after the walk if its
+// start was written by then, else counted in flow_starts_lost_during_export.
+// Viewers sort flow events (Perfetto's own JSON export writes them after
+// the slices), so late ends are fine. If the deferred list is full the end
+// is written at once (counted in flow_ends_unconfirmed). Flow numbers are
+// checked exactly within a window of the newest ones (flow_window: at
+// least as many as fit in the buffer); older flows lose their arrow,
+// counted in flow_ends_without_start, as are ends whose start is gone.
 
 void TraceWalker::MarkFlowStarts() {
-  memset(ws_.flow_bits, 0, (size_t(ws_.flow_mask) + 1) / 8);
+  flow_hi_ = rt_.flow_seq.load(std::memory_order_acquire);
+  flow_lo_ = flow_hi_ >= ws_.flow_window ? flow_hi_ - ws_.flow_window + 1 : 1;
+  memset(ws_.flow_present, 0, ws_.flow_window / 8);
+  memset(ws_.flow_written, 0, ws_.flow_window / 8);
+  deferred_ = 0;
   for (uint32_t i = 0; i < snap_.size(); ++i) {
     ChunkCopy info;
     if (!snap_.Load(i, &info)) continue;
     snap_.ForEach(info, [&](const Record& r) {
-      if (r.type != RecordType::kFlowOut) return;
-      const uint32_t bit = r.flow & ws_.flow_mask;
-      ws_.flow_bits[bit >> 6] |= uint64_t(1) << (bit & 63);
+      if (r.type == RecordType::kFlowOut) SetFlowBit(ws_.flow_present, r.flow);
     });
   }
 }
 
-bool TraceWalker::HasFlowStart(uint32_t n) const {
-  const uint32_t bit = n & ws_.flow_mask;
-  return n != 0 && (ws_.flow_bits[bit >> 6] >> (bit & 63) & 1) != 0;
+bool TraceWalker::InWindow(uint32_t n) const { return n >= flow_lo_ && n <= flow_hi_ && n != 0; }
+
+void TraceWalker::SetFlowBit(uint64_t* bits, uint32_t n) {
+  if (!InWindow(n)) return;
+  const uint32_t b = n - flow_lo_;
+  bits[b >> 6] |= uint64_t(1) << (b & 63);
+}
+
+bool TraceWalker::FlowBit(const uint64_t* bits, uint32_t n) const {
+  if (!InWindow(n)) return false;
+  const uint32_t b = n - flow_lo_;
+  return (bits[b >> 6] >> (b & 63) & 1) != 0;
+}
+
+uint64_t TraceWalker::FlowIn(ThreadState& t, const Record& r, uint64_t ns) {
+  const uint32_t n = FlowForLink(r.link, r.flow);
+  const bool enclosed = t.depth > 0 && !t.too_deep;
+  if (FlowBit(ws_.flow_written, n)) {
+    return sink_->OnFlow(t, false, n, r.name, ns, r.cpu, r.color, enclosed);
+  }
+  if (FlowBit(ws_.flow_present, n)) {
+    if (deferred_ < ws_.deferred_cap) {
+      ws_.deferred[deferred_++] = FlowEnd{t.tid, n, ns};
+      return sink_->OnFlow(t, false, 0, r.name, ns, r.cpu, r.color, enclosed);
+    }
+    ++counts_.flow_ends_unconfirmed;
+    return sink_->OnFlow(t, false, n, r.name, ns, r.cpu, r.color, enclosed);
+  }
+  // The start was overwritten (or is too old): keep the named point, never
+  // a dangling arrow end.
+  ++counts_.flow_ends_without_start;
+  if (r.name) sink_->OnInstant(t, r.name, ns, r.cpu, r.color);
+  return ns;
+}
+
+void TraceWalker::WriteDeferredFlowEnds() {
+  for (uint32_t i = 0; i < deferred_ && !sink_->Failed(); ++i) {
+    const FlowEnd& e = ws_.deferred[i];
+    if (!FlowBit(ws_.flow_written, e.flow)) {
+      ++counts_.flow_starts_lost;  // its chunk was recycled during the export
+      continue;
+    }
+    ThreadState t;
+    t.tid = e.tid;
+    sink_->OnFlowEnd(t, e.flow, e.ns);
+  }
 }
 
 // ---- pass 2 -------------------------------------------------------------------
@@ -117,18 +176,11 @@ void TraceWalker::Write(ThreadState& t, const Record& r) {
       break;
     case RecordType::kFlowOut:
       ns = sink_->OnFlow(t, true, r.flow, r.name, ns, r.cpu, r.color, t.depth > 0 && !t.too_deep);
+      SetFlowBit(ws_.flow_written, r.flow);
       break;
-    case RecordType::kFlowIn: {
-      const uint32_t n = FlowForLink(r.link, r.flow);
-      if (!HasFlowStart(n)) {
-        // Keep the named point, never a dangling arrow end.
-        ++counts_.flow_ends_without_start;
-        if (r.name) sink_->OnInstant(t, r.name, ns, r.cpu, r.color);
-        break;
-      }
-      ns = sink_->OnFlow(t, false, n, r.name, ns, r.cpu, r.color, t.depth > 0 && !t.too_deep);
+    case RecordType::kFlowIn:
+      ns = FlowIn(t, r, ns);
       break;
-    }
     case RecordType::kTimeBase:
       break;
   }

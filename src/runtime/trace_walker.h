@@ -8,8 +8,9 @@
 //   dropped (counts.orphan_ends); scopes open at the end of the walk are
 //   closed at the last timestamp of the trace (flag "open_at_export");
 // - timestamps never go backwards on a thread;
-// - a flow end is passed on only if its start is in the buffer, with the
-//   runtime's 32-bit flow number as id (unique per arrow);
+// - a flow end is passed on only if its start was, with the runtime's 32-bit
+//   flow number as id (unique per arrow); an end met before its start is
+//   passed on after the walk (OnFlowEnd), once its start is known written;
 // - a thread whose chunk was recycled during the walk has its open scopes
 //   closed (flag "truncated").
 // It makes two passes: the first marks the flow starts present, the second
@@ -30,6 +31,8 @@ struct WalkCounts {
   uint64_t too_deep = 0;
   uint64_t open_closed = 0;
   uint64_t flow_ends_without_start = 0;
+  uint64_t flow_starts_lost = 0;       // recycled during the export: end dropped
+  uint64_t flow_ends_unconfirmed = 0;  // written without waiting (list full)
   uint64_t chunks_lost = 0;
   uint64_t corrupt_chunks = 0;
 };
@@ -49,10 +52,14 @@ class TraceSink {
                          uint32_t color) = 0;
   virtual void OnCounter(const ThreadState& t, const char* name, uint64_t ns, int64_t value) = 0;
   // A flow point: start (TRACE_FLOW_OUT) or end (TRACE_FLOW_IN) of arrow `id`.
-  // `enclosed`: a slice is open on the thread. `name` may be nullptr.
-  // Returns the last time it wrote on the thread (>= ns).
+  // id 0 (ends only): the point without its arrow end, which may follow
+  // through OnFlowEnd. `enclosed`: a slice is open on the thread. `name` may
+  // be nullptr. Returns the last time it wrote on the thread (>= ns).
   virtual uint64_t OnFlow(const ThreadState& t, bool start, uint32_t id, const char* name,
                           uint64_t ns, uint32_t cpu, uint32_t color, bool enclosed) = 0;
+  // The arrow end of a flow point written earlier with id 0 (only t.tid is
+  // set); it binds to what encloses that point at `ns`.
+  virtual void OnFlowEnd(const ThreadState& t, uint32_t id, uint64_t ns) = 0;
   // Lets the walker stop early when the output failed.
   virtual bool Failed() const = 0;
 
@@ -69,7 +76,11 @@ class TraceWalker {
 
  private:
   void MarkFlowStarts();
-  bool HasFlowStart(uint32_t n) const;
+  bool InWindow(uint32_t n) const;
+  void SetFlowBit(uint64_t* bits, uint32_t n);
+  bool FlowBit(const uint64_t* bits, uint32_t n) const;
+  uint64_t FlowIn(ThreadState& t, const Record& r, uint64_t ns);
+  void WriteDeferredFlowEnds();
   void WriteChunk(uint32_t i);
   ThreadState& Thread(const ChunkCopy& info);
   ThreadState* Find(uint32_t key);
@@ -84,6 +95,8 @@ class TraceWalker {
   TraceSink* sink_ = nullptr;
   WalkCounts counts_;
   uint64_t end_ns_ = 0;
+  uint32_t flow_lo_ = 0, flow_hi_ = 0;  // the window of flow numbers checked
+  uint32_t deferred_ = 0;
 };
 
 }  // namespace mabutrace

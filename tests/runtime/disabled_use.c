@@ -1,0 +1,2 @@
+/* C11 translation unit with tracing removed: see disabled_body.h. */
+#include "disabled_body.h"
