@@ -2,9 +2,14 @@
  * mabutrace.h: the one header for instrumented code (C11 and C++17).
  *
  *   TRACE_SCOPE(name[, color])          begin now, end when the scope is left
- *   TRC()                               TRACE_SCOPE(__func__)
+ *   TRC()                               TRACE_SCOPE(__func__) (inside a C++
+ *                                       lambda __func__ is "operator()")
  *   TRACE_INSTANT(name[, color])        a point event
- *   TRACE_FLOW_OUT(&link[, name[, color]])  start an arrow; assigns *link if 0
+ *   TRACE_FLOW_OUT(&link[, name[, color]])  start an arrow; writes a fresh
+ *                                       non-zero 16-bit id into link (ids
+ *                                       cycle 1..65535; a variable that still
+ *                                       holds an earlier hop's id gets a new
+ *                                       one, so forwarding chains arrows)
  *   TRACE_FLOW_IN(link[, name[, color]])    end the arrow started with link
  *   TRACE_COUNTER(name, value[, color]) an integer sample on a counter track
  *

@@ -77,7 +77,10 @@ uint32_t RegisterThread(Runtime& rt, uint32_t tid) {
 }
 
 void ReleaseChunk(Writer& w) {
-  if (w.chunk) w.chunk->state.store(kChunkFull, std::memory_order_release);
+  if (w.chunk) {
+    const uint64_t tag = w.chunk->tag.load(std::memory_order_relaxed);  // ours: stable
+    w.chunk->tag.store(MakeTag(TagSeq(tag), kChunkFull), std::memory_order_release);
+  }
   w.chunk = nullptr;
   w.cur = w.end = w.begin = nullptr;
 }
@@ -124,20 +127,19 @@ bool AcquireChunk(Runtime& rt, Writer& w, uint64_t now) {
     const uint64_t seq = pos + 1;
     const uint32_t index = uint32_t(seq % rt.num_chunks);
     Chunk& c = rt.chunks[index];
-    uint32_t st = c.state.load(std::memory_order_acquire);
-    if (st == kChunkOwned) {  // a writer still fills it: step over it
+    uint64_t tag = c.tag.load(std::memory_order_acquire);
+    if (TagState(tag) == kChunkOwned || TagSeq(tag) >= seq) {
+      // A writer still fills it, or it was already taken at this position
+      // (we are late): step the ring over it.
       rt.next_seq.compare_exchange_strong(pos, seq, std::memory_order_acq_rel);
       continue;
     }
-    if (!c.state.compare_exchange_strong(st, kChunkOwned, std::memory_order_acq_rel)) continue;
-    if (c.seq.load(std::memory_order_relaxed) >= seq) {
-      // We stalled and the ring came round: this tenure is newer than our
-      // position. Give the chunk back untouched and look again.
-      c.state.store(st, std::memory_order_release);
+    // Fails if anyone took the chunk since we looked: then look again.
+    if (!c.tag.compare_exchange_strong(tag, MakeTag(seq, kChunkOwned), std::memory_order_acq_rel)) {
       continue;
     }
     rt.next_seq.compare_exchange_strong(pos, seq, std::memory_order_acq_rel);
-    if (st == kChunkFull) {
+    if (TagState(tag) == kChunkFull) {
       rt.overwritten.fetch_add(c.commit.load(std::memory_order_relaxed) >> 32,
                                std::memory_order_relaxed);
     }
@@ -224,10 +226,10 @@ uint32_t FlowWindow(size_t data_bytes) {
 }
 
 // Flow ends the exporter can hold back until their start is written: one
-// per 128 bytes of storage, 256 .. 16384 (16 bytes each).
+// per 256 bytes of storage, 256 .. 8192 (16 bytes each).
 uint32_t DeferredFlowEnds(size_t data_bytes) {
-  const size_t n = data_bytes / 128;
-  return uint32_t(n < 256 ? 256 : n > 16384 ? 16384 : n);
+  const size_t n = data_bytes / 256;
+  return uint32_t(n < 256 ? 256 : n > 8192 ? 8192 : n);
 }
 
 }  // namespace

@@ -28,14 +28,24 @@
 
 namespace mabutrace {
 
-enum ChunkState : uint32_t { kChunkFree = 0, kChunkOwned = 1, kChunkFull = 2 };
+enum ChunkState : uint64_t { kChunkFree = 0, kChunkOwned = 1, kChunkFull = 2 };
+
+// A chunk's tenure and state in one word, so that a claim is a single
+// compare-and-swap that fails if anyone took the chunk since it was looked
+// at (no ABA): acquisition number << 2 | ChunkState.
+constexpr uint64_t MakeTag(uint64_t seq, ChunkState state) { return seq << 2 | state; }
+constexpr uint64_t TagSeq(uint64_t tag) { return tag >> 2; }
+constexpr ChunkState TagState(uint64_t tag) { return ChunkState(tag & 3); }
 
 // Bookkeeping of one chunk. Its own cache line: only its owner writes it.
 struct alignas(64) Chunk {
   std::atomic<uint32_t> gen{0};    // sequence lock, odd while changing owner
-  std::atomic<uint32_t> state{kChunkFree};
+  std::atomic<uint64_t> tag{0};    // MakeTag(acquisition number, state): for claiming
   std::atomic<uint64_t> commit{0}; // (records << 32) | valid words
-  std::atomic<uint64_t> seq{0};    // acquisition number, 0 = never used
+  // Readers use this copy of the acquisition number: it changes under the
+  // sequence lock together with the fields below (the tag changes first,
+  // while the old records are still there).
+  std::atomic<uint64_t> seq{0};    // 0 = never used
   std::atomic<uint64_t> base{0};   // time base of the first record (ticks)
   std::atomic<uint32_t> thread{0}; // registry slot | slot generation << 16
   std::atomic<uint32_t> tid{0};    // OS thread id of the owner

@@ -24,6 +24,10 @@ bool CopyChunk(const Runtime& rt, uint32_t index, uint64_t* words, ChunkCopy* ou
   std::atomic_thread_fence(std::memory_order_acquire);
   if (c.gen.load(std::memory_order_relaxed) != gen1) return false;  // recycled meanwhile
   if (info.seq == 0) return false;
+  // Claimed by a new tenure whose owner has not stamped it yet: its old
+  // records are still intact but already count as overwritten, and newer
+  // chunks of the same thread may be gone too. Treat it as recycled.
+  if (TagSeq(c.tag.load(std::memory_order_acquire)) != info.seq) return false;
   *out = info;
   return true;
 }

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -114,7 +115,22 @@ bool Refused(uint16_t port) {
 }
 
 // Local addresses (hex "AABBCCDD:PPPP" as in /proc/net/tcp*) listening on port.
+// Inodes of this process's sockets (/proc/self/fd links "socket:[N]").
+std::set<std::string> OwnSocketInodes() {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    const std::string link = std::filesystem::read_symlink(fd.path(), ec).string();
+    if (link.rfind("socket:[", 0) == 0) out.insert(link.substr(8, link.size() - 9));
+  }
+  return out;
+}
+
+// Local addresses ("HEXIP:PORT") of this process's listening sockets on
+// `port`, IPv4 and IPv6. Other processes (tests run in parallel) may listen
+// on the same port number in the other address family: they are not ours.
 std::vector<std::string> ListeningAddresses(uint16_t port) {
+  const std::set<std::string> own = OwnSocketInodes();
   std::vector<std::string> out;
   char want[8];
   snprintf(want, sizeof want, "%04X", port);
@@ -124,10 +140,11 @@ std::vector<std::string> ListeningAddresses(uint16_t port) {
     std::getline(in, line);  // header
     while (std::getline(in, line)) {
       std::istringstream fields(line);
-      std::string slot, local, remote, state;
-      fields >> slot >> local >> remote >> state;
+      std::string slot, local, remote, state, queues, timer, retr, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retr >> uid >> timeout >> inode;
       const size_t colon = local.rfind(':');
-      if (state == "0A" && colon != std::string::npos && local.substr(colon + 1) == want) {
+      if (state == "0A" && colon != std::string::npos && local.substr(colon + 1) == want &&
+          own.count(inode)) {
         out.push_back(local);
       }
     }
