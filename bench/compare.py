@@ -134,7 +134,7 @@ def main():
     busy = []
     names = []
     for (name, _t) in med:
-        if name not in names and name != "BM_ExportJson":
+        if name not in names and not name.startswith("BM_Export"):
             names.append(name)
 
     hdr = "%-20s %3s %10s %10s %9s %7s %9s %7s" % (
@@ -186,6 +186,11 @@ def main():
         print("  buffer: %.0f MB/s of CPU time (target >= %.0f %s), %.0f MB/s of wall time; "
               "JSON out: %.0f MB/s" % (buf_mbps, EXPORT_TARGET_MBPS, mark(ok), wall_mbps,
                                        json_mbps))
+    pf = med.get(("BM_ExportPerfetto", 1))
+    if pf:
+        print("BM_ExportPerfetto: %.1f ms per export -> %.1f MB of .pftrace; buffer: %.0f MB/s "
+              "of CPU time" % (ns(pf, "cpu_time") / 1e6, pf.get("json_bytes", 0) / 1e6,
+                               pf.get("bytes_per_second", 0) / 1e6))
 
     if busy:
         print("\nwarning: wall > %.2f x cpu for %s: those threads were descheduled (other load "

@@ -12,6 +12,7 @@
 //   BM_ClockRead      one clock read alone (to read the others against).
 //   BM_ExportJson     a full 16 MiB flight recorder exported as JSON into a
 //                     sink that only counts bytes; bytes/s are of the buffer.
+//   BM_ExportPerfetto the same as Perfetto protobuf.
 //
 // The hot-path benchmarks run with 1 and 2 threads against a 1 MiB buffer
 // that is filled (wrapped) before they start: wrap-around, with its chunk
@@ -251,7 +252,10 @@ struct CountingSink {
   }
 };
 
-void BM_ExportJson(benchmark::State& state) {
+// One export of the full 16 MiB buffer per iteration through `exporter`;
+// bytes/s are of the buffer, out_bytes of what the exporter wrote.
+template <int (*exporter)(mabutrace_write_fn, void*)>
+void BM_Export(benchmark::State& state) {
   mabutrace_stats_t stats;
   if (mabutrace_get_stats(&stats) != MABUTRACE_OK) {
     state.SkipWithError("runtime not initialized");
@@ -259,9 +263,9 @@ void BM_ExportJson(benchmark::State& state) {
   }
   CountingSink sink;
   for (auto _ : state) {
-    const int rc = mabutrace_export_json(&CountingSink::Write, &sink);
+    const int rc = exporter(&CountingSink::Write, &sink);
     if (rc != MABUTRACE_OK) {
-      state.SkipWithError("mabutrace_export_json failed");
+      state.SkipWithError("export failed");
       break;
     }
     benchmark::ClobberMemory();
@@ -278,6 +282,10 @@ void BM_ExportJson(benchmark::State& state) {
       benchmark::Counter(double(sink.bytes), benchmark::Counter::kIsRate);
 }
 
+void BM_ExportJson(benchmark::State& state) { BM_Export<mabutrace_export_json>(state); }
+// The same buffer as Perfetto protobuf (json_bytes: the .pftrace bytes).
+void BM_ExportPerfetto(benchmark::State& state) { BM_Export<mabutrace_export_perfetto>(state); }
+
 }  // namespace
 
 #define HOT_PATH(fn) \
@@ -291,6 +299,7 @@ HOT_PATH(BM_TraceInstant);
 HOT_PATH(BM_TraceCounter);
 HOT_PATH(BM_TraceFlow);
 BENCHMARK(BM_ExportJson)->Setup(SetupExport)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExportPerfetto)->Setup(SetupExport)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
