@@ -197,38 +197,16 @@ class JsonSink final : public TraceSink {
 };
 
 void Metadata(const Runtime& rt, const WalkCounts& counts, JsonOut& out) {
-  mabutrace_stats_t st;
-  mabutrace_get_stats(&st);
-  const struct {
-    const char* key;
-    uint64_t value;
-  } items[] = {
-      {"clock_hz", rt.clock_hz},
-      {"events_written", st.events_written},
-      {"events_overwritten", st.events_overwritten},
-      {"events_dropped", st.events_dropped},
-      {"bytes_in_use", st.bytes_in_use},
-      {"buffer_size", st.buffer_size},
-      {"chunk_size", st.chunk_size},
-      {"threads", st.threads},
-      {"exported_records", counts.records},
-      {"orphan_scope_ends", counts.orphan_ends},
-      {"open_scopes_closed", counts.open_closed},
-      {"scopes_too_deep", counts.too_deep},
-      {"flow_ends_without_start", counts.flow_ends_without_start},
-      {"flow_starts_lost_during_export", counts.flow_starts_lost},
-      {"flow_ends_unconfirmed", counts.flow_ends_unconfirmed},
-      {"chunks_lost_during_export", counts.chunks_lost},
-      {"corrupt_chunks", counts.corrupt_chunks},
-  };
+  StatItem items[kMaxStatItems];
+  const size_t n = CollectExportStats(rt, counts, items);
   out.Raw("{\"producer\":\"mabutrace\",\"format_version\":1,\"clock\":\"");
   out.Raw(rt.clock ? "user" : "CLOCK_MONOTONIC");
   out.Raw("\",\"recording_paused_for_export\":false");
-  for (const auto& it : items) {
+  for (size_t i = 0; i < n; ++i) {
     out.Raw(",\"");
-    out.Raw(it.key);
+    out.Raw(items[i].key);
     out.Raw("\":");
-    out.U64(it.value);
+    out.U64(items[i].value);
   }
   out.Char('}');
 }

@@ -245,34 +245,16 @@ class PerfettoSink final : public TraceSink {
   bool Failed() const override { return out_.failed(); }
 
   void Statistics(uint64_t ns, const WalkCounts& counts) {
-    mabutrace_stats_t st;
-    mabutrace_get_stats(&st);
-    const struct {
-      const char* key;
-      uint64_t value;
-    } items[] = {
-        {"events_written", st.events_written},
-        {"events_overwritten", st.events_overwritten},
-        {"events_dropped", st.events_dropped},
-        {"bytes_in_use", st.bytes_in_use},
-        {"buffer_size", st.buffer_size},
-        {"exported_records", counts.records},
-        {"orphan_scope_ends", counts.orphan_ends},
-        {"open_scopes_closed", counts.open_closed},
-        {"scopes_too_deep", counts.too_deep},
-        {"flow_ends_without_start", counts.flow_ends_without_start},
-        {"flow_starts_lost_during_export", counts.flow_starts_lost},
-        {"flow_ends_unconfirmed", counts.flow_ends_unconfirmed},
-        {"chunks_lost_during_export", counts.chunks_lost},
-        {"packets_dropped", packets_dropped_},
-    };
+    StatItem items[kMaxStatItems + 1];
+    size_t n = CollectExportStats(rt_, counts, items);
+    items[n++] = StatItem{"packets_dropped", packets_dropped_};
     const uint32_t te = EventPacket(ns, "mabutrace statistics");
     p_.U64(pb::kTeType, pb::kInstant);
     p_.U64(pb::kTeTrack, process_uuid_);
-    for (const auto& it : items) {
+    for (size_t i = 0; i < n; ++i) {
       uint32_t da = p_.Begin(pb::kTeAnnotations);
-      p_.String(pb::kDaName, it.key);
-      p_.U64(pb::kDaUint, it.value);
+      p_.String(pb::kDaName, items[i].key);
+      p_.U64(pb::kDaUint, items[i].value);
       p_.End(da);
     }
     p_.End(te);

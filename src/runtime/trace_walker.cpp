@@ -5,6 +5,34 @@
 
 namespace mabutrace {
 
+size_t CollectExportStats(const Runtime& rt, const WalkCounts& counts, StatItem* out) {
+  mabutrace_stats_t st;
+  mabutrace_get_stats(&st);
+  const StatItem items[] = {
+      {"clock_hz", rt.clock_hz},
+      {"events_written", st.events_written},
+      {"events_overwritten", st.events_overwritten},
+      {"events_dropped", st.events_dropped},
+      {"bytes_in_use", st.bytes_in_use},
+      {"buffer_size", st.buffer_size},
+      {"chunk_size", st.chunk_size},
+      {"threads", st.threads},
+      {"exported_records", counts.records},
+      {"orphan_scope_ends", counts.orphan_ends},
+      {"open_scopes_closed", counts.open_closed},
+      {"scopes_too_deep", counts.too_deep},
+      {"flow_ends_without_start", counts.flow_ends_without_start},
+      {"flow_starts_lost_during_export", counts.flow_starts_lost},
+      {"flow_ends_unconfirmed", counts.flow_ends_unconfirmed},
+      {"chunks_lost_during_export", counts.chunks_lost},
+      {"corrupt_chunks", counts.corrupt_chunks},
+  };
+  static_assert(sizeof items / sizeof *items <= kMaxStatItems, "raise kMaxStatItems");
+  size_t n = 0;
+  for (const StatItem& it : items) out[n++] = it;
+  return n;
+}
+
 TraceWalker::TraceWalker(const Runtime& rt) : rt_(rt), ws_(*rt.workspace), snap_(rt) {}
 
 void TraceWalker::Run(TraceSink& sink) {

@@ -37,6 +37,18 @@ struct WalkCounts {
   uint64_t corrupt_chunks = 0;
 };
 
+// One named statistic of an export's metadata.
+struct StatItem {
+  const char* key;
+  uint64_t value;
+};
+constexpr size_t kMaxStatItems = 20;
+
+// The statistics every export reports (R-A12: written, overwritten,
+// dropped, bytes in use, ...) followed by what the walk dropped or repaired;
+// fills out[0..n) and returns n (<= kMaxStatItems).
+size_t CollectExportStats(const Runtime& rt, const WalkCounts& counts, StatItem* out);
+
 // The exporter side. Times are ns since the trace origin; `t` identifies
 // the thread (t.tid, t.key); colors are MABUTRACE_COLOR_SET | rgb or 0.
 class TraceSink {
