@@ -154,6 +154,25 @@ int mabutrace_export_json(mabutrace_write_fn write, void* user);
  * mabutrace_export_json. */
 int mabutrace_export_perfetto(mabutrace_write_fn write, void* user);
 
+/* ---- Binary stream (R-C3): UART, flash, BLE, sockets ------------------------
+ * The output callback receives a self-describing, versioned byte stream:
+ * a header once, then records (names travel as strings the first time they
+ * are used). Byte layout: docs/stream-format.md. Data is pushed by
+ * mabutrace_flush_output(), from any thread that may block on the
+ * transport (never from an ISR): it sends what was recorded since the last
+ * flush. Records overwritten before they were sent are reported as lost.
+ * The callback gets pieces of at most 4 KiB, runs under the export lock
+ * (a concurrent export waits) and must not call back into mabutrace's
+ * output or export functions. Host decoder: host/stream/stream_decoder.h. */
+typedef void (*mabutrace_output_fn)(const uint8_t* data, size_t len);
+/* Sets (or, with NULL, removes) the callback; the next flush starts a new
+ * stream with its header. MABUTRACE_ERR_NOT_INITIALIZED before init. */
+int mabutrace_set_output_callback(mabutrace_output_fn cb);
+/* Sends everything recorded since the last flush to the callback. Returns
+ * MABUTRACE_OK (also when there was nothing new), MABUTRACE_ERR_NOT_INITIALIZED,
+ * or MABUTRACE_ERR_INVALID_ARG when no callback is set. */
+int mabutrace_flush_output(void);
+
 /* ---- HTTP server (R-C4; host: cpp-httplib) ------------------------------ */
 /* Serves "/" (capture page), "/trace" and "/trace.json" on 127.0.0.1:port.
  * Port 0 picks a free port (see mabutrace_server_port()). */
@@ -207,6 +226,8 @@ void mabutrace_flow_in(uint16_t link, const char* name, uint32_t color);
 #define mabutrace_get_stats(out) ((int)MABUTRACE_ERR_NOT_INITIALIZED)
 #define mabutrace_export_json(write, user) ((int)MABUTRACE_ERR_NOT_INITIALIZED)
 #define mabutrace_export_perfetto(write, user) ((int)MABUTRACE_ERR_NOT_INITIALIZED)
+#define mabutrace_set_output_callback(cb) ((int)MABUTRACE_OK)
+#define mabutrace_flush_output() ((int)MABUTRACE_OK)
 #define mabutrace_start_server(port) ((int)MABUTRACE_OK)
 #define mabutrace_start_server_on(addr, port) ((int)MABUTRACE_OK)
 #define mabutrace_server_port() ((uint16_t)0)

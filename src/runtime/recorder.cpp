@@ -11,6 +11,7 @@
 #include "record_format.h"
 #include "ring_buffer.h"
 #include "snapshot.h"
+#include "stream_writer.h"
 
 #define MT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -276,6 +277,7 @@ Layout ComputeLayout(const mabutrace_config_t& cfg) {
   off = AlignUp(off, 64) + kExportOutBytes;
   off = AlignUp(off, 64) + kExportPacketBytes;
   off = AlignUp(off, 64) + sizeof(InternEntry) * kExportInternEntries;
+  off = AlignUp(off, 64) + StreamStateBytes(l.num_chunks, cfg.max_threads);
   l.data_offset = AlignUp(off, 64);
   l.total = l.data_offset + data_bytes;
   return l;
@@ -341,6 +343,8 @@ static void CarveWorkspace(Runtime& rt, uint8_t* base, const Layout& l, const ma
   ws->packet_cap = kExportPacketBytes;
   ws->interned = reinterpret_cast<InternEntry*>(take(sizeof(InternEntry) * kExportInternEntries));
   ws->intern_cap = kExportInternEntries;
+  ws->stream = CarveStreamState(take(StreamStateBytes(l.num_chunks, c.max_threads)), l.num_chunks,
+                                c.max_threads);
   rt.workspace = ws;
 }
 

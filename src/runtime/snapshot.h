@@ -51,6 +51,8 @@ struct FlowEnd {
   uint64_t ns;
 };
 
+struct StreamState;  // stream_writer.h
+
 // Memory for readers, reserved at init (sizes in docs/runtime.md).
 struct ExportWorkspace {
   ChunkRef* order;           // num_chunks entries
@@ -68,6 +70,7 @@ struct ExportWorkspace {
   uint32_t packet_cap;
   InternEntry* interned;     // open-addressing table, power-of-two size
   uint32_t intern_cap;
+  StreamState* stream;       // binary stream state kept between flushes (stream_writer.h)
 };
 
 constexpr uint32_t kExportOutBytes = 4096;

@@ -92,8 +92,14 @@ ExportCheck CheckExport(const mt_test::TraceInfo& trace, const Shared& sh, bool 
   for (int k = 0; k < kWriters; ++k) {
     SCOPED_TRACE(kSeq[k]);
     const auto cs = trace.Find("C", kSeq[k]);
-    if (final) {
-      EXPECT_FALSE(cs.empty());
+    if (final && cs.empty()) {
+      // Legitimate only after a wrap: a writer that was descheduled while
+      // the others filled the buffer keeps just its newest chunk (the
+      // oldest records overall go first, R-B2), and that chunk may hold its
+      // last scope end and flow records but no counter. Its thread is still
+      // in the trace.
+      EXPECT_GT(trace.Meta("events_overwritten"), 0u) << "no counter of writer " << k;
+      EXPECT_TRUE(trace.thread_names.count(sh.tids[k].load())) << "writer " << k << " missing";
     }
     int64_t prev = 0;
     for (const json& c : cs) {
