@@ -19,7 +19,8 @@ build: deps
 	cmake --build $(BUILD) -j$(JOBS)
 
 # Builds, runs the instrumented pipeline demo for $(SECONDS) s while serving
-# the live trace on http://127.0.0.1:$(PORT)/, then writes $(OUT)/trace.json.
+# the live trace on http://127.0.0.1:$(PORT)/, then writes $(OUT)/trace.json
+# and $(OUT)/trace.pftrace.
 demo: build
 	./$(BUILD)/examples/pipeline/mabutrace-pipeline-demo --seconds $(SECONDS) --port $(PORT) --out $(OUT)
 

@@ -119,8 +119,11 @@ void mabutrace_deinit(void);
 /* 1 between init and deinit, else 0. */
 int mabutrace_is_initialized(void);
 
-/* Names the calling thread in the trace (copied, up to 31 bytes + NUL).
- * Without it the port's name is used (host: pthread_getname_np). */
+/* Names the calling thread in the trace (copied, cut to 31 bytes at a
+ * character boundary). Without it the port's name is used (host:
+ * pthread_getname_np, read when the thread first records). Before init it
+ * returns MABUTRACE_ERR_NOT_INITIALIZED and the name is not kept: name
+ * threads with pthread_setname_np, or call this after mabutrace_init(). */
 int mabutrace_set_thread_name(const char* name);
 
 /* ---- Statistics (R-A12) --------------------------------------------------- */
@@ -132,7 +135,9 @@ typedef struct mabutrace_stats {
   uint64_t bytes_in_use;       /* bytes of event storage holding records */
   uint64_t buffer_size;        /* bytes of event storage */
   uint32_t chunk_size;         /* bytes per chunk (unit of overwrite) */
-  uint32_t threads;            /* threads that have recorded */
+  uint32_t threads;            /* thread registry slots in use: threads that
+                                  recorded (slots of exited threads are
+                                  reused, so at most max_threads) */
 } mabutrace_stats_t;
 int mabutrace_get_stats(mabutrace_stats_t* out);
 
@@ -174,7 +179,9 @@ int mabutrace_set_output_callback(mabutrace_output_fn cb);
 int mabutrace_flush_output(void);
 
 /* ---- HTTP server (R-C4; host: cpp-httplib) ------------------------------ */
-/* Serves "/" (capture page), "/trace" and "/trace.json" on 127.0.0.1:port.
+/* Serves "/" (capture page), "/trace" and "/trace.json" (Chrome JSON) and
+ * "/trace.pftrace" (Perfetto protobuf) on 127.0.0.1:port. Routes, limits
+ * and return codes: docs/http-server.md.
  * Port 0 picks a free port (see mabutrace_server_port()). */
 int mabutrace_start_server(uint16_t port);
 /* Same, binding bind_address (e.g. "0.0.0.0" to reach it from other hosts). */

@@ -1,33 +1,10 @@
 // json_out.cpp: JSON string escaping with UTF-8 validation.
 #include "json_out.h"
 
+#include "utf8.h"
+
 namespace mabutrace {
 
-namespace {
-
-// Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid
-// (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF).
-unsigned Utf8Length(const unsigned char* s) {
-  const unsigned c = s[0];
-  if (c < 0x80) return 1;
-  auto cont = [](unsigned char b) { return (b & 0xC0) == 0x80; };
-  if (c >= 0xC2 && c <= 0xDF) return cont(s[1]) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!cont(s[1]) || !cont(s[2])) return 0;
-    if (c == 0xE0 && s[1] < 0xA0) return 0;   // overlong
-    if (c == 0xED && s[1] >= 0xA0) return 0;  // surrogate
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!cont(s[1]) || !cont(s[2]) || !cont(s[3])) return 0;
-    if (c == 0xF0 && s[1] < 0x90) return 0;   // overlong
-    if (c == 0xF4 && s[1] >= 0x90) return 0;  // above U+10FFFF
-    return 4;
-  }
-  return 0;
-}
-
-}  // namespace
 
 void JsonOut::String(const char* s) {
   static const char kHex[] = "0123456789abcdef";
@@ -53,7 +30,7 @@ void JsonOut::String(const char* s) {
       // continuation byte, so a truncated sequence is reported invalid.
       const unsigned n = Utf8Length(p);
       if (n == 0) {
-        Raw("\xEF\xBF\xBD", 3);  // U+FFFD
+        Raw(kReplacementChar, 3);  // U+FFFD
         ++p;
       } else {
         Raw(reinterpret_cast<const char*>(p), n);

@@ -26,6 +26,7 @@
 #include "mabutrace/mabutrace.h"
 #include "proto_out.h"
 #include "trace_walker.h"
+#include "utf8.h"
 
 namespace mabutrace {
 namespace {
@@ -84,16 +85,6 @@ uint64_t Fnv1a(const char* s) {
   uint64_t h = 0xCBF29CE484222325ull;
   for (; *s; ++s) h = (h ^ uint8_t(*s)) * 0x100000001B3ull;
   return h;
-}
-
-// Length of s cut to at most kMaxName bytes without splitting a UTF-8 char.
-size_t NameLength(const char* s) {
-  size_t n = 0;
-  while (n <= kMaxName && s[n]) ++n;
-  if (n <= kMaxName) return n;
-  n = kMaxName;
-  while (n > 0 && (uint8_t(s[n]) & 0xC0) == 0x80) --n;
-  return n;
 }
 
 class PerfettoSink final : public TraceSink {
@@ -304,9 +295,27 @@ class PerfettoSink final : public TraceSink {
     }
   }
 
+  // A string field holding s as valid UTF-8 (each invalid byte becomes
+  // U+FFFD, as in the JSON export), cut at a character boundary to at most
+  // kMaxName bytes.
   void Name(uint32_t field, const char* s) {
     if (!s) s = "(null)";
-    p_.Bytes(field, s, NameLength(s));
+    const uint32_t slot = p_.Begin(field);  // a string is length-delimited too
+    size_t written = 0;
+    for (auto* c = reinterpret_cast<const unsigned char*>(s); *c;) {
+      const unsigned n = Utf8Length(c);
+      const unsigned out = n ? n : 3;
+      if (written + out > kMaxName) break;
+      if (n) {
+        p_.Raw(c, n);
+        c += n;
+      } else {
+        p_.Raw(kReplacementChar, 3);
+        ++c;
+      }
+      written += out;
+    }
+    p_.End(slot);
   }
 
   // The entry for `name` (by pointer), claimed with a fresh iid on first

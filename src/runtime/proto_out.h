@@ -54,6 +54,12 @@ class ProtoOut {
     len_ += uint32_t(n);
   }
   void String(uint32_t field, const char* s) { Bytes(field, s, strlen(s)); }
+  // Bytes inside an open Begin()/End() bracket.
+  void Raw(const void* data, size_t n) {
+    if (!Room(n)) return;
+    memcpy(buf_ + len_, data, n);
+    len_ += uint32_t(n);
+  }
 
   // Begin/End bracket a nested message; Begin returns the length slot.
   uint32_t Begin(uint32_t field) {

@@ -438,8 +438,14 @@ int mabutrace_set_thread_name(const char* name) {
   if (slot == kNoSlot) return MABUTRACE_ERR_NO_MEMORY;
   ThreadSlot& s = rt->threads[slot];
   rt->names_lock.lock();
-  strncpy(s.name, name, sizeof s.name - 1);
-  s.name[sizeof s.name - 1] = '\0';
+  // Cut to the slot's 31 bytes at a UTF-8 character boundary.
+  size_t n = strnlen(name, sizeof s.name);
+  if (n == sizeof s.name) {
+    n = sizeof s.name - 1;
+    while (n > 0 && (uint8_t(name[n]) & 0xC0) == 0x80) --n;
+  }
+  memcpy(s.name, name, n);
+  s.name[n] = '\0';
   s.explicit_name = true;
   rt->names_lock.unlock();
   return MABUTRACE_OK;

@@ -334,6 +334,8 @@ TEST(PipelineDemoErrors, UnwritableOutDirExitsOne) {
   ASSERT_TRUE(rc) << Describe(demo);
   EXPECT_EQ(*rc, 1) << Describe(demo);
   EXPECT_NE(demo.Stderr().find("/dev/null/out"), std::string::npos) << Describe(demo);
+  // Found before the run, not after it: the pipeline never started.
+  EXPECT_EQ(demo.Stdout().find("listening on"), std::string::npos) << Describe(demo);
 }
 
 struct UsageCase {
@@ -361,6 +363,7 @@ INSTANTIATE_TEST_SUITE_P(
     BadFlags, PipelineDemoUsage,
     ::testing::Values(UsageCase{"SecondsNotANumber", {"--seconds", "abc"}},
                       UsageCase{"SecondsZero", {"--seconds", "0"}},
+                      UsageCase{"SecondsNaN", {"--seconds", "nan"}},
                       UsageCase{"PortTooLarge", {"--port", "65536"}},
                       UsageCase{"BufferTooSmall", {"--buffer-kib", "1"}},
                       UsageCase{"UnknownFlag", {"--no-such-flag"}},

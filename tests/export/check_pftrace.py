@@ -217,6 +217,8 @@ def main():
         if dec.returncode != 0:
             print("FAIL: protoc could not parse the trace:", dec.stderr.decode())
             return 1
+        if "invalid UTF-8" in dec.stderr.decode():
+            fail("a string field is not valid UTF-8: " + dec.stderr.decode().strip()[:300])
         text = dec.stdout.decode()
         bare = [l for l in text.splitlines() if re.match(r"^\s*[0-9]+( \{|:)", l)]
         if bare:

@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
     }
     for (int64_t v : kCounterValues) TRACE_COUNTER("level", v);
     TRACE_INSTANT("produced", 0x123456);
+    TRACE_INSTANT("odd\xff" "name");  // not UTF-8: exported with U+FFFD
   }
   std::thread consumer([&] {
     pthread_setname_np(pthread_self(), "consumer");
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
     fprintf(e, "%s\"%lld\"", i ? "," : "", static_cast<long long>(kCounterValues[i]));
   }
   fprintf(e, "]},\"flows\":%zu,\"threads\":[\"main thread\",\"consumer\"],"
-             "\"names\":[\"produce\",\"item\",\"handoff\",\"produced\",\"consume\",\"inner\",\"still_open\"]}\n",
+             "\"names\":[\"odd\\ufffdname\",\"produce\",\"item\",\"handoff\",\"produced\",\"consume\",\"inner\",\"still_open\"]}\n",
           links.size());
   fclose(e);
   mabutrace_deinit();

@@ -62,6 +62,22 @@ TEST_F(Threads, SetThreadNameOverridesThePthreadName) {
 
 // Two threads attach at the same time (under TSan this caught the plain
 // g_exit_fn write in port.cpp, now atomic).
+// A name cut to the slot's 31 bytes is cut before a multi-byte character,
+// never inside it (which would make the exporters write U+FFFD).
+TEST_F(Threads, LongNameIsCutAtACharacterBoundary) {
+  const std::string thirty(30, 'n');
+  uint32_t tid = 0;
+  std::thread([&] {
+    tid = mt_test::Gettid();
+    EXPECT_EQ(mabutrace_set_thread_name((thirty + "\xC3\xA9tail").c_str()), MABUTRACE_OK);
+    TRACE_INSTANT(kA);
+  }).join();
+  const auto trace = mt_test::ExportAndCheck();
+  ASSERT_TRUE(trace.ok);
+  ASSERT_EQ(trace.thread_names.count(tid), 1u);
+  EXPECT_EQ(trace.thread_names.at(tid), thirty);
+}
+
 TEST_F(Threads, DistinctOsTidsAndOwnTracks) {
   uint32_t tid_a = 0, tid_b = 0;
   std::thread ta([&] {
