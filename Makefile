@@ -7,7 +7,7 @@ PORT     ?= 8080
 OUT      ?= out
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-asan test-tsan test-sanitize bench clean
+.PHONY: all deps build demo test test-asan test-tsan test-sanitize bench fuzz clean
 
 all: build
 
@@ -46,3 +46,12 @@ bench: build
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan
+
+# The stream decoder's libFuzzer target (clang, ASan+UBSan) for FUZZ_SECONDS,
+# from an empty corpus; any crash, hang or sanitizer report fails.
+FUZZ_SECONDS ?= 20
+fuzz: deps
+	cmake -S . -B $(BUILD)-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DMABUTRACE_FUZZ=ON -DMABUTRACE_BUILD_TESTS=OFF -DMABUTRACE_BUILD_BENCH=OFF -DMABUTRACE_BUILD_EXAMPLES=OFF >/dev/null
+	cmake --build $(BUILD)-fuzz -j$(JOBS) --target stream_decoder_fuzz
+	mkdir -p $(BUILD)-fuzz/corpus
+	./$(BUILD)-fuzz/stream_decoder_fuzz -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)-fuzz/corpus
