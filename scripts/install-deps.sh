@@ -8,7 +8,7 @@ packages=(
   build-essential cmake pkg-config git
   googletest libgtest-dev libbenchmark-dev
   libcpp-httplib-dev nlohmann-json3-dev libcli11-dev
-  protobuf-compiler
+  protobuf-compiler socat
   clang libclang-rt-14-dev
   curl python3 chromium
 )

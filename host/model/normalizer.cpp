@@ -1,0 +1,115 @@
+// normalizer.cpp: see trace_model.h (Normalizer).
+#include "trace_model.h"
+
+namespace mabutrace::model {
+
+Normalizer::ThreadState& Normalizer::State(Track t) {
+  auto [it, fresh] = threads_.try_emplace({t.pid, t.tid});
+  if (fresh) {
+    it->second.track = t;
+    if (processes_.insert(t.pid).second) out_.OnProcess(t.pid, "");
+    out_.OnThread(t, "");
+  }
+  return it->second;
+}
+
+uint64_t Normalizer::Clamp(ThreadState& s, uint64_t ns) {
+  if (ns < s.last) ns = s.last;
+  s.last = ns;
+  if (ns > max_ns_) max_ns_ = ns;
+  return ns;
+}
+
+void Normalizer::OnProcess(uint32_t pid, std::string_view name) {
+  if (processes_.insert(pid).second) out_.OnProcess(pid, name);
+}
+
+void Normalizer::OnThread(Track t, std::string_view name) {
+  OnProcess(t.pid, "");
+  auto [it, fresh] = threads_.try_emplace({t.pid, t.tid});
+  if (!fresh) return;  // already announced (possibly under a default name)
+  it->second.track = t;
+  out_.OnThread(t, name);
+}
+
+void Normalizer::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
+                         uint32_t color) {
+  ThreadState& s = State(t);
+  ns = Clamp(s, ns);
+  s.stack.emplace_back(name);
+  s.begins.push_back(ns);
+  out_.OnBegin(t, name, ns, cpu, color);
+}
+
+void Normalizer::OnEnd(Track t, std::string_view, uint64_t ns, std::string_view flag) {
+  ThreadState& s = State(t);
+  if (s.stack.empty()) {
+    ++orphan_ends_;  // its begin came before the capture started
+    return;
+  }
+  if (ns <= s.begins.back()) ns = s.begins.back() + 1;
+  ns = Clamp(s, ns);
+  out_.OnEnd(t, s.stack.back(), ns, flag);
+  s.stack.pop_back();
+  s.begins.pop_back();
+}
+
+void Normalizer::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
+                           uint32_t color) {
+  ThreadState& s = State(t);
+  out_.OnInstant(t, name, Clamp(s, ns), cpu, color);
+}
+
+void Normalizer::OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) {
+  ThreadState& s = State(t);
+  out_.OnCounter(t, name, Clamp(s, ns), value);
+}
+
+void Normalizer::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
+  if (id == 0) return;
+  if (start) {
+    flow_starts_.insert(id);
+  } else if (!flow_starts_.erase(id)) {
+    ++flow_ends_dropped_;  // an arrow needs both ends
+    return;
+  }
+  // A deferred end keeps its own time: it binds to the slice open then.
+  ThreadState& s = State(t);
+  if (ns > max_ns_) max_ns_ = ns;
+  out_.OnFlow(t, start, id, ns);
+  (void)s;
+}
+
+void Normalizer::FlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
+                           uint32_t cpu, uint32_t color) {
+  ThreadState& s = State(t);
+  ns = Clamp(s, ns);
+  const bool enclosed = !s.stack.empty();
+  if (!enclosed) {
+    // A flow binds to the enclosing slice: give it one.
+    OnBegin(t, name.empty() ? (start ? "flow_out" : "flow_in") : name, ns, cpu, color);
+  } else if (!name.empty()) {
+    OnInstant(t, name, ns, cpu, color);
+  }
+  if (id) OnFlow(t, start, id, ns);
+  if (!enclosed) OnEnd(t, "", ns + 1, "");
+}
+
+bool Normalizer::Finish() {
+  for (auto& [key, s] : threads_) {
+    while (!s.stack.empty()) {
+      ++open_closed_;
+      uint64_t ns = max_ns_ > s.begins.back() ? max_ns_ : s.begins.back() + 1;
+      ns = Clamp(s, ns);
+      out_.OnEnd(s.track, s.stack.back(), ns, "open_at_end");
+      s.stack.pop_back();
+      s.begins.pop_back();
+    }
+  }
+  out_.OnMetadata("orphan_ends", int64_t(orphan_ends_));
+  out_.OnMetadata("open_closed", int64_t(open_closed_));
+  out_.OnMetadata("flow_ends_without_start", int64_t(flow_ends_dropped_));
+  return out_.Finish();
+}
+
+}  // namespace mabutrace::model

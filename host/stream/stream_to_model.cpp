@@ -1,0 +1,80 @@
+// stream_to_model.cpp: see stream_to_model.h.
+#include "stream_to_model.h"
+
+#include <string>
+
+namespace mabutrace::host {
+
+StreamToModel::StreamToModel(model::EventSink& out)
+    : norm_(out), dec_([this](const Event& e) { OnEvent(e); }) {}
+
+uint32_t StreamToModel::Resolve(uint16_t link, uint32_t newest) const {
+  auto it = outs_.find(link);
+  if (it == outs_.end()) return 0;
+  uint32_t best = 0;
+  for (uint32_t n : it->second) {
+    if (n <= newest && n > best) best = n;
+  }
+  return best;
+}
+
+void StreamToModel::OnEvent(const Event& e) {
+  const StreamInfo& info = dec_.info();
+  if (!process_done_) {
+    process_done_ = true;
+    norm_.OnProcess(info.pid, info.process_name);
+  }
+  const model::Track t{info.pid, e.tid};
+  if (threads_.insert(e.tid).second) norm_.OnThread(t, e.thread_name);
+  switch (e.type) {
+    case EventType::kScopeBegin:
+      norm_.OnBegin(t, e.name, e.ns, e.cpu, e.color);
+      break;
+    case EventType::kScopeEnd:
+      norm_.OnEnd(t, "", e.ns, "");
+      break;
+    case EventType::kInstant:
+      norm_.OnInstant(t, e.name, e.ns, e.cpu, e.color);
+      break;
+    case EventType::kCounter:
+      norm_.OnCounter(t, e.name, e.ns, e.value);
+      break;
+    case EventType::kFlowOut: {
+      auto& q = outs_[e.link];
+      q.push_back(e.flow);
+      if (q.size() > 4) q.pop_front();
+      // A NULL name ("(null)") is an unnamed point.
+      const std::string_view name = e.name_ptr ? e.name : std::string_view();
+      norm_.FlowPoint(t, true, e.flow, name, e.ns, e.cpu, e.color);
+      break;
+    }
+    case EventType::kFlowIn: {
+      const std::string_view name = e.name_ptr ? e.name : std::string_view();
+      const uint32_t id = Resolve(e.link, e.flow);
+      norm_.FlowPoint(t, false, id, name, e.ns, e.cpu, e.color);
+      if (!id) pending_.push_back({t, e.link, e.flow, e.ns});
+      break;
+    }
+  }
+}
+
+Status StreamToModel::Finish() {
+  Status s = dec_.Finish();
+  for (const PendingEnd& p : pending_) {
+    // 0 again: the start was lost; the Normalizer drops it and counts it.
+    const uint32_t id = Resolve(p.link, p.newest);
+    if (id) norm_.OnFlow(p.t, false, id, p.ns);
+  }
+  const StreamInfo& info = dec_.info();
+  norm_.OnMetadata("clock_hz", int64_t(info.clock_hz));
+  norm_.OnMetadata("stream_version", int64_t(info.version));
+  norm_.OnMetadata("stream_events", int64_t(dec_.events()));
+  norm_.OnMetadata("lost_records", int64_t(dec_.lost_records()));
+  norm_.OnMetadata("dropped_records", int64_t(dec_.dropped_records()));
+  norm_.OnMetadata("damaged_records", int64_t(dec_.record_errors().size()));
+  if (!s.ok) norm_.OnMetadata("stream_error", s.message);
+  write_ok_ = norm_.Finish();
+  return s;
+}
+
+}  // namespace mabutrace::host

@@ -1,0 +1,63 @@
+// stream_to_model.h: feeds a binary stream (docs/stream-format.md) into
+// the host trace model (host/model/trace_model.h) through a Normalizer, so
+// any writer can export a captured stream.
+//
+// Flows: the stream carries 16-bit links. A TRACE_FLOW_OUT carries its flow
+// number; a TRACE_FLOW_IN carries its link and the newest flow number at
+// that time, so its arrow starts at the newest FLOW_OUT with the same link
+// and a number <= that one. Chunks of different threads arrive out of time
+// order, so an end whose start has not arrived yet is kept (small: link,
+// number, time) and resolved in Finish().
+#ifndef MABUTRACE_HOST_STREAM_STREAM_TO_MODEL_H
+#define MABUTRACE_HOST_STREAM_STREAM_TO_MODEL_H
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "stream_decoder.h"
+#include "trace_model.h"
+
+namespace mabutrace::host {
+
+class StreamToModel {
+ public:
+  explicit StreamToModel(model::EventSink& out);
+
+  // As StreamDecoder::Feed / Finish (fatal errors only; damaged records
+  // are in decoder().record_errors()). Finish also finishes the sink; a
+  // failed write is reported through write_ok().
+  Status Feed(const uint8_t* data, size_t len) { return dec_.Feed(data, len); }
+  Status Finish();
+  bool write_ok() const { return write_ok_; }
+  const StreamDecoder& decoder() const { return dec_; }
+
+ private:
+  void OnEvent(const Event& e);
+  // The flow number of the FLOW_OUT an arrow ending with (link, newest)
+  // starts at, or 0 if it has not been seen.
+  uint32_t Resolve(uint16_t link, uint32_t newest) const;
+
+  struct PendingEnd {
+    model::Track t;
+    uint16_t link;
+    uint32_t newest;
+    uint64_t ns;
+  };
+
+  model::Normalizer norm_;
+  StreamDecoder dec_;
+  bool process_done_ = false;
+  std::unordered_set<uint32_t> threads_;
+  // Per link, the flow numbers of its last few FLOW_OUTs (a link is reused
+  // only after 65535 others, so a few suffice).
+  std::unordered_map<uint16_t, std::deque<uint32_t>> outs_;
+  std::vector<PendingEnd> pending_;
+  bool write_ok_ = true;
+};
+
+}  // namespace mabutrace::host
+
+#endif  // MABUTRACE_HOST_STREAM_STREAM_TO_MODEL_H

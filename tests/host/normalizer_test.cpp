@@ -1,0 +1,145 @@
+// normalizer_test.cpp: the host model's Normalizer enforces the walker's
+// rules on inputs that break them (a capture that starts mid-scope, ends
+// with scopes open, has arrows without a start, or times going back), and
+// the JSON writer's output of it parses.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "json_writer.h"
+#include "trace_model.h"
+
+namespace {
+
+using mabutrace::model::Normalizer;
+using mabutrace::model::Track;
+
+// Records every call as one line.
+class Recorder final : public mabutrace::model::EventSink {
+ public:
+  std::vector<std::string> lines;
+  void OnProcess(uint32_t pid, std::string_view name) override {
+    lines.push_back("P " + std::to_string(pid) + " " + std::string(name));
+  }
+  void OnThread(Track t, std::string_view name) override {
+    lines.push_back("T " + std::to_string(t.tid) + " " + std::string(name));
+  }
+  void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t, uint32_t) override {
+    lines.push_back("B " + std::to_string(t.tid) + " " + std::string(name) + " " + std::to_string(ns));
+  }
+  void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) override {
+    lines.push_back("E " + std::to_string(t.tid) + " " + std::string(name) + " " + std::to_string(ns) +
+                    (flag.empty() ? "" : " " + std::string(flag)));
+  }
+  void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t, uint32_t) override {
+    lines.push_back("I " + std::to_string(t.tid) + " " + std::string(name) + " " + std::to_string(ns));
+  }
+  void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t v) override {
+    lines.push_back("C " + std::to_string(t.tid) + " " + std::string(name) + " " + std::to_string(ns) +
+                    " " + std::to_string(v));
+  }
+  void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) override {
+    lines.push_back(std::string(start ? "s " : "f ") + std::to_string(t.tid) + " " +
+                    std::to_string(id) + " " + std::to_string(ns));
+  }
+  void OnMetadata(std::string_view k, int64_t v) override {
+    lines.push_back("M " + std::string(k) + " " + std::to_string(v));
+  }
+  void OnMetadata(std::string_view k, std::string_view v) override {
+    lines.push_back("M " + std::string(k) + " " + std::string(v));
+  }
+  bool Finish() override { return true; }
+};
+
+bool Has(const std::vector<std::string>& v, const std::string& s) {
+  for (const auto& x : v)
+    if (x == s) return true;
+  return false;
+}
+
+TEST(Normalizer, RepairsABrokenInput) {
+  Recorder rec;
+  Normalizer n(rec);
+  const Track t{7, 8};
+  n.OnThread(t, "w");
+  n.OnEnd(t, "", 5, "");          // orphan: its begin predates the capture
+  n.OnBegin(t, "a", 10, 0, 0);
+  n.OnEnd(t, "ignored", 10, "");  // same time as the begin: moved to 11, named "a"
+  n.OnBegin(t, "b", 9, 0, 0);     // backwards: clamped to 11
+  n.OnCounter(t, "c", 20, -3);
+  n.OnFlow(t, false, 99, 21);     // arrow end with no start: dropped
+  n.FlowPoint(t, true, 5, "send", 22, 0, 0);  // inside "b": a named instant + s
+  EXPECT_TRUE(n.Finish());        // "b" still open: closed at 22
+  const auto& l = rec.lines;
+  EXPECT_TRUE(Has(l, "T 8 w"));
+  EXPECT_TRUE(Has(l, "E 8 a 11"));
+  EXPECT_TRUE(Has(l, "B 8 b 11"));
+  EXPECT_TRUE(Has(l, "C 8 c 20 -3"));
+  EXPECT_TRUE(Has(l, "I 8 send 22"));
+  EXPECT_TRUE(Has(l, "s 8 5 22"));
+  EXPECT_TRUE(Has(l, "E 8 b 22 open_at_end"));
+  EXPECT_TRUE(Has(l, "M orphan_ends 1"));
+  EXPECT_TRUE(Has(l, "M open_closed 1"));
+  EXPECT_TRUE(Has(l, "M flow_ends_without_start 1"));
+  for (const auto& x : l) EXPECT_EQ(x.rfind("f ", 0), std::string::npos) << x;
+}
+
+TEST(Normalizer, FlowPointOutsideASliceGetsACarrier) {
+  Recorder rec;
+  Normalizer n(rec);
+  const Track t{1, 2};
+  n.FlowPoint(t, true, 3, "", 100, 0, 0);
+  n.FlowPoint(t, false, 3, "recv", 200, 0, 0);
+  n.Finish();
+  const std::vector<std::string> want = {"P 1 ", "T 2 ", "B 2 flow_out 100", "s 2 3 100",
+                                         "E 2 flow_out 101", "B 2 recv 200", "f 2 3 200",
+                                         "E 2 recv 201"};
+  ASSERT_GE(rec.lines.size(), want.size());
+  EXPECT_EQ(std::vector<std::string>(rec.lines.begin(), rec.lines.begin() + long(want.size())), want);
+}
+
+TEST(JsonWriter, NormalizedOutputParsesWithExactValues) {
+  std::string out;
+  mabutrace::exporter::JsonWriter w([&](const char* d, size_t n) {
+    out.append(d, n);
+    return true;
+  });
+  Normalizer n(w);
+  const Track t{3, 4};
+  n.OnProcess(3, "proc \"q\"");
+  n.OnThread(t, "bad \xff utf8");
+  n.OnBegin(t, "x\n", 1234567, 1, 0x1000000 | 0x123456);
+  n.OnCounter(t, "big", 1234568, INT64_MIN);
+  n.OnMetadata("note", "a\"b");
+  ASSERT_TRUE(n.Finish());
+  nlohmann::json doc;
+  ASSERT_NO_THROW(doc = nlohmann::json::parse(out)) << out;
+  const auto& ev = doc["traceEvents"];
+  bool saw_b = false, saw_c = false, saw_e = false;
+  for (const auto& e : ev) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") {
+      EXPECT_EQ(e["args"]["name"], "bad \xef\xbf\xbd utf8");
+    }
+    if (e["ph"] == "B") {
+      saw_b = true;
+      EXPECT_EQ(e["name"], "x\n");
+      EXPECT_EQ(e["args"]["color"], "#123456");
+    }
+    if (e["ph"] == "C") {
+      saw_c = true;
+      EXPECT_EQ(e["args"]["value"].get<int64_t>(), INT64_MIN);
+    }
+    if (e["ph"] == "E") {
+      saw_e = true;
+      EXPECT_EQ(e["name"], "x\n");
+      EXPECT_EQ(e["args"]["open_at_end"], true);
+    }
+  }
+  EXPECT_TRUE(saw_b && saw_c && saw_e);
+  EXPECT_NE(out.find("\"ts\":1234.567"), std::string::npos);  // µs, 3 decimals, exact
+  EXPECT_EQ(doc["metadata"]["note"], "a\"b");
+}
+
+}  // namespace

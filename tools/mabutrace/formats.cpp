@@ -1,0 +1,43 @@
+// formats.cpp: see formats.h.
+#include "formats.h"
+
+#include "json_writer.h"
+#include "perfetto_writer.h"
+#include "text_writer.h"
+
+namespace mabutrace::cli {
+
+std::optional<Format> ParseFormat(const std::string& s) {
+  if (s == "json") return Format::kJson;
+  if (s == "pftrace" || s == "perfetto") return Format::kPftrace;
+  if (s == "text" || s == "txt") return Format::kText;
+  if (s == "raw") return Format::kRaw;
+  return std::nullopt;
+}
+
+std::optional<Format> FormatFromPath(const std::string& path) {
+  auto ends = [&](const char* ext) {
+    const std::string e(ext);
+    return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
+  };
+  if (ends(".json")) return Format::kJson;
+  if (ends(".pftrace") || ends(".perfetto-trace")) return Format::kPftrace;
+  if (ends(".txt") || ends(".text")) return Format::kText;
+  if (ends(".bin") || ends(".mtrace") || ends(".stream")) return Format::kRaw;
+  return std::nullopt;
+}
+
+std::unique_ptr<model::EventSink> MakeWriter(Format f, exporter::WriteFn write) {
+  switch (f) {
+    case Format::kJson:
+      return std::make_unique<exporter::JsonWriter>(std::move(write));
+    case Format::kPftrace:
+      return std::make_unique<exporter::PerfettoWriter>(std::move(write));
+    case Format::kText:
+      return std::make_unique<exporter::TextWriter>(std::move(write));
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace mabutrace::cli
