@@ -65,8 +65,8 @@ void JsonWriter::OnThread(model::Track t, std::string_view name) {
   out_->Raw("}}");
 }
 
-void JsonWriter::Event(model::Track t, char ph, std::string_view name, uint64_t ns, uint32_t cpu,
-                       uint32_t color) {
+// `{"ph":..,"name":..,"cat":..,"pid":..,"tid":..,"ts":..` (object left open).
+void JsonWriter::Head(model::Track t, char ph, std::string_view name, uint64_t ns) {
   Sep();
   out_->Raw("{\"ph\":\"");
   out_->Char(ph);
@@ -78,6 +78,11 @@ void JsonWriter::Event(model::Track t, char ph, std::string_view name, uint64_t 
   Ids(t);
   out_->Raw(",\"ts\":");
   out_->Micros(ns);
+}
+
+void JsonWriter::Event(model::Track t, char ph, std::string_view name, uint64_t ns, uint32_t cpu,
+                       uint32_t color) {
+  Head(t, ph, name, ns);
   if (color) {
     out_->Raw(",\"cname\":\"");
     out_->Raw(NearestReservedColor(color & 0xFFFFFF));
@@ -100,15 +105,7 @@ void JsonWriter::OnBegin(model::Track t, std::string_view name, uint64_t ns, uin
 }
 
 void JsonWriter::OnEnd(model::Track t, std::string_view name, uint64_t ns, std::string_view flag) {
-  Sep();
-  out_->Raw("{\"ph\":\"E\",\"name\":");
-  Str(name);
-  out_->Raw(",\"cat\":\"");
-  out_->Raw(kCategory);
-  out_->Char('"');
-  Ids(t);
-  out_->Raw(",\"ts\":");
-  out_->Micros(ns);
+  Head(t, 'E', name, ns);
   if (!flag.empty()) {
     out_->Raw(",\"args\":{");
     Str(flag);

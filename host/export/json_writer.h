@@ -38,6 +38,7 @@ class JsonWriter final : public model::EventSink {
   bool Finish() override;
 
  private:
+  void Head(model::Track t, char ph, std::string_view name, uint64_t ns);
   void Event(model::Track t, char ph, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color);
   void Ids(model::Track t);
   void Str(std::string_view s);

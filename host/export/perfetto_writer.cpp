@@ -2,30 +2,13 @@
 // perfetto_trace.proto (../shared/reference/perfetto/).
 #include "perfetto_writer.h"
 
+#include "perfetto_fields.h"
 #include "proto_out.h"
 #include "utf8.h"
 
 namespace mabutrace::exporter {
 namespace {
 
-namespace pb {
-constexpr uint32_t kTracePacket = 1;
-constexpr uint32_t kTimestamp = 8, kSequenceId = 10, kTrackEvent = 11, kInternedData = 12,
-                   kSequenceFlags = 13, kTrackDescriptor = 60;
-constexpr uint32_t kTdUuid = 1, kTdName = 2, kTdProcess = 3, kTdThread = 4, kTdParent = 5,
-                   kTdCounter = 8;
-constexpr uint32_t kPdPid = 1, kPdName = 6;
-constexpr uint32_t kThPid = 1, kThTid = 2, kThName = 5;
-constexpr uint32_t kCdUnit = 3;
-constexpr uint32_t kTeAnnotations = 4, kTeType = 9, kTeNameIid = 10, kTeTrack = 11,
-                   kTeCounterValue = 30, kTeFlowIds = 47, kTeTerminatingFlowIds = 48;
-constexpr uint32_t kIdEventNames = 2;
-constexpr uint32_t kIidIid = 1, kIidName = 2;
-constexpr uint32_t kDaBool = 2, kDaUint = 3, kDaString = 6, kDaInt = 4, kDaName = 10;
-constexpr uint32_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounter = 4;
-constexpr uint32_t kIncrementalStateCleared = 1, kNeedsIncrementalState = 2;
-constexpr uint32_t kUnitCount = 2;
-}  // namespace pb
 
 constexpr uint32_t kSequence = 1;
 constexpr size_t kMaxName = 1024;  // bytes; longer names are cut (at a character)
@@ -166,14 +149,20 @@ void PerfettoWriter::OnThread(model::Track t, std::string_view name) {
   Emit();
 }
 
-void PerfettoWriter::OnBegin(model::Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                             uint32_t color) {
+// A named TrackEvent of `type` on t's track with the cpu/color annotations.
+void PerfettoWriter::ThreadEvent(model::Track t, uint32_t type, std::string_view name, uint64_t ns,
+                                 uint32_t cpu, uint32_t color) {
   const uint32_t te = EventPacket(ns, name);
-  p_->U64(pb::kTeType, pb::kSliceBegin);
+  p_->U64(pb::kTeType, type);
   p_->U64(pb::kTeTrack, ThreadUuid(t));
   Annotations(cpu, color);
   p_->End(te);
   Emit();
+}
+
+void PerfettoWriter::OnBegin(model::Track t, std::string_view name, uint64_t ns, uint32_t cpu,
+                             uint32_t color) {
+  ThreadEvent(t, pb::kSliceBegin, name, ns, cpu, color);
 }
 
 void PerfettoWriter::OnEnd(model::Track t, std::string_view, uint64_t ns, std::string_view flag) {
@@ -193,12 +182,7 @@ void PerfettoWriter::OnEnd(model::Track t, std::string_view, uint64_t ns, std::s
 
 void PerfettoWriter::OnInstant(model::Track t, std::string_view name, uint64_t ns, uint32_t cpu,
                                uint32_t color) {
-  const uint32_t te = EventPacket(ns, name);
-  p_->U64(pb::kTeType, pb::kInstant);
-  p_->U64(pb::kTeTrack, ThreadUuid(t));
-  Annotations(cpu, color);
-  p_->End(te);
-  Emit();
+  ThreadEvent(t, pb::kInstant, name, ns, cpu, color);
 }
 
 void PerfettoWriter::OnCounter(model::Track t, std::string_view name, uint64_t ns, int64_t value) {

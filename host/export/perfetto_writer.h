@@ -45,6 +45,8 @@ class PerfettoWriter final : public model::EventSink {
  private:
   void Packet(uint64_t ns, bool uses_state);
   uint32_t EventPacket(uint64_t ns, std::string_view name);  // returns the open TrackEvent
+  void ThreadEvent(model::Track t, uint32_t type, std::string_view name, uint64_t ns, uint32_t cpu,
+                   uint32_t color);
   void Annotations(uint32_t cpu, uint32_t color);
   void Name(uint32_t field, std::string_view s);
   void Emit();

@@ -244,7 +244,7 @@ void StreamDecoder::DecodeEvents(const uint8_t* q, uint32_t len, uint64_t at) {
       i += n;
       continue;
     }
-    e.type = EventType(uint8_t(type));
+    e.type = type;
     e.ticks = base + HeaderDelta(h);
     e.ns = TicksToNs(e.ticks);
     e.cpu = HeaderCpu(h);

@@ -27,6 +27,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "record_format.h"
+
 namespace mabutrace::host {
 
 struct Status {
@@ -48,14 +50,9 @@ struct StreamInfo {
   std::string process_name;
 };
 
-enum class EventType : uint8_t {
-  kScopeBegin = 1,
-  kScopeEnd = 2,
-  kInstant = 3,
-  kCounter = 4,
-  kFlowOut = 5,
-  kFlowIn = 6,
-};
+// The record types of src/runtime/record_format.h (the stream carries the
+// ring buffer's own records); the decoder never yields kTimeBase.
+using EventType = ::mabutrace::RecordType;
 
 // One decoded event. The string_views point into the decoder and are valid
 // only during the callback.

@@ -55,6 +55,8 @@ void StreamToModel::OnEvent(const Event& e) {
       if (!id) pending_.push_back({t, e.link, e.flow, e.ns});
       break;
     }
+    case EventType::kTimeBase:  // consumed by the decoder, never yielded
+      break;
   }
 }
 

@@ -73,15 +73,7 @@ class JsonSink final : public TraceSink {
 
   void OnEnd(const ThreadState& t, const char* name, uint64_t ns, uint32_t cpu,
              const char* flag) override {
-    Sep();
-    out_.Raw("{\"ph\":\"E\",\"name\":");
-    out_.String(name);
-    out_.Raw(",\"cat\":\"");
-    out_.Raw(kCategory);
-    out_.Char('"');
-    Ids(t);
-    out_.Raw(",\"ts\":");
-    out_.Micros(ns);
+    Head(t, 'E', name, ns);
     if (flag) {
       out_.Raw(",\"args\":{\"");
       out_.Raw(flag);
@@ -149,10 +141,8 @@ class JsonSink final : public TraceSink {
     out_.Raw(start ? "}" : ",\"bp\":\"e\"}");
   }
 
-  // `{"ph":..,"name":..,"cat":..,"pid":..,"tid":..,"ts":..[,"cname":..],
-  // "args":{"cpu":N[,"color":"#rrggbb"]}` with the event object left open.
-  void Event(const ThreadState& t, char ph, const char* name, uint64_t ns, uint32_t cpu,
-             uint32_t color) {
+  // `{"ph":..,"name":..,"cat":..,"pid":..,"tid":..,"ts":..` (object left open).
+  void Head(const ThreadState& t, char ph, const char* name, uint64_t ns) {
     Sep();
     out_.Raw("{\"ph\":\"");
     out_.Char(ph);
@@ -164,6 +154,13 @@ class JsonSink final : public TraceSink {
     Ids(t);
     out_.Raw(",\"ts\":");
     out_.Micros(ns);
+  }
+
+  // Head, then `[,"cname":..],`
+  // "args":{"cpu":N[,"color":"#rrggbb"]}` with the event object left open.
+  void Event(const ThreadState& t, char ph, const char* name, uint64_t ns, uint32_t cpu,
+             uint32_t color) {
+    Head(t, ph, name, ns);
     if (color) {
       out_.Raw(",\"cname\":\"");
       out_.Raw(NearestReservedColor(color & 0xFFFFFF));

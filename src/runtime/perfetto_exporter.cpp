@@ -24,6 +24,7 @@
 
 #include "json_out.h"
 #include "mabutrace/mabutrace.h"
+#include "perfetto_fields.h"
 #include "proto_out.h"
 #include "trace_walker.h"
 #include "utf8.h"
@@ -31,31 +32,6 @@
 namespace mabutrace {
 namespace {
 
-// perfetto.protos field numbers used here.
-namespace pb {
-constexpr uint32_t kTracePacket = 1;             // Trace.packet
-constexpr uint32_t kTimestamp = 8;               // TracePacket
-constexpr uint32_t kSequenceId = 10;             // trusted_packet_sequence_id
-constexpr uint32_t kTrackEvent = 11;
-constexpr uint32_t kInternedData = 12;
-constexpr uint32_t kSequenceFlags = 13;
-constexpr uint32_t kTrackDescriptor = 60;
-constexpr uint32_t kTdUuid = 1, kTdName = 2, kTdProcess = 3, kTdThread = 4, kTdParent = 5,
-                   kTdCounter = 8;
-constexpr uint32_t kPdPid = 1, kPdName = 6;               // ProcessDescriptor
-constexpr uint32_t kThPid = 1, kThTid = 2, kThName = 5;   // ThreadDescriptor
-constexpr uint32_t kCdUnit = 3;                           // CounterDescriptor
-constexpr uint32_t kTeAnnotations = 4, kTeType = 9, kTeNameIid = 10, kTeTrack = 11,
-                   kTeName = 23, kTeCounterValue = 30, kTeFlowIds = 47,
-                   kTeTerminatingFlowIds = 48;            // TrackEvent
-constexpr uint32_t kIdEventNames = 2, kIdAnnotationNames = 3;  // InternedData
-constexpr uint32_t kIidIid = 1, kIidName = 2;             // EventName / DebugAnnotationName
-constexpr uint32_t kDaNameIid = 1, kDaBool = 2, kDaUint = 3, kDaString = 6,
-                   kDaName = 10;                          // DebugAnnotation
-constexpr uint32_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounter = 4;
-constexpr uint32_t kIncrementalStateCleared = 1, kNeedsIncrementalState = 2;
-constexpr uint32_t kUnitCount = 2;
-}  // namespace pb
 
 constexpr uint32_t kSequence = 1;
 constexpr size_t kMaxName = 256;  // bytes of a name kept in a packet
@@ -144,12 +120,7 @@ class PerfettoSink final : public TraceSink {
 
   void OnBegin(const ThreadState& t, const char* name, uint64_t ns, uint32_t cpu,
                uint32_t color) override {
-    const uint32_t te = EventPacket(ns, name);
-    p_.U64(pb::kTeType, pb::kSliceBegin);
-    p_.U64(pb::kTeTrack, ThreadUuid(t));
-    Annotations(cpu, color);
-    p_.End(te);
-    Emit();
+    ThreadEvent(t, pb::kSliceBegin, name, ns, cpu, color);
   }
 
   void OnEnd(const ThreadState& t, const char*, uint64_t ns, uint32_t cpu,
@@ -171,12 +142,7 @@ class PerfettoSink final : public TraceSink {
 
   void OnInstant(const ThreadState& t, const char* name, uint64_t ns, uint32_t cpu,
                  uint32_t color) override {
-    const uint32_t te = EventPacket(ns, name);
-    p_.U64(pb::kTeType, pb::kInstant);
-    p_.U64(pb::kTeTrack, ThreadUuid(t));
-    Annotations(cpu, color);
-    p_.End(te);
-    Emit();
+    ThreadEvent(t, pb::kInstant, name, ns, cpu, color);
   }
 
   void OnCounter(const ThreadState&, const char* name, uint64_t ns, int64_t value) override {
@@ -253,6 +219,17 @@ class PerfettoSink final : public TraceSink {
   }
 
  private:
+  // A named TrackEvent of `type` on t's track with the cpu/color annotations.
+  void ThreadEvent(const ThreadState& t, uint32_t type, const char* name, uint64_t ns,
+                   uint32_t cpu, uint32_t color) {
+    const uint32_t te = EventPacket(ns, name);
+    p_.U64(pb::kTeType, type);
+    p_.U64(pb::kTeTrack, ThreadUuid(t));
+    Annotations(cpu, color);
+    p_.End(te);
+    Emit();
+  }
+
   // Starts a packet with a TrackEvent named `name` (interned when it can
   // be; nullptr: no name) and returns the open TrackEvent.
   uint32_t EventPacket(uint64_t ns, const char* name) {

@@ -1,0 +1,38 @@
+// perfetto_fields.h: the perfetto.protos field numbers and enum values the
+// protobuf writers use (device: perfetto_exporter.cpp, host:
+// host/export/perfetto_writer.cpp). Source: perfetto_trace.proto in
+// ../shared/reference/perfetto/ (snapshot ec5d16b), summarised in
+// trace-formats.md Part 2.
+#ifndef MABUTRACE_RUNTIME_PERFETTO_FIELDS_H
+#define MABUTRACE_RUNTIME_PERFETTO_FIELDS_H
+
+#include <stdint.h>
+
+namespace mabutrace::pb {
+
+constexpr uint32_t kTracePacket = 1;                       // Trace.packet
+constexpr uint32_t kTimestamp = 8, kSequenceId = 10,       // TracePacket
+                   kTrackEvent = 11, kInternedData = 12, kSequenceFlags = 13,
+                   kTrackDescriptor = 60;
+constexpr uint32_t kTdUuid = 1, kTdName = 2, kTdProcess = 3, kTdThread = 4, kTdParent = 5,
+                   kTdCounter = 8;                          // TrackDescriptor
+constexpr uint32_t kPdPid = 1, kPdName = 6;                 // ProcessDescriptor
+constexpr uint32_t kThPid = 1, kThTid = 2, kThName = 5;     // ThreadDescriptor
+constexpr uint32_t kCdUnit = 3;                             // CounterDescriptor
+constexpr uint32_t kTeAnnotations = 4, kTeType = 9, kTeNameIid = 10, kTeTrack = 11,
+                   kTeName = 23, kTeCounterValue = 30, kTeFlowIds = 47,
+                   kTeTerminatingFlowIds = 48;              // TrackEvent
+constexpr uint32_t kIdEventNames = 2, kIdAnnotationNames = 3;  // InternedData
+constexpr uint32_t kIidIid = 1, kIidName = 2;  // EventName / DebugAnnotationName
+constexpr uint32_t kDaNameIid = 1, kDaBool = 2, kDaUint = 3, kDaInt = 4, kDaString = 6,
+                   kDaName = 10;                            // DebugAnnotation
+// TrackEvent.Type
+constexpr uint32_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounter = 4;
+// TracePacket.SequenceFlags
+constexpr uint32_t kIncrementalStateCleared = 1, kNeedsIncrementalState = 2;
+// CounterDescriptor.Unit
+constexpr uint32_t kUnitCount = 2;
+
+}  // namespace mabutrace::pb
+
+#endif  // MABUTRACE_RUNTIME_PERFETTO_FIELDS_H
