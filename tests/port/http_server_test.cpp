@@ -129,8 +129,11 @@ std::set<std::string> OwnSocketInodes() {
 // Local addresses ("HEXIP:PORT") of this process's listening sockets on
 // `port`, IPv4 and IPv6. Other processes (tests run in parallel) may listen
 // on the same port number in the other address family: they are not ours.
+// One entry per socket: a read of /proc/net/tcp racing with other processes'
+// socket changes can list the same socket twice.
 std::vector<std::string> ListeningAddresses(uint16_t port) {
   const std::set<std::string> own = OwnSocketInodes();
+  std::set<std::string> seen;  // inodes already listed
   std::vector<std::string> out;
   char want[8];
   snprintf(want, sizeof want, "%04X", port);
@@ -144,7 +147,7 @@ std::vector<std::string> ListeningAddresses(uint16_t port) {
       fields >> slot >> local >> remote >> state >> queues >> timer >> retr >> uid >> timeout >> inode;
       const size_t colon = local.rfind(':');
       if (state == "0A" && colon != std::string::npos && local.substr(colon + 1) == want &&
-          own.count(inode)) {
+          own.count(inode) && seen.insert(inode).second) {
         out.push_back(local);
       }
     }
@@ -275,7 +278,7 @@ TEST_F(HttpServer, UnusableAddressIsServerError) {
 TEST_F(HttpServer, PortZeroPicksAPortBoundToLoopbackOnly) {
   const uint16_t port = StartOnFreePort();
   const auto listening = ListeningAddresses(port);
-  ASSERT_EQ(listening.size(), 1u);
+  ASSERT_EQ(listening.size(), 1u) << "listening: " << ::testing::PrintToString(listening);
   EXPECT_EQ(listening[0].substr(0, listening[0].rfind(':')), "0100007F");  // 127.0.0.1
 }
 
