@@ -93,13 +93,13 @@ ExportCheck CheckExport(const mt_test::TraceInfo& trace, const Shared& sh, bool 
     SCOPED_TRACE(kSeq[k]);
     const auto cs = trace.Find("C", kSeq[k]);
     if (final && cs.empty()) {
-      // Legitimate only after a wrap: a writer that was descheduled while
-      // the others filled the buffer keeps just its newest chunk (the
-      // oldest records overall go first, R-B2), and that chunk may hold its
-      // last scope end and flow records but no counter. Its thread is still
-      // in the trace.
+      // Legitimate only after a wrap. Chunks are recycled in the order they
+      // were taken: a writer descheduled while the others filled the buffer
+      // holds one old chunk, which is the next to go once it is released at
+      // exit, while the others' last records can still take a chunk. So
+      // such a writer keeps at most that chunk (perhaps with no counter in
+      // it), or nothing.
       EXPECT_GT(trace.Meta("events_overwritten"), 0u) << "no counter of writer " << k;
-      EXPECT_TRUE(trace.thread_names.count(sh.tids[k].load())) << "writer " << k << " missing";
     }
     int64_t prev = 0;
     for (const json& c : cs) {
@@ -190,7 +190,8 @@ void RunStress(bool flows) {
   EXPECT_GT(st.events_overwritten, 0u) << "the buffer should have wrapped";
   EXPECT_EQ(st.threads, uint32_t(kWriters));
   for (int k = 0; k < kWriters; ++k) {
-    EXPECT_EQ(trace.thread_names.at(sh.tids[k].load()), "writer-" + std::to_string(k));
+    const auto it = trace.thread_names.find(sh.tids[k].load());
+    if (it != trace.thread_names.end()) EXPECT_EQ(it->second, "writer-" + std::to_string(k));
   }
   if (flows) {
     EXPECT_GT(trace.Find("s").size(), 0u);
