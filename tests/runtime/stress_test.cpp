@@ -191,7 +191,9 @@ void RunStress(bool flows) {
   EXPECT_EQ(st.threads, uint32_t(kWriters));
   for (int k = 0; k < kWriters; ++k) {
     const auto it = trace.thread_names.find(sh.tids[k].load());
-    if (it != trace.thread_names.end()) EXPECT_EQ(it->second, "writer-" + std::to_string(k));
+    if (it != trace.thread_names.end()) {
+      EXPECT_EQ(it->second, "writer-" + std::to_string(k));
+    }
   }
   if (flows) {
     EXPECT_GT(trace.Find("s").size(), 0u);
