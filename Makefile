@@ -1,5 +1,6 @@
 # mabutrace: `make demo` runs the main job, `make test` builds and runs every
 # test. Both install missing Debian packages first (scripts/install-deps.sh).
+SHELL := /bin/bash
 BUILD    ?= build
 JOBS     ?= $(shell nproc)
 SECONDS  ?= 30
@@ -47,11 +48,18 @@ bench: build
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan
 
-# The stream decoder's libFuzzer target (clang, ASan+UBSan) for FUZZ_SECONDS,
-# from an empty corpus; any crash, hang or sanitizer report fails.
+# Every libFuzzer target (clang, ASan+UBSan; see mabutrace_add_fuzzer in
+# CMakeLists.txt) for FUZZ_SECONDS each, seeded from fuzz/corpus/NAME/ when it
+# exists; any crash, hang or sanitizer report fails. New inputs found go to a
+# scratch corpus in the build tree, not into the repository.
 FUZZ_SECONDS ?= 20
 fuzz: deps
 	cmake -S . -B $(BUILD)-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DMABUTRACE_FUZZ=ON -DMABUTRACE_BUILD_TESTS=OFF -DMABUTRACE_BUILD_BENCH=OFF -DMABUTRACE_BUILD_EXAMPLES=OFF >/dev/null
-	cmake --build $(BUILD)-fuzz -j$(JOBS) --target stream_decoder_fuzz
-	mkdir -p $(BUILD)-fuzz/corpus
-	./$(BUILD)-fuzz/stream_decoder_fuzz -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)-fuzz/corpus
+	cmake --build $(BUILD)-fuzz -j$(JOBS) --target mabutrace_fuzzers
+	@set -e; for f in $(BUILD)-fuzz/fuzz/*_fuzz; do \
+	  name=$$(basename $$f); scratch=$(BUILD)-fuzz/corpus/$$name; mkdir -p $$scratch; \
+	  seeds=""; [ -d fuzz/corpus/$$name ] && seeds=fuzz/corpus/$$name; \
+	  echo "fuzz: $$name for $(FUZZ_SECONDS) s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 $$scratch $$seeds 2>&1 | tail -n 12; \
+	  test $${PIPESTATUS[0]} -eq 0; \
+	done

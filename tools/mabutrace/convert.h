@@ -5,15 +5,11 @@
 #include <cstdio>
 #include <string>
 
+#include "command.h"
 #include "formats.h"
 #include "stream_to_model.h"
 
 namespace mabutrace::cli {
-
-// Exit codes of every command.
-constexpr int kExitOk = 0;
-constexpr int kExitBadInput = 1;
-constexpr int kExitUsage = 2;
 
 // Converts bytes pushed with Feed into `out` as `format`. Errors go to
 // stderr prefixed with `in_name` and the stream byte offset.

@@ -1,6 +1,8 @@
 // formats.cpp: see formats.h.
 #include "formats.h"
 
+#include <cstdio>
+
 #include "json_writer.h"
 #include "perfetto_writer.h"
 #include "text_writer.h"
@@ -38,6 +40,19 @@ std::unique_ptr<model::EventSink> MakeWriter(Format f, exporter::WriteFn write) 
     default:
       return nullptr;
   }
+}
+
+std::optional<Format> PickFormat(const std::string& flag, const std::string& out,
+                                 std::optional<Format> fallback) {
+  if (!flag.empty()) {
+    auto f = ParseFormat(flag);
+    if (!f) std::fprintf(stderr, "mabutrace: unknown --format '%s'\n", flag.c_str());
+    return f;
+  }
+  if (auto f = FormatFromPath(out)) return f;
+  if (fallback) return fallback;
+  std::fprintf(stderr, "mabutrace: cannot tell the format of '%s': use --format\n", out.c_str());
+  return std::nullopt;
 }
 
 }  // namespace mabutrace::cli

@@ -18,6 +18,10 @@ std::optional<Format> ParseFormat(const std::string& s);
 // From a path's extension (.json, .pftrace/.perfetto-trace, .txt, .bin/.mtrace
 // → raw); nullopt when it says nothing.
 std::optional<Format> FormatFromPath(const std::string& path);
+// The format from --format `flag`, else from `out`'s extension, else
+// `fallback`; nullopt (after a message on stderr) when none says.
+std::optional<Format> PickFormat(const std::string& flag, const std::string& out,
+                                 std::optional<Format> fallback = std::nullopt);
 // The streaming writer of `f` (not kRaw); nullptr if not built.
 std::unique_ptr<model::EventSink> MakeWriter(Format f, exporter::WriteFn write);
 
