@@ -3,24 +3,27 @@
 #include "perfetto_writer.h"
 
 #include "perfetto_fields.h"
+#include "perfetto_sequence.h"
 #include "proto_out.h"
 #include "utf8.h"
 
 namespace mabutrace::exporter {
 namespace {
 
-
-constexpr uint32_t kSequence = 1;
+constexpr uint32_t kSequence = pb::kGlobalSequence;
 constexpr size_t kMaxName = 1024;  // bytes; longer names are cut (at a character)
 
-uint64_t Mix(uint64_t x) {  // splitmix64: well-spread track uuids
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
+// Debug annotation names, interned in each thread sequence's first packet.
+enum AnnotationIid : uint32_t { kAnnCpu = 1, kAnnColor };
+const char* const kAnnotationNames[] = {nullptr, "cpu", "color"};
+
+const char* ColorText(uint32_t color, char* rgb) {
+  static const char kHex[] = "0123456789abcdef";
+  rgb[0] = '#';
+  for (int i = 0; i < 6; ++i) rgb[1 + i] = kHex[(color >> (20 - 4 * i)) & 0xF];
+  rgb[7] = '\0';
+  return rgb;
 }
-uint64_t ProcessUuid(uint32_t pid) { return Mix(0x70726F63ull << 32 | pid); }
-uint64_t ThreadUuid(model::Track t) { return Mix((uint64_t(t.pid) << 32) | t.tid); }
 
 }  // namespace
 
@@ -53,21 +56,17 @@ void PerfettoWriter::Emit() {
   Put(p_->data(), p_->size());
 }
 
-void PerfettoWriter::Packet(uint64_t ns, bool uses_state) {
+// Starts a packet on sequence 1 at absolute time `ns`; its first packet
+// clears the sequence (which interns nothing).
+void PerfettoWriter::GlobalPacket(uint64_t ns) {
   p_->Reset();
-  if (!started_) {
-    // The sequence's first packet clears its incremental state.
-    started_ = true;
-    p_->U64(pb::kTimestamp, 0);
-    p_->U64(pb::kSequenceId, kSequence);
-    p_->U64(pb::kSequenceFlags, pb::kIncrementalStateCleared);
-    Emit();
-    p_->Reset();
-  }
   if (ns > last_ns_) last_ns_ = ns;
   p_->U64(pb::kTimestamp, ns);
   p_->U64(pb::kSequenceId, kSequence);
-  if (uses_state) p_->U64(pb::kSequenceFlags, pb::kNeedsIncrementalState);
+  if (!started_) {
+    started_ = true;
+    p_->U64(pb::kSequenceFlags, pb::kIncrementalStateCleared);
+  }
 }
 
 void PerfettoWriter::Name(uint32_t field, std::string_view s) {
@@ -90,43 +89,21 @@ void PerfettoWriter::Name(uint32_t field, std::string_view s) {
   p_->End(slot);
 }
 
-uint32_t PerfettoWriter::EventPacket(uint64_t ns, std::string_view name) {
-  Packet(ns, true);
-  auto [it, fresh] = iids_.try_emplace(std::string(name), iids_.size() + 1);
-  if (fresh) {
-    const uint32_t id = p_->Begin(pb::kInternedData);
-    const uint32_t en = p_->Begin(pb::kIdEventNames);
-    p_->U64(pb::kIidIid, it->second);
-    Name(pb::kIidName, name);
-    p_->End(en);
-    p_->End(id);
-  }
-  const uint32_t te = p_->Begin(pb::kTrackEvent);
-  p_->U64(pb::kTeNameIid, it->second);
-  return te;
-}
-
-void PerfettoWriter::Annotations(uint32_t cpu, uint32_t color) {
-  uint32_t da = p_->Begin(pb::kTeAnnotations);
-  p_->String(pb::kDaName, "cpu");
-  p_->U64(pb::kDaUint, cpu);
-  p_->End(da);
-  if (color) {
-    static const char kHex[] = "0123456789abcdef";
-    char rgb[8] = {'#'};
-    for (int i = 0; i < 6; ++i) rgb[1 + i] = kHex[(color >> (20 - 4 * i)) & 0xF];
-    da = p_->Begin(pb::kTeAnnotations);
-    p_->String(pb::kDaName, "color");
-    p_->Bytes(pb::kDaString, rgb, 7);
-    p_->End(da);
-  }
+uint64_t PerfettoWriter::ProcessUuid(uint32_t pid) {
+  auto [it, fresh] = processes_.try_emplace(pid, 0);
+  if (!fresh) return it->second;
+  it->second = next_uuid_++;
+  if (!first_process_) first_process_ = it->second;
+  return it->second;
 }
 
 void PerfettoWriter::OnProcess(uint32_t pid, std::string_view name) {
-  if (!first_process_) first_process_ = ProcessUuid(pid);
-  Packet(0, false);
+  const bool fresh = !processes_.count(pid);
+  const uint64_t uuid = ProcessUuid(pid);
+  if (!fresh && name.empty()) return;
+  GlobalPacket(0);
   const uint32_t td = p_->Begin(pb::kTrackDescriptor);
-  p_->U64(pb::kTdUuid, ProcessUuid(pid));
+  p_->U64(pb::kTdUuid, uuid);
   const uint32_t pd = p_->Begin(pb::kTdProcess);
   p_->I64(pb::kPdPid, int32_t(pid));
   if (!name.empty()) Name(pb::kPdName, name);
@@ -135,27 +112,95 @@ void PerfettoWriter::OnProcess(uint32_t pid, std::string_view name) {
   Emit();
 }
 
-void PerfettoWriter::OnThread(model::Track t, std::string_view name) {
-  Packet(0, false);
+// The thread's track, described and its sequence started on first use.
+PerfettoWriter::ThreadTrack& PerfettoWriter::Thread(model::Track t, std::string_view name) {
+  auto [it, fresh] = threads_.try_emplace({t.pid, t.tid});
+  ThreadTrack& th = it->second;
+  if (!fresh) return th;
+  if (!processes_.count(t.pid)) OnProcess(t.pid, {});
+  th.uuid = next_uuid_++;
+  th.sequence = next_sequence_++;
+  GlobalPacket(0);
   const uint32_t td = p_->Begin(pb::kTrackDescriptor);
-  p_->U64(pb::kTdUuid, ThreadUuid(t));
+  p_->U64(pb::kTdUuid, th.uuid);
   p_->U64(pb::kTdParent, ProcessUuid(t.pid));
-  const uint32_t th = p_->Begin(pb::kTdThread);
+  const uint32_t tp = p_->Begin(pb::kTdThread);
   p_->I64(pb::kThPid, int32_t(t.pid));
   p_->I64(pb::kThTid, int32_t(t.tid));
   Name(pb::kThName, name.empty() ? "thread " + std::to_string(t.tid) : std::string(name));
-  p_->End(th);
+  p_->End(tp);
   p_->End(td);
   Emit();
+  p_->Reset();
+  pb::WriteSequenceStart(*p_, th.sequence, th.uuid, kAnnotationNames,
+                         sizeof kAnnotationNames / sizeof *kAnnotationNames);
+  Emit();
+  return th;
+}
+
+void PerfettoWriter::OnThread(model::Track t, std::string_view name) { Thread(t, name); }
+
+uint32_t PerfettoWriter::EventPacket(ThreadTrack& th, uint64_t ns, bool named,
+                                     std::string_view name, uint32_t color) {
+  p_->Reset();
+  if (ns > last_ns_) last_ns_ = ns;
+  pb::WriteSequencePacketHead(*p_, th.sequence, &th.last_ns, ns);
+  // One interned_data per packet (it is not a repeated field).
+  uint64_t name_iid = 0;
+  bool send_name = false;
+  if (named) {
+    auto [it, fresh] = iids_.try_emplace(std::string(name), iids_.size() + 1);
+    name_iid = it->second;
+    send_name = th.sent_names.insert(name_iid).second;
+  }
+  color_iid_ = 0;
+  bool send_color = false;
+  if (color) {
+    color_iid_ = color_iids_.try_emplace(color, color_iids_.size() + 1).first->second;
+    send_color = th.sent_colors.insert(color_iid_).second;
+  }
+  if (send_name || send_color) {
+    const uint32_t id = p_->Begin(pb::kInternedData);
+    if (send_name) {
+      const uint32_t en = p_->Begin(pb::kIdEventNames);
+      p_->U64(pb::kIidIid, name_iid);
+      Name(pb::kIidName, name);
+      p_->End(en);
+    }
+    if (send_color) {
+      char rgb[8];
+      const uint32_t sv = p_->Begin(pb::kIdAnnotationStrings);
+      p_->U64(pb::kIidIid, color_iid_);
+      p_->Bytes(pb::kInternedStringStr, ColorText(color, rgb), 7);
+      p_->End(sv);
+    }
+    p_->End(id);
+  }
+  const uint32_t te = p_->Begin(pb::kTrackEvent);
+  if (name_iid) p_->U64(pb::kTeNameIid, name_iid);
+  return te;
+}
+
+void PerfettoWriter::Annotations(uint32_t cpu, uint32_t color, uint64_t color_iid) {
+  uint32_t da = p_->Begin(pb::kTeAnnotations);
+  p_->U64(pb::kDaNameIid, kAnnCpu);
+  p_->U64(pb::kDaUint, cpu);
+  p_->End(da);
+  if (color) {
+    da = p_->Begin(pb::kTeAnnotations);
+    p_->U64(pb::kDaNameIid, kAnnColor);
+    p_->U64(pb::kDaStringIid, color_iid);
+    p_->End(da);
+  }
 }
 
 // A named TrackEvent of `type` on t's track with the cpu/color annotations.
 void PerfettoWriter::ThreadEvent(model::Track t, uint32_t type, std::string_view name, uint64_t ns,
                                  uint32_t cpu, uint32_t color) {
-  const uint32_t te = EventPacket(ns, name);
+  ThreadTrack& th = Thread(t);
+  const uint32_t te = EventPacket(th, ns, true, name, color);
   p_->U64(pb::kTeType, type);
-  p_->U64(pb::kTeTrack, ThreadUuid(t));
-  Annotations(cpu, color);
+  Annotations(cpu, color, color_iid_);
   p_->End(te);
   Emit();
 }
@@ -166,10 +211,9 @@ void PerfettoWriter::OnBegin(model::Track t, std::string_view name, uint64_t ns,
 }
 
 void PerfettoWriter::OnEnd(model::Track t, std::string_view, uint64_t ns, std::string_view flag) {
-  Packet(ns, false);
-  const uint32_t te = p_->Begin(pb::kTrackEvent);
+  ThreadTrack& th = Thread(t);
+  const uint32_t te = EventPacket(th, ns, false, {}, 0);
   p_->U64(pb::kTeType, pb::kSliceEnd);
-  p_->U64(pb::kTeTrack, ThreadUuid(t));
   if (!flag.empty()) {
     const uint32_t da = p_->Begin(pb::kTeAnnotations);
     Name(pb::kDaName, flag);
@@ -186,10 +230,11 @@ void PerfettoWriter::OnInstant(model::Track t, std::string_view name, uint64_t n
 }
 
 void PerfettoWriter::OnCounter(model::Track t, std::string_view name, uint64_t ns, int64_t value) {
+  ThreadTrack& th = Thread(t);
   auto [it, fresh] = counters_.try_emplace({t.pid, std::string(name)}, 0);
   if (fresh) {
-    it->second = Mix(ProcessUuid(t.pid) ^ std::hash<std::string>{}(it->first.second)) | (1ull << 63);
-    Packet(ns, false);
+    it->second = next_uuid_++;
+    GlobalPacket(0);
     const uint32_t td = p_->Begin(pb::kTrackDescriptor);
     p_->U64(pb::kTdUuid, it->second);
     p_->U64(pb::kTdParent, ProcessUuid(t.pid));
@@ -200,8 +245,7 @@ void PerfettoWriter::OnCounter(model::Track t, std::string_view name, uint64_t n
     p_->End(td);
     Emit();
   }
-  Packet(ns, false);
-  const uint32_t te = p_->Begin(pb::kTrackEvent);
+  const uint32_t te = EventPacket(th, ns, false, {}, 0);
   p_->U64(pb::kTeType, pb::kCounter);
   p_->U64(pb::kTeTrack, it->second);
   p_->I64(pb::kTeCounterValue, value);
@@ -210,9 +254,9 @@ void PerfettoWriter::OnCounter(model::Track t, std::string_view name, uint64_t n
 }
 
 void PerfettoWriter::OnFlow(model::Track t, bool start, uint64_t id, uint64_t ns) {
-  const uint32_t te = EventPacket(ns, "flow");
+  ThreadTrack& th = Thread(t);
+  const uint32_t te = EventPacket(th, ns, true, "flow", 0);
   p_->U64(pb::kTeType, pb::kInstant);
-  p_->U64(pb::kTeTrack, ThreadUuid(t));
   p_->Fixed64(start ? pb::kTeFlowIds : pb::kTeTerminatingFlowIds, id);
   p_->End(te);
   Emit();
@@ -229,7 +273,9 @@ void PerfettoWriter::OnMetadata(std::string_view key, std::string_view value) {
 bool PerfettoWriter::Finish() {
   if (first_process_) {
     meta_int_.emplace_back("packets_dropped", int64_t(packets_dropped_));
-    const uint32_t te = EventPacket(last_ns_, "mabutrace metadata");
+    GlobalPacket(last_ns_);
+    const uint32_t te = p_->Begin(pb::kTrackEvent);
+    Name(pb::kTeName, "mabutrace metadata");
     p_->U64(pb::kTeType, pb::kInstant);
     p_->U64(pb::kTeTrack, first_process_);
     for (const auto& [k, v] : meta_int_) {

@@ -2,29 +2,33 @@
 // (R-C2), streamed packet by packet while writers keep writing.
 //
 // Field numbers: perfetto_trace.proto (../shared/reference/perfetto/),
-// summarised in trace-formats.md Part 2. One writer sequence
-// (trusted_packet_sequence_id 1); its first packet clears the incremental
-// state and interns the debug annotation names; every later packet that
-// uses an interned id sets SEQ_NEEDS_INCREMENTAL_STATE. Event names are
-// interned on first use (by pointer; names are static strings, R-A7), in
-// the packet that first uses them.
+// summarised in trace-formats.md Part 2. Sequences (perfetto_sequence.h):
+// sequence 1 holds the track descriptors, late flow ends and the
+// statistics, with absolute timestamps (ns since mabutrace_init() on the
+// default clock); each thread's events go on sequence 2 + its registry
+// slot, with delta timestamps and the thread's track as the default, so
+// an event packet carries no track uuid. Event names are interned per
+// sequence on first use (by pointer: names are static strings, R-A7), in
+// the packet that first uses them; the debug annotation names are interned
+// in each sequence's clearing packet.
 //
-// Tracks: one process track; one thread track per thread (child of the
-// process); one counter track per counter name (child of the process, uuid
-// from the name's text so that equal names share a track). Slices are
-// SLICE_BEGIN/SLICE_END on the thread track (END carries no name, so it
-// always closes the innermost slice, §2.5). A flow point is an INSTANT on
-// the thread track carrying flow_ids (start) or terminating_flow_ids (end),
-// so the arrow leaves from inside the enclosing slice. Timestamps are ns
-// since mabutrace_init() on the trace's default clock (no ClockSnapshot,
-// §2.8). The per-thread rules (orphans, open scopes, ...) are trace_walker's.
-// The statistics (R-A12) are the debug annotations of a final INSTANT named
-// "mabutrace statistics" on the process track.
+// Tracks: one process track (uuid 1); one thread track per thread (uuid
+// 2 + slot | gen << 16, child of the process); one counter track per
+// counter name (child of the process, uuid from the name's text so that
+// equal names share a track). Slices are SLICE_BEGIN/SLICE_END on the
+// thread track (END carries no name, so it always closes the innermost
+// slice, §2.5). A flow point is an INSTANT on the thread track carrying
+// flow_ids (start) or terminating_flow_ids (end), so the arrow leaves from
+// inside the enclosing slice. The per-thread rules (orphans, open scopes,
+// ...) are trace_walker's. The statistics (R-A12) are the debug
+// annotations of a final INSTANT named "mabutrace statistics" on the
+// process track.
 #include <string.h>
 
 #include "json_out.h"
 #include "mabutrace/mabutrace.h"
 #include "perfetto_fields.h"
+#include "perfetto_sequence.h"
 #include "proto_out.h"
 #include "trace_walker.h"
 #include "utf8.h"
@@ -32,11 +36,11 @@
 namespace mabutrace {
 namespace {
 
-
-constexpr uint32_t kSequence = 1;
+constexpr uint32_t kSequence = pb::kGlobalSequence;
+constexpr uint64_t kProcessUuid = 1;
 constexpr size_t kMaxName = 256;  // bytes of a name kept in a packet
 
-// Debug annotation names, interned once in the first packet.
+// Debug annotation names, interned in each thread sequence's first packet.
 enum AnnotationIid : uint32_t { kAnnCpu = 1, kAnnColor, kAnnOpen, kAnnTruncated, kAnnExited };
 const char* const kAnnotationNames[] = {nullptr, "cpu", "color", "open_at_export", "truncated",
                                         "thread_exited"};
@@ -48,7 +52,6 @@ uint32_t FlagIid(const char* flag) {
 }
 
 // InternEntry.flags
-constexpr uint32_t kNameInterned = 1;      // interned_data sent for its iid
 constexpr uint32_t kCounterDescribed = 2;  // its counter track descriptor sent
 
 uint64_t Mix(uint64_t x) {  // splitmix64 finaliser: spreads ids into uuids
@@ -68,26 +71,17 @@ class PerfettoSink final : public TraceSink {
   PerfettoSink(const Runtime& rt, JsonOut& out)
       : rt_(rt), ws_(*rt.workspace), out_(out), p_(ws_.packet, ws_.packet_cap) {
     memset(ws_.interned, 0, sizeof(InternEntry) * ws_.intern_cap);
-    process_uuid_ = Mix(0x70726F63ull << 32 | rt.pid);
   }
 
-  // First packet: clears the sequence's state, describes the process,
-  // interns the annotation names.
+  // First packet: clears sequence 1 (which interns nothing) and describes
+  // the process.
   void Start() {
     p_.Reset();
     p_.U64(pb::kTimestamp, 0);
     p_.U64(pb::kSequenceId, kSequence);
     p_.U64(pb::kSequenceFlags, pb::kIncrementalStateCleared);
-    uint32_t id = p_.Begin(pb::kInternedData);
-    for (uint32_t i = 1; i < sizeof kAnnotationNames / sizeof *kAnnotationNames; ++i) {
-      uint32_t e = p_.Begin(pb::kIdAnnotationNames);
-      p_.U64(pb::kIidIid, i);
-      p_.String(pb::kIidName, kAnnotationNames[i]);
-      p_.End(e);
-    }
-    p_.End(id);
     uint32_t td = p_.Begin(pb::kTrackDescriptor);
-    p_.U64(pb::kTdUuid, process_uuid_);
+    p_.U64(pb::kTdUuid, kProcessUuid);
     uint32_t pd = p_.Begin(pb::kTdProcess);
     p_.I64(pb::kPdPid, int32_t(rt_.pid));
     Name(pb::kPdName, rt_.process_name);
@@ -96,13 +90,15 @@ class PerfettoSink final : public TraceSink {
     Emit();
   }
 
+  // The thread's track, then (re)starts its sequence: a registry slot reused
+  // by a new thread clears the old thread's state on that sequence.
   void OnThread(const ThreadState& t, const char* name) override {
     p_.Reset();
     p_.U64(pb::kTimestamp, 0);
     p_.U64(pb::kSequenceId, kSequence);
     uint32_t td = p_.Begin(pb::kTrackDescriptor);
     p_.U64(pb::kTdUuid, ThreadUuid(t));
-    p_.U64(pb::kTdParent, process_uuid_);
+    p_.U64(pb::kTdParent, kProcessUuid);
     uint32_t th = p_.Begin(pb::kTdThread);
     p_.I64(pb::kThPid, int32_t(rt_.pid));
     p_.I64(pb::kThTid, int64_t(t.tid));
@@ -116,6 +112,10 @@ class PerfettoSink final : public TraceSink {
     p_.End(th);
     p_.End(td);
     Emit();
+    p_.Reset();
+    pb::WriteSequenceStart(p_, SequenceOf(t), ThreadUuid(t), kAnnotationNames,
+                           sizeof kAnnotationNames / sizeof *kAnnotationNames);
+    Emit();
   }
 
   void OnBegin(const ThreadState& t, const char* name, uint64_t ns, uint32_t cpu,
@@ -123,18 +123,17 @@ class PerfettoSink final : public TraceSink {
     ThreadEvent(t, pb::kSliceBegin, name, ns, cpu, color);
   }
 
-  void OnEnd(const ThreadState& t, const char*, uint64_t ns, uint32_t cpu,
+  // The end's CPU is not written: the begin has it, and ends are a third of
+  // the events.
+  void OnEnd(const ThreadState& t, const char*, uint64_t ns, uint32_t,
              const char* flag) override {
-    const uint32_t te = EventPacket(ns, nullptr);
+    const uint32_t te = EventPacket(t, ns, nullptr);
     p_.U64(pb::kTeType, pb::kSliceEnd);
-    p_.U64(pb::kTeTrack, ThreadUuid(t));
     if (flag) {
       uint32_t da = p_.Begin(pb::kTeAnnotations);
       p_.U64(pb::kDaNameIid, FlagIid(flag));
       p_.U64(pb::kDaBool, 1);
       p_.End(da);
-    } else {
-      Annotations(cpu, 0);
     }
     p_.End(te);
     Emit();
@@ -145,17 +144,19 @@ class PerfettoSink final : public TraceSink {
     ThreadEvent(t, pb::kInstant, name, ns, cpu, color);
   }
 
-  void OnCounter(const ThreadState&, const char* name, uint64_t ns, int64_t value) override {
+  // Counter uuids: bit 33 set, the name's 32-bit hash below, so they never
+  // meet a thread's (< 2^32 + 2) and stay 5-byte varints.
+  void OnCounter(const ThreadState& t, const char* name, uint64_t ns, int64_t value) override {
     const char* text = name ? name : "(null)";
-    const uint64_t uuid = Fnv1a(text) | (uint64_t(1) << 63);
+    const uint64_t uuid = (Fnv1a(text) & 0xFFFFFFFFu) | (uint64_t(1) << 33);
     InternEntry* e = Lookup(name);
     if (!e || !(e->flags & kCounterDescribed)) {
       p_.Reset();
-      p_.U64(pb::kTimestamp, ns);
+      p_.U64(pb::kTimestamp, 0);
       p_.U64(pb::kSequenceId, kSequence);
       uint32_t td = p_.Begin(pb::kTrackDescriptor);
       p_.U64(pb::kTdUuid, uuid);
-      p_.U64(pb::kTdParent, process_uuid_);
+      p_.U64(pb::kTdParent, kProcessUuid);
       Name(pb::kTdName, text);
       uint32_t cd = p_.Begin(pb::kTdCounter);
       p_.U64(pb::kCdUnit, pb::kUnitCount);
@@ -165,8 +166,8 @@ class PerfettoSink final : public TraceSink {
       if (e) e->flags |= kCounterDescribed;
     }
     p_.Reset();
-    p_.U64(pb::kTimestamp, ns);
-    p_.U64(pb::kSequenceId, kSequence);
+    ThreadState& ts = const_cast<ThreadState&>(t);
+    pb::WriteSequencePacketHead(p_, SequenceOf(t), &ts.seq_ns, ns);
     uint32_t te = p_.Begin(pb::kTrackEvent);
     p_.U64(pb::kTeType, pb::kCounter);
     p_.U64(pb::kTeTrack, uuid);
@@ -179,9 +180,8 @@ class PerfettoSink final : public TraceSink {
   // attach to BEGIN, END and INSTANT events). Ids are global to the trace.
   uint64_t OnFlow(const ThreadState& t, bool start, uint32_t id, const char* name, uint64_t ns,
                   uint32_t cpu, uint32_t color, bool) override {
-    const uint32_t te = EventPacket(ns, name ? name : (start ? "flow_out" : "flow_in"));
+    const uint32_t te = EventPacket(t, ns, name ? name : (start ? "flow_out" : "flow_in"), color);
     p_.U64(pb::kTeType, pb::kInstant);
-    p_.U64(pb::kTeTrack, ThreadUuid(t));
     Annotations(cpu, color);
     if (id) p_.Fixed64(start ? pb::kTeFlowIds : pb::kTeTerminatingFlowIds, id);
     p_.End(te);
@@ -189,9 +189,11 @@ class PerfettoSink final : public TraceSink {
     return ns;
   }
 
-  // A late arrow end: an instant at the flow-in point that carries it.
+  // A late arrow end: an instant at the flow-in point that carries it. On
+  // sequence 1 at its absolute time (the thread's sequence has moved on,
+  // and its slot may belong to another thread by now).
   void OnFlowEnd(const ThreadState& t, uint32_t id, uint64_t ns) override {
-    const uint32_t te = EventPacket(ns, "flow_in");
+    const uint32_t te = GlobalEventPacket(ns, "flow_in");
     p_.U64(pb::kTeType, pb::kInstant);
     p_.U64(pb::kTeTrack, ThreadUuid(t));
     p_.Fixed64(pb::kTeTerminatingFlowIds, id);
@@ -205,9 +207,9 @@ class PerfettoSink final : public TraceSink {
     StatItem items[kMaxStatItems + 1];
     size_t n = CollectExportStats(rt_, counts, items);
     items[n++] = StatItem{"packets_dropped", packets_dropped_};
-    const uint32_t te = EventPacket(ns, "mabutrace statistics");
+    const uint32_t te = GlobalEventPacket(ns, "mabutrace statistics");
     p_.U64(pb::kTeType, pb::kInstant);
-    p_.U64(pb::kTeTrack, process_uuid_);
+    p_.U64(pb::kTeTrack, kProcessUuid);
     for (size_t i = 0; i < n; ++i) {
       uint32_t da = p_.Begin(pb::kTeAnnotations);
       p_.String(pb::kDaName, items[i].key);
@@ -222,29 +224,48 @@ class PerfettoSink final : public TraceSink {
   // A named TrackEvent of `type` on t's track with the cpu/color annotations.
   void ThreadEvent(const ThreadState& t, uint32_t type, const char* name, uint64_t ns,
                    uint32_t cpu, uint32_t color) {
-    const uint32_t te = EventPacket(ns, name);
+    const uint32_t te = EventPacket(t, ns, name, color);
     p_.U64(pb::kTeType, type);
-    p_.U64(pb::kTeTrack, ThreadUuid(t));
     Annotations(cpu, color);
     p_.End(te);
     Emit();
   }
 
-  // Starts a packet with a TrackEvent named `name` (interned when it can
-  // be; nullptr: no name) and returns the open TrackEvent.
-  uint32_t EventPacket(uint64_t ns, const char* name) {
+  // Starts a packet on t's sequence with a TrackEvent named `name`
+  // (interned when it can be; nullptr: no name) and returns the open
+  // TrackEvent.
+  uint32_t EventPacket(const ThreadState& t, uint64_t ns, const char* name, uint32_t color = 0) {
     p_.Reset();
-    p_.U64(pb::kTimestamp, ns);
-    p_.U64(pb::kSequenceId, kSequence);
-    p_.U64(pb::kSequenceFlags, pb::kNeedsIncrementalState);
+    ThreadState& ts = const_cast<ThreadState&>(t);  // its sequence state is ours
+    pb::WriteSequencePacketHead(p_, SequenceOf(t), &ts.seq_ns, ns);
+    // One interned_data per packet (it is not a repeated field): the name
+    // and the color go in together.
     InternEntry* e = name ? Lookup(name) : nullptr;
-    if (e && !(e->flags & kNameInterned)) {
-      e->flags |= kNameInterned;
+    bool send_name = false;
+    if (e) {
+      uint16_t& sent = ts.sent_iids[e->iid % kSentIids];
+      send_name = sent != e->iid;
+      sent = uint16_t(e->iid);
+    }
+    color_iid_ = color ? ColorIid(color) : 0;
+    const uint64_t color_bit = color_iid_ ? uint64_t(1) << (color_iid_ - 1) : 0;
+    const bool send_color = (ts.sent_colors & color_bit) == 0 && color_bit;
+    ts.sent_colors |= color_bit;
+    if (send_name || send_color) {
       uint32_t id = p_.Begin(pb::kInternedData);
-      uint32_t en = p_.Begin(pb::kIdEventNames);
-      p_.U64(pb::kIidIid, e->iid);
-      Name(pb::kIidName, name);
-      p_.End(en);
+      if (send_name) {
+        uint32_t en = p_.Begin(pb::kIdEventNames);
+        p_.U64(pb::kIidIid, e->iid);
+        Name(pb::kIidName, name);
+        p_.End(en);
+      }
+      if (send_color) {
+        char rgb[8];
+        uint32_t sv = p_.Begin(pb::kIdAnnotationStrings);
+        p_.U64(pb::kIidIid, color_iid_);
+        p_.Bytes(pb::kInternedStringStr, ColorText(color, rgb), 7);
+        p_.End(sv);
+      }
       p_.End(id);
     }
     const uint32_t te = p_.Begin(pb::kTrackEvent);
@@ -256,18 +277,55 @@ class PerfettoSink final : public TraceSink {
     return te;
   }
 
+  // The iid of `color` among this export's interned color strings (1..64),
+  // 0 when the table is full (the color is then written inline).
+  uint32_t ColorIid(uint32_t color) {
+    const uint32_t key = color | MABUTRACE_COLOR_SET;
+    uint32_t i = (key * 2654435761u) >> 26;  // 6 bits
+    for (uint32_t probes = 0; probes < kColorSlots; ++probes, i = (i + 1) % kColorSlots) {
+      if (colors_[i] == key) return i + 1;
+      if (colors_[i] == 0) {
+        colors_[i] = key;
+        return i + 1;
+      }
+    }
+    return 0;
+  }
+
+  static const char* ColorText(uint32_t color, char* rgb) {
+    static const char kHex[] = "0123456789abcdef";
+    rgb[0] = '#';
+    for (int i = 0; i < 6; ++i) rgb[1 + i] = kHex[(color >> (20 - 4 * i)) & 0xF];
+    rgb[7] = '\0';
+    return rgb;
+  }
+
+  // Starts a packet on sequence 1 at absolute time `ns` with a TrackEvent
+  // named `name` (inline: sequence 1 interns nothing); the caller sets the
+  // track.
+  uint32_t GlobalEventPacket(uint64_t ns, const char* name) {
+    p_.Reset();
+    p_.U64(pb::kTimestamp, ns);
+    p_.U64(pb::kSequenceId, kSequence);
+    const uint32_t te = p_.Begin(pb::kTrackEvent);
+    Name(pb::kTeName, name);
+    return te;
+  }
+
   void Annotations(uint32_t cpu, uint32_t color) {
     uint32_t da = p_.Begin(pb::kTeAnnotations);
     p_.U64(pb::kDaNameIid, kAnnCpu);
     p_.U64(pb::kDaUint, cpu);
     p_.End(da);
-    if (color) {
-      static const char kHex[] = "0123456789abcdef";
-      char rgb[8] = {'#'};
-      for (int i = 0; i < 6; ++i) rgb[1 + i] = kHex[(color >> (20 - 4 * i)) & 0xF];
+    if (color) {  // interned by EventPacket when the table had room
       da = p_.Begin(pb::kTeAnnotations);
       p_.U64(pb::kDaNameIid, kAnnColor);
-      p_.Bytes(pb::kDaString, rgb, 7);
+      if (color_iid_) {
+        p_.U64(pb::kDaStringIid, color_iid_);
+      } else {
+        char rgb[8];
+        p_.Bytes(pb::kDaString, ColorText(color, rgb), 7);
+      }
       p_.End(da);
     }
   }
@@ -312,9 +370,11 @@ class PerfettoSink final : public TraceSink {
     return nullptr;
   }
 
-  uint64_t ThreadUuid(const ThreadState& t) const {
-    return Mix((uint64_t(rt_.pid) << 32) | t.tid);
-  }
+  // 2 + key: unique per thread (the key has the slot's generation), never 1
+  // (the process), below every counter uuid.
+  static uint64_t ThreadUuid(const ThreadState& t) { return 2 + uint64_t(t.key); }
+  // 2 + registry slot (the walker's spare state, max_threads, included).
+  static uint32_t SequenceOf(const ThreadState& t) { return 2 + (t.key & 0xFFFF); }
 
   static void Decimal(char* out, uint32_t v) {
     char tmp[12];
@@ -349,7 +409,9 @@ class PerfettoSink final : public TraceSink {
   ExportWorkspace& ws_;
   JsonOut& out_;  // used as a plain byte stream here
   ProtoOut p_;
-  uint64_t process_uuid_ = 0;
+  static constexpr uint32_t kColorSlots = 64;
+  uint32_t colors_[kColorSlots] = {};  // MABUTRACE_COLOR_SET | rgb; slot + 1 = iid
+  uint32_t color_iid_ = 0;             // of the event being written
   uint32_t next_iid_ = 0;
   uint64_t packets_dropped_ = 0;
 };

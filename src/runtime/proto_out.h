@@ -2,9 +2,12 @@
 // fixed scratch buffer (no allocation). Encoding rules: protobuf wire format
 // (varint, fixed64, length-delimited), as summarised in trace-formats.md §2.2.
 //
-// Nested messages get a 4-byte padded varint length that is patched when
-// the message ends (as Perfetto's protozero does), so nothing is encoded
-// twice. A message that does not fit sets overflow(); the caller drops it.
+// Nested messages reserve a 4-byte padded varint length that is patched
+// when the message ends (as Perfetto's protozero does), so nothing is
+// encoded twice; a message shorter than 128 bytes (nearly all of a trace's)
+// is then moved back 3 bytes to use a 1-byte length, which keeps .pftrace
+// files small. A message that does not fit sets overflow(); the caller
+// drops it.
 #ifndef MABUTRACE_RUNTIME_PROTO_OUT_H
 #define MABUTRACE_RUNTIME_PROTO_OUT_H
 
@@ -69,9 +72,17 @@ class ProtoOut {
     len_ += 4;
     return slot;
   }
+  // Every message begun after `slot` must have ended (proper nesting): the
+  // compaction moves their bytes.
   void End(uint32_t slot) {
     if (overflow_) return;
     const uint32_t n = len_ - slot - 4;
+    if (n < 0x80) {
+      buf_[slot] = uint8_t(n);
+      memmove(buf_ + slot + 1, buf_ + slot + 4, n);
+      len_ -= 3;
+      return;
+    }
     buf_[slot + 0] = uint8_t(0x80 | (n & 0x7F));
     buf_[slot + 1] = uint8_t(0x80 | ((n >> 7) & 0x7F));
     buf_[slot + 2] = uint8_t(0x80 | ((n >> 14) & 0x7F));

@@ -27,6 +27,10 @@ struct OpenScope {
   uint64_t ns;      // begin time, ns since the trace origin
 };
 
+// Event-name iids a Perfetto thread sequence has interned, direct-mapped
+// by iid: a collision only re-sends a name (same iid, same text).
+constexpr uint32_t kSentIids = 32;
+
 struct ThreadState {
   uint32_t key = 0;          // slot | gen << 16 of the thread it tracks
   uint32_t tid = 0;
@@ -35,6 +39,11 @@ struct ThreadState {
   uint32_t too_deep = 0;     // open scopes past max_depth (not drawn)
   uint64_t last_ns = 0;      // last time written on this thread
   OpenScope* stack = nullptr;
+  // The Perfetto exporter's packet sequence of this thread
+  // (perfetto_sequence.h): its incremental clock, and names interned on it.
+  uint64_t seq_ns = 0;
+  uint16_t sent_iids[kSentIids] = {};
+  uint64_t sent_colors = 0;  // bit i: color string iid i + 1 interned on it
 };
 
 // An interned name of the protobuf exporter (pointer identity).
@@ -47,6 +56,7 @@ struct InternEntry {
 // A flow end met before its start was written (trace_walker.h).
 struct FlowEnd {
   uint32_t tid;
+  uint32_t key;   // the thread's slot | gen << 16
   uint32_t flow;
   uint64_t ns;
 };

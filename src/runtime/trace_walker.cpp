@@ -99,7 +99,7 @@ uint64_t TraceWalker::FlowIn(ThreadState& t, const Record& r, uint64_t ns) {
   }
   if (FlowBit(ws_.flow_present, n)) {
     if (deferred_ < ws_.deferred_cap) {
-      ws_.deferred[deferred_++] = FlowEnd{t.tid, n, ns};
+      ws_.deferred[deferred_++] = FlowEnd{t.tid, t.key, n, ns};
       return sink_->OnFlow(t, false, 0, r.name, ns, r.cpu, r.color, enclosed);
     }
     ++counts_.flow_ends_unconfirmed;
@@ -121,6 +121,7 @@ void TraceWalker::WriteDeferredFlowEnds() {
     }
     ThreadState t;
     t.tid = e.tid;
+    t.key = e.key;
     sink_->OnFlowEnd(t, e.flow, e.ns);
   }
 }

@@ -69,8 +69,8 @@ class TraceSink {
   // be nullptr. Returns the last time it wrote on the thread (>= ns).
   virtual uint64_t OnFlow(const ThreadState& t, bool start, uint32_t id, const char* name,
                           uint64_t ns, uint32_t cpu, uint32_t color, bool enclosed) = 0;
-  // The arrow end of a flow point written earlier with id 0 (only t.tid is
-  // set); it binds to what encloses that point at `ns`.
+  // The arrow end of a flow point written earlier with id 0 (only t.tid and
+  // t.key are set); it binds to what encloses that point at `ns`.
   virtual void OnFlowEnd(const ThreadState& t, uint32_t id, uint64_t ns) = 0;
   // Lets the walker stop early when the output failed.
   virtual bool Failed() const = 0;

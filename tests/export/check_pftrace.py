@@ -4,8 +4,11 @@
 Runs FIXTURE to write a trace and its expectations, decodes the trace with
 `protoc --decode=perfetto.protos.Trace perfetto_trace.proto`, then checks
 what protoc cannot (../shared/reference/perfetto/README.md §2): unknown
-fields, sequence flags, interning, track descriptors, balanced slices,
-flows on both ends and exact counter values. Exit 0 = pass.
+fields, sequence flags, per-sequence interning (each name once per
+sequence, every iid defined before use), incremental clocks and default
+tracks resolved as trace processor does (trace-formats.md §2.6-2.8), track
+descriptors, balanced slices, flows on both ends and exact counter values.
+Exit 0 = pass.
 """
 import argparse
 import json
@@ -83,47 +86,114 @@ def one(d, key, default=None):
     return v[0] if v else default
 
 
+class Sequence:
+    """What a packet sequence has set up since its last clear."""
+
+    def __init__(self):
+        self.names = {}        # event-name iid -> name
+        self.ann_names = {}    # debug-annotation-name iid -> name
+        self.strings = {}      # debug-annotation string iid -> str
+        self.track = None      # TrackEventDefaults.track_uuid
+        self.clock = None      # TracePacketDefaults.timestamp_clock_id
+        self.clocks = {}       # clock id -> last value (incremental clocks)
+        self.incremental = set()
+
+
+def resolve_time(i, p, seq):
+    """The packet's timestamp on the default clock (trace-formats.md 2.8)."""
+    ts = one(p, "timestamp")
+    if ts is None:
+        return None
+    clock = one(p, "timestamp_clock_id", seq.clock if seq else None)
+    if clock is None or clock == 6:
+        return ts
+    if seq is None or clock not in seq.clocks:
+        fail(f"packet {i}: clock {clock} has no ClockSnapshot on its sequence")
+        return ts
+    if clock in seq.incremental:
+        seq.clocks[clock] += ts
+        return seq.clocks[clock]
+    return ts
+
+
+def intern(i, table, entries, key, what):
+    for en in entries:
+        iid, val = one(en, "iid"), one(en, key)
+        if not iid:
+            fail(f"packet {i}: {what} iid 0")
+        if iid in table and table[iid] != val:
+            fail(f"packet {i}: {what} iid {iid} redefined ({table[iid]!r} -> {val!r})")
+        if iid not in table and val in table.values():
+            fail(f"packet {i}: {what} {val!r} interned twice on its sequence")
+        table[iid] = val
+
+
 def check(packets, expect):
     if not packets:
         fail("no packets")
         return
-    # Sequence: one id everywhere, first packet clears the incremental state.
-    for i, p in enumerate(packets):
-        if one(p, "trusted_packet_sequence_id") != 1:
-            fail(f"packet {i} has no trusted_packet_sequence_id 1")
-    if one(packets[0], "sequence_flags", 0) & 1 != 1:
-        fail("first packet does not set SEQ_INCREMENTAL_STATE_CLEARED")
-
-    # Interning: every iid defined once, every name once, used after definition.
-    names = {}
+    seqs = {}
     seen_names = set()
     tracks = {}
     events = []
     for i, p in enumerate(packets):
+        sid = one(p, "trusted_packet_sequence_id")
+        if not sid:
+            fail(f"packet {i} has no trusted_packet_sequence_id")
+            continue
+        flags = one(p, "sequence_flags", 0)
+        if flags & 1:
+            seqs[sid] = Sequence()
+        elif sid not in seqs:
+            fail(f"packet {i}: first packet of sequence {sid} does not set SEQ_INCREMENTAL_STATE_CLEARED")
+            seqs[sid] = Sequence()
+        seq = seqs[sid]
+        for cs in p.get("clock_snapshot", []):
+            for c in cs.get("clocks", []):
+                cid = one(c, "clock_id")
+                seq.clocks[cid] = one(c, "timestamp", 0)
+                if one(c, "is_incremental") == "true":
+                    seq.incremental.add(cid)
+        for d in p.get("trace_packet_defaults", []):
+            seq.clock = one(d, "timestamp_clock_id", seq.clock)
+            for ted in d.get("track_event_defaults", []):
+                seq.track = one(ted, "track_uuid", seq.track)
         for idata in p.get("interned_data", []):
+            intern(i, seq.names, idata.get("event_names", []), "name", "event name")
+            intern(i, seq.ann_names, idata.get("debug_annotation_names", []), "name", "annotation name")
+            intern(i, seq.strings, idata.get("debug_annotation_string_values", []), "str", "string")
             for en in idata.get("event_names", []):
-                iid, name = one(en, "iid"), one(en, "name")
-                if not iid:
-                    fail(f"packet {i}: iid 0")
-                if iid in names:
-                    fail(f"packet {i}: iid {iid} interned twice")
-                if name in seen_names:
-                    fail(f"packet {i}: name {name!r} interned twice")
-                names[iid] = name
-                seen_names.add(name)
+                seen_names.add(one(en, "name"))
+        if len(p.get("interned_data", [])) > 1:
+            fail(f"packet {i}: two interned_data fields (trace processor keeps one)")
+        ts = resolve_time(i, p, seq)
         for td in p.get("track_descriptor", []):
             uuid = one(td, "uuid")
             if uuid in tracks:
                 fail(f"packet {i}: track {uuid} described twice")
             tracks[uuid] = td
         for te in p.get("track_event", []):
+            uses_state = seq.clock is not None or seq.track is not None
             iid = one(te, "name_iid")
             if iid is not None:
-                if iid not in names:
-                    fail(f"packet {i}: name_iid {iid} used before it is interned")
-                if one(p, "sequence_flags", 0) & 2 != 2:
-                    fail(f"packet {i}: uses interned data without SEQ_NEEDS_INCREMENTAL_STATE")
-            events.append((one(p, "timestamp", 0), i, te))
+                uses_state = True
+                if iid not in seq.names:
+                    fail(f"packet {i}: name_iid {iid} used before it is interned on sequence {sid}")
+            for da in te.get("debug_annotations", []):
+                if one(da, "name_iid") is not None:
+                    uses_state = True
+                    if one(da, "name_iid") not in seq.ann_names:
+                        fail(f"packet {i}: annotation name_iid {one(da, 'name_iid')} not interned")
+                if one(da, "string_value_iid") is not None:
+                    uses_state = True
+                    if one(da, "string_value_iid") not in seq.strings:
+                        fail(f"packet {i}: string_value_iid {one(da, 'string_value_iid')} not interned")
+            if uses_state and flags & 2 != 2:
+                fail(f"packet {i}: uses sequence state without SEQ_NEEDS_INCREMENTAL_STATE")
+            if "name" in te:
+                seen_names.add(one(te, "name"))
+            uuid = one(te, "track_uuid", seq.track)
+            events.append((ts if ts is not None else 0, i, te, uuid))
 
     for name in expect["names"]:
         if name not in seen_names:
@@ -143,8 +213,7 @@ def check(packets, expect):
     depth = {}
     starts, ends = set(), set()
     counters = {}
-    for ts, i, te in events:
-        uuid = one(te, "track_uuid")
+    for ts, i, te, uuid in events:
         if uuid not in tracks:
             fail(f"packet {i}: track_uuid {uuid} has no descriptor")
             continue
@@ -176,17 +245,66 @@ def check(packets, expect):
         want = [int(v) for v in values]
         if counters.get(name) != want:
             fail(f"counter {name!r}: {counters.get(name)} != {want}")
+    if "json" in expect:
+        compare_with_json(events, tracks, expect["json"])
+
+
+def compare_with_json(events, tracks, path):
+    """The same trace written as Chrome JSON: per thread, the slices (B/E
+    with names and exact ns) and the counters (name, ns, value) must be the
+    same, so every resolved timestamp is checked."""
+    names_of = {}  # uuid -> name, for counters
+    for uuid, td in tracks.items():
+        names_of[uuid] = one(td, "name")
+    tid_of = {uuid: one(one(td, "thread"), "tid") for uuid, td in tracks.items() if "thread" in td}
+    got = {}
+    for ts, i, te, uuid in events:
+        kind = one(te, "type")
+        if kind == "TYPE_COUNTER":
+            got.setdefault("counters", []).append((names_of.get(uuid), ts, one(te, "counter_value")))
+        elif kind in ("TYPE_SLICE_BEGIN", "TYPE_SLICE_END") and uuid in tid_of:
+            got.setdefault(tid_of[uuid], []).append((kind[11], ts))
+    with open(path) as f:
+        doc = json.load(f)
+    evs = doc["traceEvents"]
+    # JSON gives a flow point outside any slice a 1 ns carrier slice (B, s|f,
+    # E); Perfetto needs none (an INSTANT carries the flow): leave them out.
+    carriers = set()
+    for k in range(len(evs) - 2):
+        a, b, c = evs[k:k + 3]
+        if (a["ph"], c["ph"]) == ("B", "E") and b["ph"] in "sf" and a["tid"] == c["tid"] \
+                and round(c["ts"] * 1000) - round(a["ts"] * 1000) == 1:
+            carriers.update((k, k + 2))
+    want = {}
+    for k, e in enumerate(evs):
+        ph = e["ph"]
+        if ph not in ("B", "E", "C") or k in carriers:
+            continue
+        ns = round(e["ts"] * 1000)
+        if ph == "C":
+            (name, value), = e["args"].items() if len(e["args"]) == 1 else [(None, None)]
+            want.setdefault("counters", []).append((e["name"], ns, value))
+        else:
+            want.setdefault(e["tid"], []).append((ph, ns))
+    for key in set(want) | set(got):
+        w = sorted(want.get(key, []), key=repr)
+        g = sorted(got.get(key, []), key=repr)
+        if w != g:
+            diff = [x for x in w if x not in g][:3], [x for x in g if x not in w][:3]
+            fail(f"{key}: the .pftrace differs from the JSON (only in JSON, only in pftrace): {diff}")
+    print(f"compared with {path}: {sum(len(v) for v in want.values())} slice ends and counter samples")
 
 
 def one_payload_per_packet(raw_text):
     """--decode_raw: a TracePacket (top-level 1 {...}) carries at most one of
-    the data oneof members used here (11 track_event, 60 track_descriptor)."""
+    the data oneof members used here (6 clock_snapshot, 11 track_event, 60
+    track_descriptor)."""
     depth = 0
     count = 0
     for line in raw_text.splitlines():
         s = line.strip()
         if s.endswith("{"):
-            if depth == 1 and s.split()[0] in ("11", "60"):
+            if depth == 1 and s.split()[0] in ("6", "11", "60"):
                 count += 1
             depth += 1
         elif s == "}":

@@ -60,8 +60,17 @@ int main(int argc, char** argv) {
   FILE* f = fopen(argv[1], "wb");
   if (!f) return 1;
   const bool json = strstr(argv[1], ".json") != nullptr;
-  const int rc = json ? mabutrace_export_json(WriteFile, f) : mabutrace_export_perfetto(WriteFile, f);
+  int rc = json ? mabutrace_export_json(WriteFile, f) : mabutrace_export_perfetto(WriteFile, f);
   fclose(f);
+  // The same buffer as JSON beside a .pftrace: the checker compares the
+  // two event by event (times included).
+  const std::string twin = std::string(argv[1]) + ".json";
+  if (!json) {
+    FILE* j = fopen(twin.c_str(), "wb");
+    if (!j) return 1;
+    if (mabutrace_export_json(WriteFile, j) != MABUTRACE_OK) rc = MABUTRACE_ERR_IO;
+    fclose(j);
+  }
 
   FILE* e = fopen(argv[2], "w");
   if (!e) return 1;
@@ -69,9 +78,10 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < sizeof kCounterValues / sizeof *kCounterValues; ++i) {
     fprintf(e, "%s\"%lld\"", i ? "," : "", static_cast<long long>(kCounterValues[i]));
   }
-  fprintf(e, "]},\"flows\":%zu,\"threads\":[\"main thread\",\"consumer\"],"
-             "\"names\":[\"odd\\ufffdname\",\"produce\",\"item\",\"handoff\",\"produced\",\"consume\",\"inner\",\"still_open\"]}\n",
-          links.size());
+  if (!json) fprintf(e, "]},\"json\":\"%s\",\"flows\":%zu,", twin.c_str(), links.size());
+  else fprintf(e, "]},\"flows\":%zu,", links.size());
+  fprintf(e, "\"threads\":[\"main thread\",\"consumer\"],"
+             "\"names\":[\"odd\\ufffdname\",\"produce\",\"item\",\"handoff\",\"produced\",\"consume\",\"inner\",\"still_open\"]}\n");
   fclose(e);
   mabutrace_deinit();
   return rc == MABUTRACE_OK ? 0 : 1;

@@ -9,10 +9,12 @@ items=50
 bin="$trace.bin"
 "$uart_stream" "$bin" --items $items
 "$mabutrace" convert "$bin" -o "$trace" --format pftrace
+"$mabutrace" convert "$bin" -o "$trace.json" --format json  # compared event by event
 rm -f "$bin"
 values=$(seq -s, 0 $((items - 1)))
 cat > "$expect" <<JSON
 {"names": ["produce", "consume", "send", "recv", "done"],
+ "json": "$trace.json",
  "threads": ["main", "worker \u2713"],
  "flows": $items,
  "counters": {"produced": [$values]}}
