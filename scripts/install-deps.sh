@@ -11,6 +11,9 @@ packages=(
   protobuf-compiler socat
   clang libclang-rt-14-dev
   curl python3 chromium
+  libelf-dev gdb
+  libinih-dev libtomlplusplus-dev libopencsd-dev
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
 )
 missing=()
 for p in "${packages[@]}"; do

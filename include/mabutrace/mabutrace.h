@@ -141,6 +141,21 @@ typedef struct mabutrace_stats {
 } mabutrace_stats_t;
 int mabutrace_get_stats(mabutrace_stats_t* out);
 
+/* ---- Raw RAM dumps (docs/raw-dump.md) ---------------------------------------
+ * Where the trace memory is, for a debugger: dump `bytes` bytes from `base`
+ * (or any larger region holding them, such as all of SRAM), then
+ * `mabutrace convert DUMP --elf FIRMWARE.elf -o trace.json`. gdb:
+ *   dump binary memory trace.dump mabutrace_dump_region.base \
+ *       (char*)mabutrace_dump_region.base + mabutrace_dump_region.bytes
+ * {NULL, 0} when not initialized. */
+typedef struct mabutrace_dump_region {
+  void* base;
+  size_t bytes;
+} mabutrace_dump_region_t;
+#if !defined(MABUTRACE_DISABLE)
+extern volatile mabutrace_dump_region_t mabutrace_dump_region;
+#endif
+
 /* ---- Export ------------------------------------------------------------- */
 
 /* Receives exported bytes; return 0 to go on, non-zero to abort (the export

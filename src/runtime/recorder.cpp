@@ -396,6 +396,7 @@ int mabutrace_init_with_config(const mabutrace_config_t* cfg) {
   }
   if (++g_last_session == 0) g_last_session = 1;
   rt->session = g_last_session;
+  WriteDumpDescriptor(*rt, l);
 
   g_runtime.store(rt, std::memory_order_release);
   g_session.store(rt->session, std::memory_order_release);
@@ -422,6 +423,7 @@ void mabutrace_deinit(void) {
   rt->export_lock.lock();
   g_runtime.store(nullptr, std::memory_order_release);
   rt->export_lock.unlock();
+  ClearDumpRegion();
   const bool owns = rt->owns_memory;
   void* mem = rt->memory;
   rt->~Runtime();

@@ -24,6 +24,7 @@
 #include <atomic>
 
 #include "mabutrace/mabutrace.h"
+#include "dump_format.h"
 #include "port.h"
 
 namespace mabutrace {
@@ -81,6 +82,9 @@ struct ExportWorkspace;  // exporter memory, carved at init (json_exporter.h)
 
 // Everything init sets up; lives in the one allocation of init.
 struct Runtime {
+  // First, so a debugger's dump of the block finds the geometry at once
+  // (dump_format.h, docs/raw-dump.md).
+  dump::DumpDescriptor dump;
   uint32_t session = 0;             // this init's number (never 0)
   void* memory = nullptr;
   bool owns_memory = false;
@@ -128,6 +132,11 @@ struct Layout {
   size_t total = 0;
 };
 Layout ComputeLayout(const mabutrace_config_t& cfg);
+
+// Fills rt.dump and publishes mabutrace_dump_region (dump_descriptor.cpp);
+// init calls it once rt is complete. ClearDumpRegion at deinit.
+void WriteDumpDescriptor(Runtime& rt, const Layout& l);
+void ClearDumpRegion();
 
 // Copies chunk `index` if it still holds acquisition `seq` (0 = any):
 // records into words[0 .. *nwords), and its header fields. False when the

@@ -5,10 +5,13 @@
 #include <cstring>
 #include <vector>
 
+#include "raw_dump.h"
+#include "stream_format.h"
+
 namespace mabutrace::cli {
 
-Converter::Converter(Format format, FILE* out, std::string in_name)
-    : in_name_(std::move(in_name)), out_(out) {
+Converter::Converter(Format format, FILE* out, std::string in_name, ErrorMap map_error)
+    : in_name_(std::move(in_name)), map_error_(std::move(map_error)), out_(out) {
   writer_ = MakeWriter(format, exporter::FileWriter(out));
   conv_ = std::make_unique<host::StreamToModel>(*writer_);
 }
@@ -23,14 +26,15 @@ int Converter::Finish() {
   host::Status s = conv_->Finish();
   if (fatal_.ok) fatal_ = s;
   int rc = kExitOk;
+  auto shown = [&](const host::Status& st) { return map_error_ ? map_error_(st) : st; };
   if (!fatal_.ok) {
-    std::fprintf(stderr, "mabutrace: %s: %s\n", in_name_.c_str(), fatal_.message.c_str());
+    std::fprintf(stderr, "mabutrace: %s: %s\n", in_name_.c_str(), shown(fatal_).message.c_str());
     rc = kExitBadInput;
   }
   const auto& errs = conv_->decoder().record_errors();
   for (size_t i = 0; i < errs.size() && i < 20; ++i)
     std::fprintf(stderr, "mabutrace: %s: damaged record skipped: %s\n", in_name_.c_str(),
-                 errs[i].message.c_str());
+                 shown(errs[i]).message.c_str());
   if (errs.size() > 20)
     std::fprintf(stderr, "mabutrace: %s: %zu more damaged records\n", in_name_.c_str(),
                  errs.size() - 20);
@@ -42,7 +46,59 @@ int Converter::Finish() {
   return rc;
 }
 
-int RunConvert(const std::string& in, const std::string& out, Format format) {
+namespace {
+
+// Reads all of `f` (a raw dump is decoded whole).
+bool ReadAll(FILE* f, std::string* out) {
+  char buf[64 * 1024];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->append(buf, n);
+  return !std::ferror(f);
+}
+
+// A raw RAM dump (docs/raw-dump.md): rebuilt as a stream, then converted.
+int ConvertRawDump(const std::string& bytes, const std::string& in_name, const std::string& elf_path,
+                   FILE* fout, Format format) {
+  std::unique_ptr<host::ElfStrings> elf;
+  if (!elf_path.empty()) {
+    std::string err;
+    elf = host::ElfStrings::Open(elf_path, &err);
+    if (!elf) {
+      std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
+      return kExitBadInput;
+    }
+  } else {
+    std::fprintf(stderr, "mabutrace: %s: a raw dump without --elf: names stay unresolved\n",
+                 in_name.c_str());
+  }
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  host::RawDumpResult dump = host::RawDumpToStream(data, bytes.size(), elf.get());
+  if (!dump.fatal.ok) {
+    std::fprintf(stderr, "mabutrace: %s: %s\n", in_name.c_str(), dump.fatal.message.c_str());
+    return kExitBadInput;
+  }
+  for (size_t i = 0; i < dump.errors.size() && i < 20; ++i)
+    std::fprintf(stderr, "mabutrace: %s: %s\n", in_name.c_str(), dump.errors[i].message.c_str());
+  if (dump.errors.size() > 20)
+    std::fprintf(stderr, "mabutrace: %s: %zu more problems\n", in_name.c_str(), dump.errors.size() - 20);
+  int rc;
+  {
+    Converter conv(format, fout, in_name,
+                   [&dump](const host::Status& s) { return dump.ToDump(s); });
+    conv.Feed(reinterpret_cast<const uint8_t*>(dump.stream.data()), dump.stream.size());
+    rc = conv.Finish();
+  }
+  return dump.errors.empty() ? rc : kExitBadInput;
+}
+
+bool IsStream(const std::string& head) {
+  return head.size() >= sizeof stream::kMagic &&
+         std::memcmp(head.data(), stream::kMagic, sizeof stream::kMagic) == 0;
+}
+
+}  // namespace
+
+int RunConvert(const std::string& in, const std::string& out, Format format, const std::string& elf) {
   if (format == Format::kRaw) {
     std::fprintf(stderr, "mabutrace: convert: the output format must be json, pftrace or text\n");
     return kExitUsage;
@@ -62,14 +118,31 @@ int RunConvert(const std::string& in, const std::string& out, Format format) {
     if (fin != stdin) std::fclose(fin);
     return kExitBadInput;
   }
+  const std::string in_name = in == "-" ? "<stdin>" : in;
   int rc;
-  {
-    Converter conv(format, fout, in == "-" ? "<stdin>" : in);
+  // The first bytes tell a stream (magic at 0) from a raw dump.
+  std::string head(sizeof stream::kMagic, '\0');
+  head.resize(std::fread(head.data(), 1, head.size(), fin));
+  if (!IsStream(head) && (!elf.empty() || head.size() == sizeof stream::kMagic)) {
+    std::string all = head;
+    const bool read_ok = ReadAll(fin, &all);
+    if (!read_ok) {
+      std::fprintf(stderr, "mabutrace: %s: read error\n", in.c_str());
+      rc = kExitBadInput;
+    } else if (!elf.empty() ||
+               host::LooksLikeRawDump(reinterpret_cast<const uint8_t*>(all.data()), all.size())) {
+      rc = ConvertRawDump(all, in_name, elf, fout, format);
+    } else {  // neither: the stream decoder says what is wrong with it
+      Converter conv(format, fout, in_name);
+      conv.Feed(reinterpret_cast<const uint8_t*>(all.data()), all.size());
+      rc = conv.Finish();
+    }
+  } else {
+    Converter conv(format, fout, in_name);
+    bool fed = conv.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());
     std::vector<uint8_t> buf(64 * 1024);
     size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), fin)) > 0) {
-      if (!conv.Feed(buf.data(), n)) break;
-    }
+    while (fed && (n = std::fread(buf.data(), 1, buf.size(), fin)) > 0) fed = conv.Feed(buf.data(), n);
     bool read_failed = std::ferror(fin);
     rc = conv.Finish();
     if (read_failed) {

@@ -3,6 +3,7 @@
 #define MABUTRACE_TOOLS_CONVERT_H
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "command.h"
@@ -12,10 +13,13 @@
 namespace mabutrace::cli {
 
 // Converts bytes pushed with Feed into `out` as `format`. Errors go to
-// stderr prefixed with `in_name` and the stream byte offset.
+// stderr prefixed with `in_name` and the byte offset, passed through
+// `map_error` first when given (a raw dump maps stream offsets back to
+// dump offsets).
 class Converter {
  public:
-  Converter(Format format, FILE* out, std::string in_name);
+  using ErrorMap = std::function<host::Status(const host::Status&)>;
+  Converter(Format format, FILE* out, std::string in_name, ErrorMap map_error = nullptr);
   // false once the stream is known bad (a fatal decoder error); later bytes
   // are ignored.
   bool Feed(const uint8_t* data, size_t len);
@@ -25,14 +29,18 @@ class Converter {
 
  private:
   std::string in_name_;
+  ErrorMap map_error_;
   FILE* out_;
   std::unique_ptr<model::EventSink> writer_;
   std::unique_ptr<host::StreamToModel> conv_;
   host::Status fatal_;
 };
 
-// `mabutrace convert`: reads `in` ("-": stdin) and writes `out` ("-": stdout).
-int RunConvert(const std::string& in, const std::string& out, Format format);
+// `mabutrace convert`: reads `in` ("-": stdin) and writes `out` ("-":
+// stdout). `in` is a binary stream, or a raw RAM dump of the trace memory
+// (found by its descriptor) whose names `elf` ("" = none) resolves.
+int RunConvert(const std::string& in, const std::string& out, Format format,
+               const std::string& elf = "");
 
 }  // namespace mabutrace::cli
 

@@ -1,0 +1,274 @@
+// raw_dump.cpp: see raw_dump.h. Layouts: src/runtime/dump_format.h (the
+// descriptor), src/runtime/record_format.h (records), stream_format.h (the
+// stream written here).
+#include "raw_dump.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "dump_format.h"
+#include "record_format.h"
+#include "stream_format.h"
+
+namespace mabutrace::host {
+namespace {
+
+namespace fmt = ::mabutrace::stream;
+using ::mabutrace::dump::DumpDescriptor;
+
+std::string Hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+// Reads device-order integers out of the dump.
+struct Reader {
+  const uint8_t* data;
+  size_t len;
+  bool big;
+  uint64_t Get(size_t off, unsigned bytes) const {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < bytes; ++i) {
+      const uint8_t b = data[off + (big ? i : bytes - 1 - i)];
+      v = v << 8 | b;
+    }
+    return v;
+  }
+  bool Has(uint64_t off, uint64_t n) const { return off <= len && n <= len - off; }
+};
+
+// Writes device-order integers into the stream (the header names the order).
+struct Writer {
+  std::string& out;
+  bool big;
+  void Put(uint64_t v, unsigned bytes) {
+    for (unsigned i = 0; i < bytes; ++i) {
+      const unsigned shift = 8 * (big ? bytes - 1 - i : i);
+      out.push_back(char(uint8_t(v >> shift)));
+    }
+  }
+  void Bytes(const void* p, size_t n) { out.append(static_cast<const char*>(p), n); }
+  // kind, then the u32 payload length patched by End.
+  size_t Begin(fmt::Kind kind) {
+    out.push_back(char(kind));
+    Put(0, 4);
+    return out.size();
+  }
+  void End(size_t start) {
+    std::string len;
+    Writer w{len, big};
+    w.Put(out.size() - start, 4);
+    std::memcpy(&out[start - 4], len.data(), 4);
+  }
+};
+
+struct Chunk {
+  uint32_t index;
+  uint64_t seq, base;
+  uint32_t words, key, tid;
+};
+
+}  // namespace
+
+Status RawDumpResult::ToDump(const Status& s) const {
+  if (s.ok) return s;
+  std::string what = s.message;
+  if (const size_t colon = what.find(": "); what.rfind("offset ", 0) == 0 && colon != std::string::npos)
+    what = what.substr(colon + 2);
+  auto it = std::upper_bound(segments.begin(), segments.end(), s.offset,
+                             [](uint64_t o, const Segment& g) { return o < g.stream_offset; });
+  if (it != segments.begin()) {
+    --it;
+    if (s.offset < it->stream_offset + it->bytes)
+      return Status::Error(it->dump_offset + (s.offset - it->stream_offset), what);
+  }
+  return Status::Error(descriptor_offset, what);
+}
+
+// Offset of the first descriptor magic in the dump (any alignment: a dump
+// may start anywhere), or len.
+size_t FindDescriptor(const uint8_t* data, size_t len) {
+  const void* hit = memmem(data, len, dump::kMagic, sizeof dump::kMagic);
+  return hit ? size_t(static_cast<const uint8_t*>(hit) - data) : len;
+}
+
+bool LooksLikeRawDump(const uint8_t* data, size_t len) { return FindDescriptor(data, len) < len; }
+
+RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings* elf) {
+  RawDumpResult res;
+  // ---- find and check the descriptor -------------------------------------
+  const size_t at = FindDescriptor(data, len);
+  if (at == len) {
+    res.fatal = Status::Error(0, "no mabutrace dump descriptor (magic \"MABUDMP\\x1a\") in the dump: "
+                                 "dump the memory block mabutrace_init uses (docs/raw-dump.md)");
+    return res;
+  }
+  res.descriptor_offset = at;
+  if (len - at < offsetof(DumpDescriptor, process_name)) {
+    res.fatal = Status::Error(at, "dump descriptor cut off by the end of the dump");
+    return res;
+  }
+  const uint8_t endian = data[at + offsetof(DumpDescriptor, endianness)];
+  if (endian != fmt::kLittleEndian && endian != fmt::kBigEndian) {
+    res.fatal = Status::Error(at + offsetof(DumpDescriptor, endianness),
+                              "dump descriptor: bad endianness byte " + std::to_string(endian));
+    return res;
+  }
+  const Reader r{data, len, endian == fmt::kBigEndian};
+#define FIELD(name) r.Get(at + offsetof(DumpDescriptor, name), sizeof(DumpDescriptor::name))
+  const uint64_t version = FIELD(version);
+  if (version != dump::kVersion) {
+    res.fatal = Status::Error(at + offsetof(DumpDescriptor, version),
+                              "dump descriptor version " + std::to_string(version) +
+                                  " is not supported (this tool reads version " +
+                                  std::to_string(dump::kVersion) + ")");
+    return res;
+  }
+  if (FIELD(word_size) != 8) {
+    res.fatal = Status::Error(at + offsetof(DumpDescriptor, word_size), "dump descriptor: word size is not 8");
+    return res;
+  }
+  const uint64_t desc_off = FIELD(descriptor_offset);
+  if (desc_off > at) {
+    res.fatal = Status::Error(at, "dump descriptor: the dump starts after the memory block does (" +
+                                      std::to_string(at) + " bytes of the block are in the dump, the "
+                                      "descriptor is " + std::to_string(desc_off) + " bytes in)");
+    return res;
+  }
+  const uint64_t block = at - desc_off;  // the block's start, in dump offsets
+  const uint64_t num_chunks = FIELD(num_chunks), chunk_words = FIELD(chunk_words);
+  const uint64_t chunks_off = block + FIELD(chunks_offset), data_off = block + FIELD(data_offset);
+  const uint64_t threads_off = block + FIELD(threads_offset);
+  const uint64_t chunk_stride = FIELD(chunk_stride), thread_stride = FIELD(thread_stride);
+  const uint64_t max_threads = FIELD(max_threads);
+  if (num_chunks == 0 || chunk_words == 0 || num_chunks > (1u << 24) || chunk_words > (1u << 20) ||
+      !r.Has(chunks_off, num_chunks * chunk_stride) || !r.Has(data_off, num_chunks * chunk_words * 8) ||
+      !r.Has(threads_off, max_threads * thread_stride)) {
+    res.fatal = Status::Error(at, "dump descriptor: the buffer (" + std::to_string(num_chunks) +
+                                      " chunks of " + std::to_string(chunk_words * 8) +
+                                      " bytes) is not inside the dump (" + std::to_string(len) +
+                                      " bytes): dump the whole memory block");
+    return res;
+  }
+  const uint64_t clock_hz = FIELD(clock_hz);
+  if (clock_hz == 0) {
+    res.fatal = Status::Error(at + offsetof(DumpDescriptor, clock_hz), "dump descriptor: clock_hz is 0");
+    return res;
+  }
+
+  // ---- the stream header ---------------------------------------------------
+  Writer w{res.stream, r.big};
+  const char* pname = reinterpret_cast<const char*>(data + at + offsetof(DumpDescriptor, process_name));
+  const size_t pname_room = std::min<size_t>(64, len - (at + offsetof(DumpDescriptor, process_name)));
+  const size_t pname_len = strnlen(pname, pname_room);
+  w.Bytes(fmt::kMagic, sizeof fmt::kMagic);
+  w.Put(fmt::kVersion, 2);
+  w.Put(fmt::kHdrFixedBytes + pname_len, 2);
+  w.Put(FIELD(pointer_size), 1);
+  w.Put(endian, 1);
+  w.Put(fmt::kWordBytes, 1);
+  w.Put(0, 1);
+  w.Put(clock_hz, 8);
+  w.Put(FIELD(origin), 8);
+  w.Put(FIELD(pid), 4);
+  w.Put(pname_len, 2);
+  w.Bytes(pname, pname_len);
+
+  // ---- threads: names from the registry -------------------------------------
+  const uint64_t s_state = FIELD(slot_state), s_gen = FIELD(slot_gen), s_tid = FIELD(slot_tid);
+  const uint64_t s_name = FIELD(slot_name), s_name_bytes = FIELD(slot_name_bytes);
+  for (uint64_t i = 0; i < max_threads; ++i) {
+    const uint64_t slot = threads_off + i * thread_stride;
+    if (r.Get(slot + s_state, 4) == 0) continue;
+    const char* name = reinterpret_cast<const char*>(data + slot + s_name);
+    const size_t n = strnlen(name, s_name_bytes);
+    const size_t rec = w.Begin(fmt::Kind::kThread);
+    w.Put(uint32_t(i | (r.Get(slot + s_gen, 4) & 0xFFFF) << 16), 4);
+    w.Put(r.Get(slot + s_tid, 4), 4);
+    w.Put(n, 2);
+    w.Bytes(name, n);
+    w.End(rec);
+  }
+
+  // ---- chunks, oldest first -----------------------------------------------
+  const uint64_t c_gen = FIELD(chunk_gen), c_seq = FIELD(chunk_seq), c_base = FIELD(chunk_base);
+  const uint64_t c_commit = FIELD(chunk_commit), c_thread = FIELD(chunk_thread), c_tid = FIELD(chunk_tid);
+  const unsigned seq_bytes = unsigned(FIELD(chunk_seq_bytes)), base_bytes = unsigned(FIELD(chunk_base_bytes));
+  const unsigned commit_bytes = unsigned(FIELD(chunk_commit_bytes));
+#undef FIELD
+  std::vector<Chunk> chunks;
+  for (uint32_t i = 0; i < num_chunks; ++i) {
+    const uint64_t c = chunks_off + uint64_t(i) * chunk_stride;
+    Chunk ch{i, r.Get(c + c_seq, seq_bytes), r.Get(c + c_base, base_bytes), 0,
+             uint32_t(r.Get(c + c_thread, 4)), uint32_t(r.Get(c + c_tid, 4))};
+    if (ch.seq == 0) continue;  // never used
+    const uint64_t commit = r.Get(c + c_commit, commit_bytes);
+    ch.words = uint32_t(commit & 0xFFFFFFFFu);  // (records << 32) | valid words
+    if (r.Get(c + c_gen, 4) & 1) {
+      ++res.chunks_skipped;
+      res.errors.push_back(Status::Error(c, "chunk " + std::to_string(i) +
+                                                " was changing owner when the dump was taken: skipped"));
+      continue;
+    }
+    if (ch.words > chunk_words) {
+      ++res.chunks_skipped;
+      res.errors.push_back(Status::Error(c + c_commit, "chunk " + std::to_string(i) + ": " +
+                                                           std::to_string(ch.words) + " valid words in a " +
+                                                           std::to_string(chunk_words) + "-word chunk: skipped"));
+      continue;
+    }
+    if (ch.words) chunks.push_back(ch);
+  }
+  std::sort(chunks.begin(), chunks.end(), [](const Chunk& a, const Chunk& b) { return a.seq < b.seq; });
+
+  std::unordered_set<uint64_t> described;
+  for (const Chunk& ch : chunks) {
+    const uint64_t words_off = data_off + uint64_t(ch.index) * chunk_words * 8;
+    // Describe the names this chunk uses, then send its words verbatim (the
+    // stream decoder checks the records themselves).
+    for (uint32_t k = 0; k < ch.words;) {
+      const uint64_t h = r.Get(words_off + k * 8, 8);
+      const unsigned n = RecordWords(h);
+      if (n == 0 || k + n > ch.words) break;  // the decoder reports it
+      const RecordType type = HeaderType(h);
+      if (type != RecordType::kScopeEnd && type != RecordType::kTimeBase) {
+        const uint64_t ptr = r.Get(words_off + (k + 1) * 8, 8);
+        if (ptr != 0 && described.insert(ptr).second) {
+          std::optional<std::string> name = elf ? elf->At(ptr) : std::nullopt;
+          if (!name) {
+            res.errors.push_back(Status::Error(
+                words_off + (k + 1) * 8,
+                "name pointer " + Hex(ptr) +
+                    (elf ? " is not in the ELF's loaded sections" : " cannot be resolved without --elf") +
+                    ": shown as <" + Hex(ptr) + ">"));
+            name = "<" + Hex(ptr) + ">";
+          }
+          const size_t rec = w.Begin(fmt::Kind::kString);
+          w.Put(ptr, 8);
+          const size_t nlen = std::min<size_t>(name->size(), fmt::kMaxStringBytes);
+          w.Put(nlen, 2);
+          w.Bytes(name->data(), nlen);
+          w.End(rec);
+        }
+      }
+      k += n;
+    }
+    const size_t rec = w.Begin(fmt::Kind::kEvents);
+    w.Put(ch.key, 4);
+    w.Put(ch.tid, 4);
+    w.Put(ch.seq, 8);
+    w.Put(ch.base, 8);
+    w.Put(0, 4);
+    w.Put(ch.words, 4);
+    res.segments.push_back({res.stream.size(), words_off, uint64_t(ch.words) * 8});
+    w.Bytes(data + words_off, size_t(ch.words) * 8);  // device order, as the stream wants
+    w.End(rec);
+    ++res.chunks;
+  }
+  return res;
+}
+
+}  // namespace mabutrace::host
