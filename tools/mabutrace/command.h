@@ -10,7 +10,9 @@
 //   }};
 //
 // main() builds every registered subcommand, parses, and runs the one the
-// user chose. Adding a command touches no shared file.
+// user chose: the deepest parsed one, so a file may add a subcommand to a
+// command registered elsewhere (`app.get_subcommand("ete")->add_subcommand`
+// with a higher `order`). Adding a command touches no shared file.
 #ifndef MABUTRACE_TOOLS_COMMAND_H
 #define MABUTRACE_TOOLS_COMMAND_H
 

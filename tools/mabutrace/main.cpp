@@ -39,7 +39,15 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   }
-  for (const auto& r : runners)
-    if (r.command->parsed()) return r.run();
-  return kExitUsage;
+  // The deepest parsed command runs: `ete decode` may be registered apart
+  // from `ete` (it finds its parent with app.get_subcommand("ete")).
+  const Runner* chosen = nullptr;
+  int chosen_depth = -1;
+  for (const auto& r : runners) {
+    if (!r.command || !r.command->parsed()) continue;
+    int depth = 0;
+    for (const CLI::App* a = r.command; a->get_parent(); a = a->get_parent()) ++depth;
+    if (depth > chosen_depth) chosen = &r, chosen_depth = depth;
+  }
+  return chosen ? chosen->run() : kExitUsage;
 }
