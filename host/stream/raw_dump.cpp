@@ -107,7 +107,7 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
     return res;
   }
   res.descriptor_offset = at;
-  if (len - at < offsetof(DumpDescriptor, process_name)) {
+  if (len - at < sizeof(DumpDescriptor)) {
     res.fatal = Status::Error(at, "dump descriptor cut off by the end of the dump");
     return res;
   }
@@ -145,12 +145,31 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
   const uint64_t chunk_stride = FIELD(chunk_stride), thread_stride = FIELD(thread_stride);
   const uint64_t max_threads = FIELD(max_threads);
   if (num_chunks == 0 || chunk_words == 0 || num_chunks > (1u << 24) || chunk_words > (1u << 20) ||
+      max_threads > 65536 || chunk_stride > 4096 || thread_stride > 4096 ||
       !r.Has(chunks_off, num_chunks * chunk_stride) || !r.Has(data_off, num_chunks * chunk_words * 8) ||
       !r.Has(threads_off, max_threads * thread_stride)) {
     res.fatal = Status::Error(at, "dump descriptor: the buffer (" + std::to_string(num_chunks) +
                                       " chunks of " + std::to_string(chunk_words * 8) +
                                       " bytes) is not inside the dump (" + std::to_string(len) +
                                       " bytes): dump the whole memory block");
+    return res;
+  }
+  // Every field the reader touches must lie inside its struct, with a width
+  // it can read: a damaged descriptor must not steer reads out of the dump.
+  const uint64_t c_fields[] = {FIELD(chunk_gen), FIELD(chunk_thread), FIELD(chunk_tid)};
+  const uint64_t c_wide[][2] = {{FIELD(chunk_seq), FIELD(chunk_seq_bytes)},
+                                {FIELD(chunk_base), FIELD(chunk_base_bytes)},
+                                {FIELD(chunk_commit), FIELD(chunk_commit_bytes)}};
+  const uint64_t s_fields[] = {FIELD(slot_state), FIELD(slot_gen), FIELD(slot_tid)};
+  bool layout_ok = max_threads <= 65536 && chunk_stride <= 4096 && thread_stride <= 4096 &&
+                   FIELD(slot_name) + FIELD(slot_name_bytes) <= thread_stride;
+  for (uint64_t f : c_fields) layout_ok &= f + 4 <= chunk_stride;
+  for (const auto& fw : c_wide) layout_ok &= fw[1] >= 1 && fw[1] <= 8 && fw[0] + fw[1] <= chunk_stride;
+  for (uint64_t f : s_fields) layout_ok &= f + 4 <= thread_stride;
+  if (!layout_ok) {
+    res.fatal = Status::Error(at + offsetof(DumpDescriptor, chunk_stride),
+                              "dump descriptor: a field offset lies outside its structure (damaged "
+                              "descriptor)");
     return res;
   }
   const uint64_t clock_hz = FIELD(clock_hz);

@@ -4,7 +4,7 @@
 // --self it writes the dump itself, exactly the bytes a debugger would
 // read, framed by filler as if all of RAM had been dumped.
 //
-//   raw_dump_program OUT.dump [--self] [--foreign-name]
+//   raw_dump_program OUT.dump [--self] [--foreign-name] [--small]
 //
 // --foreign-name records one instant whose name lives on the heap, so its
 // pointer is in no section of the ELF. Built without PIE: the ELF's
@@ -35,15 +35,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s OUT.dump [--self] [--foreign-name]\n", argv[0]);
     return 2;
   }
-  bool self = false, foreign = false;
+  bool self = false, foreign = false, small = false;
   for (int i = 2; i < argc; ++i) {
     self |= std::strcmp(argv[i], "--self") == 0;
     foreign |= std::strcmp(argv[i], "--foreign-name") == 0;
+    small |= std::strcmp(argv[i], "--small") == 0;  // the fuzz corpus seed
   }
   mabutrace_config_t cfg;
   mabutrace_config_default(&cfg);
-  cfg.buffer_size = 64 * 1024;
-  cfg.max_threads = 8;
+  cfg.buffer_size = small ? 4096 : 64 * 1024;
+  cfg.max_threads = small ? 2 : 8;
+  cfg.max_depth = small ? 4 : cfg.max_depth;
   cfg.process_name = "raw-dump-program";
   if (mabutrace_memory_required(&cfg) > sizeof g_memory) return 1;
   cfg.memory = g_memory;
@@ -77,12 +79,13 @@ int main(int argc, char** argv) {
   if (self) {
     FILE* f = std::fopen(argv[1], "wb");
     if (!f) return 1;
-    static uint8_t filler[4096 + 24];  // not a multiple of 64: the scan must not care
+    static uint8_t filler[4096 + 24];
+    const size_t pad = small ? 24 : sizeof filler;  // not a multiple of 64: the scan must not care
     std::memset(filler, 0xA5, sizeof filler);
     const auto* base = static_cast<const uint8_t*>(mabutrace_dump_region.base);
-    if (std::fwrite(filler, 1, sizeof filler, f) != sizeof filler ||
+    if (std::fwrite(filler, 1, pad, f) != pad ||
         std::fwrite(base, 1, mabutrace_dump_region.bytes, f) != mabutrace_dump_region.bytes ||
-        std::fwrite(filler, 1, 100, f) != 100)
+        std::fwrite(filler, 1, small ? 8 : 100, f) != (small ? 8u : 100u))
       rc = 1;
     if (std::fclose(f) != 0) rc = 1;
   }
