@@ -1,0 +1,67 @@
+// ete_packets_fuzz: libFuzzer target for the CoreSight frame deformatter and
+// the ETE packet processor (R-F1, R-F5, §9 reliability).
+//
+// Input layout: byte 0 selects the configuration bits (COMMOPT, ETE minor
+// version, Q support, MAXSPEC, error policy, framed or raw, chunk size); the
+// rest is trace. The target checks the invariants of the packet layer:
+// every packet has 1..kMaxPacketBytes bytes, packet indexes never go
+// backwards within a stream and stay inside the input, and the text and JSON
+// renderings never fail. ASan/UBSan catch any out-of-bounds access.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "ete/ete_packet_processor.h"
+#include "ete/ete_packet_text.h"
+#include "ete/ete_source.h"
+
+namespace {
+
+struct State {
+  uint64_t limit = 0;
+  uint64_t last_index[2] = {0, 0};
+  std::string text;
+};
+
+void OnPacket(void* c, size_t source, const mabutrace::ete::EtePacket& p) {
+  auto* s = static_cast<State*>(c);
+  if (p.size == 0 || p.size > mabutrace::ete::EtePacketProcessor::kMaxPacketBytes || p.raw == nullptr) abort();
+  if (p.index > s->limit) abort();
+  (void)source;
+  s->text.clear();
+  mabutrace::ete::FormatLine(p, &s->text);
+  mabutrace::ete::FormatJson(p, "fuzz", &s->text);
+  volatile uint8_t sum = 0;
+  for (int i = 0; i < p.size; ++i) sum = static_cast<uint8_t>(sum + p.raw[i]);
+}
+
+void OnError(void*, size_t, uint64_t, const std::string& message) {
+  if (message.empty()) abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  const uint8_t sel = data[0];
+  ++data;
+  --size;
+  mabutrace::ete::EteConfig cfg;
+  cfg.trcidr0 = (sel & 1) ? 0x28000EA1 : 0x08000EA1;           // COMMOPT 1 / 0
+  if (sel & 2) cfg.trcidr0 &= ~(3u << 15);                      // no Q support
+  cfg.trcdevarch = (sel & 4) ? 0x47735A13 : 0x47705A13;         // ETE r3 (ITE) / r0
+  cfg.trcidr8 = (sel & 8) ? 0x78 : 0;                           // MAXSPEC
+  cfg.trctraceidr = 0x10;
+  const auto policy = (sel & 16) ? mabutrace::ete::ErrorPolicy::kOpenCsd : mabutrace::ete::ErrorPolicy::kResync;
+  const auto format = (sel & 32) ? mabutrace::snapshot::BufferFormat::kCoresight
+                                 : mabutrace::snapshot::BufferFormat::kSourceData;
+  const size_t chunk = (sel & 64) ? 1 + (sel >> 7) * 6 : size + 1;
+  State s;
+  s.limit = size;
+  std::vector<mabutrace::ete::SourceSpec> sources{{"fuzz", cfg}};
+  mabutrace::ete::BufferDecoder dec(format, sources, &OnPacket, &OnError, &s, policy);
+  for (size_t pos = 0; pos < size; pos += chunk) dec.Push(data + pos, size - pos < chunk ? size - pos : chunk);
+  dec.Finish();
+  return 0;
+}

@@ -1,0 +1,219 @@
+// deformatter.cpp: CoreSight formatter frame de-formatter (see deformatter.h).
+#include "coresight/deformatter.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace mabutrace::coresight {
+namespace {
+
+constexpr uint8_t kFsync[4] = {0xFF, 0xFF, 0xFF, 0x7F};
+
+std::string Hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+bool IsFullFsyncFrame(const uint8_t* f) {
+  for (int i = 0; i < 16; i += 4)
+    if (std::memcmp(f + i, kFsync, 4) != 0) return false;
+  return true;
+}
+
+}  // namespace
+
+const char* DeformatterErrorName(DeformatterErrorKind kind) {
+  switch (kind) {
+    case DeformatterErrorKind::kUnknownId: return "unknown-id";
+    case DeformatterErrorKind::kReservedId: return "reserved-id";
+    case DeformatterErrorKind::kTruncatedFrame: return "truncated-frame";
+    case DeformatterErrorKind::kBadSync: return "bad-sync";
+  }
+  return "?";
+}
+
+FrameDeformatter::FrameDeformatter(const DeformatterOptions& options, DeformatterSink* sink)
+    : options_(options), sink_(sink) {}
+
+void FrameDeformatter::Reset() {
+  stats_ = DeformatterStats{};
+  partial_len_ = 0;
+  partial_start_ = 0;
+  input_offset_ = 0;
+  current_id_ = -1;
+  stream_offset_.fill(0);
+  reported_.fill(false);
+  sync_ff_run_ = 0;
+}
+
+bool FrameDeformatter::Accepts(uint8_t id, uint64_t offset) {
+  if (id == 0) return false;  // null ID: padding
+  if (id > kMaxDataTraceId) {
+    if (!reported_[id]) {
+      reported_[id] = true;
+      sink_->OnError({DeformatterErrorKind::kReservedId, offset, id,
+                      "reserved trace ID " + Hex(id) + " at input offset " + std::to_string(offset) +
+                          "; its bytes are dropped"});
+    }
+    return false;
+  }
+  if (options_.restrict_ids && !options_.known_ids[id]) {
+    if (!reported_[id]) {
+      reported_[id] = true;
+      sink_->OnError({DeformatterErrorKind::kUnknownId, offset, id,
+                      "data for unknown trace ID " + Hex(id) + " at input offset " +
+                          std::to_string(offset) + "; its bytes are dropped"});
+    }
+    return false;
+  }
+  return true;
+}
+
+void FrameDeformatter::Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t first_offset,
+                            const uint64_t* offsets) {
+  if (n == 0) return;
+  if (id == 0xFF) {  // no ID seen yet
+    stats_.unowned_bytes += n;
+    return;
+  }
+  if (id == 0) {  // null ID: padding
+    stats_.padding_bytes += n;
+    return;
+  }
+  if (!Accepts(id, first_offset)) {
+    stats_.dropped_bytes += n;
+    return;
+  }
+  sink_->OnData(id, stream_offset_[id], first_offset, data, n, offsets);
+  stream_offset_[id] += n;
+  stats_.data_bytes += n;
+  stats_.bytes_per_id[id] += n;
+}
+
+// Unpacks one 16-byte frame (arm-trace-facts.md §3), emitting runs with
+// OpenCSD-compatible input offsets.
+void FrameDeformatter::ProcessFrame(const uint8_t* f, uint64_t frame_offset) {
+  ++stats_.frames;
+  if (options_.reset_on_4x_fsync && IsFullFsyncFrame(f)) {
+    stats_.sync_bytes += kFrameBytes;
+    sink_->OnReset(frame_offset);
+    current_id_ = -1;
+    return;
+  }
+  const uint8_t aux = f[15];
+  uint8_t run[kFrameBytes];
+  size_t run_len = 0;
+  uint8_t run_id = current_id_ < 0 ? 0xFF : static_cast<uint8_t>(current_id_);
+  uint64_t run_offset = frame_offset;
+  for (int i = 0; i < 14; i += 2) {
+    const uint8_t b = f[i];
+    const bool aux_bit = (aux >> (i / 2)) & 1;
+    bool prev_id_keeps_next = false;
+    if (b & 1) {  // ID byte
+      const uint8_t new_id = static_cast<uint8_t>(b >> 1);
+      if (new_id != run_id) {
+        prev_id_keeps_next = aux_bit;
+        if (prev_id_keeps_next) run[run_len++] = f[i + 1];
+        current_id_ = new_id;
+        if (run_len > 0) {
+          Emit(run_id, run, run_len, run_offset, nullptr);
+          run_len = 0;
+          run_offset = frame_offset + static_cast<uint64_t>(i);
+        }
+        run_id = new_id;
+      }
+    } else {
+      run[run_len++] = static_cast<uint8_t>(b | (aux_bit ? 1 : 0));
+    }
+    if (!prev_id_keeps_next) run[run_len++] = f[i + 1];
+  }
+  if (f[14] & 1) {
+    current_id_ = f[14] >> 1;
+    Emit(run_id, run, run_len, run_offset, nullptr);
+  } else {
+    run[run_len++] = static_cast<uint8_t>(f[14] | (((aux >> 7) & 1) ? 1 : 0));
+    Emit(run_id, run, run_len, run_offset, nullptr);
+  }
+}
+
+void FrameDeformatter::Push(const uint8_t* data, size_t n) {
+  const bool sync_mode = options_.has_fsyncs || options_.has_hsyncs;
+  size_t pos = 0;
+  if (!sync_mode) {
+    // Complete a pending partial frame first.
+    if (partial_len_ > 0) {
+      size_t take = kFrameBytes - partial_len_;
+      if (take > n) take = n;
+      std::memcpy(partial_.data() + partial_len_, data, take);
+      partial_len_ += take;
+      pos = take;
+      if (partial_len_ == kFrameBytes) {
+        ProcessFrame(partial_.data(), partial_start_);
+        partial_len_ = 0;
+      }
+    }
+    // Whole frames straight from the input.
+    while (n - pos >= kFrameBytes) {
+      ProcessFrame(data + pos, input_offset_ + pos);
+      pos += kFrameBytes;
+    }
+    if (pos < n) {
+      if (partial_len_ == 0) partial_start_ = input_offset_ + pos;
+      std::memcpy(partial_.data() + partial_len_, data + pos, n - pos);
+      partial_len_ += n - pos;
+    }
+    input_offset_ += n;
+    return;
+  }
+  // TPIU / DSTREAM streams: byte by byte, removing FSYNC (at frame starts)
+  // and HSYNC (at even frame positions) patterns.
+  for (; pos < n; ++pos) {
+    if (partial_len_ == 0) partial_start_ = input_offset_ + pos;
+    partial_[partial_len_++] = data[pos];
+    if (options_.has_fsyncs && partial_len_ <= 4 &&
+        std::memcmp(partial_.data(), kFsync, partial_len_) == 0) {
+      if (partial_len_ == 4) {
+        partial_len_ = 0;
+        stats_.sync_bytes += 4;
+        ++sync_ff_run_;
+        if (options_.reset_on_4x_fsync && sync_ff_run_ == 4) {
+          sink_->OnReset(input_offset_ + pos);
+          current_id_ = -1;
+          sync_ff_run_ = 0;
+        }
+      }
+      continue;
+    }
+    if (sync_ff_run_ != 0) {
+      if (options_.reset_on_4x_fsync)
+        sink_->OnError({DeformatterErrorKind::kBadSync, input_offset_ + pos, 0,
+                        "run of " + std::to_string(sync_ff_run_) +
+                            " FSYNCs (not a multiple of 4) before input offset " +
+                            std::to_string(input_offset_ + pos)});
+      sync_ff_run_ = 0;
+    }
+    if (options_.has_hsyncs && (partial_len_ % 2) == 0 && partial_[partial_len_ - 2] == 0xFF &&
+        partial_[partial_len_ - 1] == 0x7F) {
+      partial_len_ -= 2;
+      stats_.sync_bytes += 2;
+      continue;
+    }
+    if (partial_len_ == kFrameBytes) {
+      ProcessFrame(partial_.data(), partial_start_);
+      partial_len_ = 0;
+    }
+  }
+  input_offset_ += n;
+}
+
+void FrameDeformatter::Finish() {
+  if (partial_len_ > 0) {
+    sink_->OnError({DeformatterErrorKind::kTruncatedFrame, partial_start_, 0,
+                    "incomplete frame at end of input: " + std::to_string(partial_len_) +
+                        " of 16 bytes at input offset " + std::to_string(partial_start_)});
+    partial_len_ = 0;
+  }
+}
+
+}  // namespace mabutrace::coresight

@@ -1,0 +1,156 @@
+// ete_packet_processor.h: ETE packet processor, bytes -> packets (R-F1, R-F7).
+//
+// Input: the de-formatted byte stream of ONE trace source (a TRBE/ETR
+// "source_data" buffer, or one trace ID out of coresight::FrameDeformatter),
+// pushed in chunks of any size. Output: one EtePacket per packet, in order,
+// through a plain function callback (no virtual call, no allocation per
+// packet). Encodings: arm-trace-facts.md §4; behaviour matches OpenCSD
+// 1.8.0's ETMv4/ETE packet processor on valid trace (docs/ete.md lists the
+// deliberate differences).
+//
+// Synchronisation (§4.3): the processor starts unsynchronised and reports
+// the bytes before the first A-Sync as kNotSync packets (chunks of at most 8
+// bytes, split where a 0x00 could start an A-Sync, exactly as OpenCSD does).
+// After an A-Sync (00 x11, 80) it decodes packets.
+//
+// Bad input (never fatal, never reads out of bounds, memory bounded):
+//   - reserved header (§4.2, §4.16)    -> kReserved / kReservedCfg packet + error
+//   - malformed or overlong payload    -> kBadSequence packet + error
+//     (a ULEB128 field longer than its maximum, uleb128.h; a bad A-Sync)
+//   - input ends inside a packet       -> kIncompleteEot packet + error (Finish)
+// With ErrorPolicy::kResync (default) the processor then drops back to the
+// unsynchronised state and resumes at the next A-Sync; with kOpenCsd it
+// carries on with the next byte as a header, like OpenCSD (used by the
+// oracle comparison). Errors carry the packet's byte index.
+//
+// Thread-safety: one processor per stream; no shared state.
+#ifndef MABUTRACE_HOST_ETE_ETE_PACKET_PROCESSOR_H
+#define MABUTRACE_HOST_ETE_ETE_PACKET_PROCESSOR_H
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ete/ete_config.h"
+#include "ete/ete_packet.h"
+
+namespace mabutrace::ete {
+
+enum class ErrorPolicy : uint8_t {
+  kResync,   // after a reserved header / bad sequence: wait for the next A-Sync
+  kOpenCsd,  // continue decoding at the next byte (OpenCSD 1.8.0 behaviour)
+};
+
+enum class EteErrorKind : uint8_t {
+  kReservedHeader,  // header byte reserved (always or in this configuration)
+  kBadSequence,     // malformed payload (bad A-Sync, bad extension byte)
+  kOverlongField,   // a continuation field longer than its maximum (R-F7)
+  kTruncated,       // input ended inside a packet
+};
+const char* EteErrorKindName(EteErrorKind kind);
+
+struct EteError {
+  EteErrorKind kind;
+  uint64_t index;        // byte index of the offending packet (as EtePacket::index)
+  uint8_t trace_id;
+  std::string message;   // "byte 1234: reserved header 0x07 ..." (errors are rare)
+};
+
+struct EteStats {
+  uint64_t bytes = 0;            // bytes pushed
+  uint64_t packets = 0;          // packets emitted (all kinds)
+  uint64_t not_sync_bytes = 0;   // bytes reported as kNotSync
+  uint64_t errors = 0;           // errors reported
+  uint64_t overflows = 0;        // Overflow packets (trace unit lost trace)
+  uint64_t syncs = 0;            // A-Sync packets
+};
+
+using PacketCallback = void (*)(void* context, const EtePacket& packet);
+using ErrorCallback = void (*)(void* context, const EteError& error);
+
+class EtePacketProcessor {
+ public:
+  static constexpr size_t kMaxPacketBytes = 48;  // longest valid packet is 35 bytes
+
+  // `on_packet` (required) and `on_error` (optional) are called synchronously
+  // from Push()/Finish() with `context`.
+  EtePacketProcessor(const EteConfig& config, PacketCallback on_packet, void* context,
+                     ErrorCallback on_error = nullptr, ErrorPolicy policy = ErrorPolicy::kResync);
+  EtePacketProcessor(const EtePacketProcessor&) = delete;
+  EtePacketProcessor& operator=(const EtePacketProcessor&) = delete;
+
+  // Feeds `n` bytes whose first byte has byte index `index` (the stream
+  // offset for raw streams; the deformatter's input_offset for framed ones).
+  void Push(uint64_t index, const uint8_t* data, size_t n);
+  // End of trace: reports a partial packet (kIncompleteEot + kTruncated error).
+  void Finish();
+  // Back to the initial state: unsynchronised, all packet state cleared.
+  void Reset();
+
+  const EteStats& stats() const { return stats_; }
+  const EteConfig& config() const { return config_; }
+  bool synced() const { return synced_; }
+
+ private:
+  enum class Handler : uint8_t;
+  enum class UnsyncFn : uint8_t { kNotSync, kExtension, kAsync };
+  struct TableEntry {
+    PacketType type;
+    Handler handler;
+  };
+
+  void BuildTable();
+  // Hot path: one packet at p[0..] with at least kMaxPacketBytes readable.
+  size_t DecodeFast(uint64_t index, uint64_t stream_offset, const uint8_t* p);
+  // Length of the packet at p[0..n): > 0 complete, 0 need more bytes.
+  // Sets *bad to the error found while delimiting (overlong field...).
+  size_t Delimit(const uint8_t* p, size_t n, EteErrorKind* bad_kind, bool* bad) const;
+  void Decode(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t len, bool bad,
+              EteErrorKind bad_kind);
+  void UnsyncedByte(uint64_t index, uint64_t stream_offset, uint8_t b);
+  void DumpUnsynced(size_t n);
+  void EmitPending(PacketType type, PacketType err_type, size_t n);
+  void StartPacket();
+  void Emit();
+  void EmitAndClear();
+  void Error(EteErrorKind kind, uint64_t index, const std::string& what);
+  void ApplyErrorPolicy();
+  void PushAddr();
+  void SetAddr64(uint64_t v, uint8_t isa);
+  void SetAddr32(uint32_t v, uint8_t isa);
+  void SetAddrShort(uint32_t v, uint8_t isa, uint8_t bits);
+  void SetExactMatch(uint8_t idx);
+  void SetContextFromInfo(const uint8_t* p);  // p -> info byte, then VMID, CID
+
+  EteConfig config_;
+  PacketCallback on_packet_;
+  void* context_;
+  ErrorCallback on_error_;
+  ErrorPolicy policy_;
+  std::array<TableEntry, 256> table_{};
+  std::array<uint32_t, 256> atom_bits_{};   // atom headers: E/N pattern, oldest = bit 0
+  std::array<uint8_t, 256> atom_count_{};   // atom headers: number of atoms
+
+  EteStats stats_;
+  EtePacket pkt_;  // reused; carries the persistent packet-layer state
+  std::array<PacketAddress, 3> addr_stack_{};
+  bool synced_ = false;
+  bool first_tinfo_ = false;  // a Trace Info has been seen since reset
+  bool ts_valid_ = false;     // a timestamp has been seen since the last Trace Info
+  bool cc_thresh_valid_ = false;
+
+  // Partial packet (synced) or unsynchronised bytes being examined.
+  std::array<uint8_t, kMaxPacketBytes> pend_{};
+  size_t pend_len_ = 0;
+  uint64_t pend_index_ = 0;     // byte index of pend_[0] (OpenCSD packet index)
+  uint64_t pend_stream_ = 0;    // stream offset of pend_[0]
+  UnsyncFn unsync_fn_ = UnsyncFn::kNotSync;
+  PacketType unsync_type_ = PacketType::kNotSync;
+  uint64_t update_index_ = 0;   // OpenCSD m_update_on_unsync_packet_index
+  bool unsync_continue_ = false;  // unsynced bytes dumped, same "packet" goes on
+};
+
+}  // namespace mabutrace::ete
+
+#endif  // MABUTRACE_HOST_ETE_ETE_PACKET_PROCESSOR_H

@@ -1,0 +1,28 @@
+// ete_packet_text.h: text and JSON renderings of EtePacket.
+//
+// FormatOcsd() writes the packet the way OpenCSD 1.8.0's trc_pkt_lister does
+// ("I_ATOM_F3 : Atom format 3.; EEN"), so our listing can be compared with
+// the oracle files line by line. FormatLine() adds the lister's prefix
+// ("Idx:12; ID:0; [0x01 0x00 ];\t"). FormatJson() writes one JSON object
+// (no newline) with the common keys source, trace_id, offset, raw, type,
+// ocsd and the decoded fields of that packet type.
+#ifndef MABUTRACE_HOST_ETE_ETE_PACKET_TEXT_H
+#define MABUTRACE_HOST_ETE_ETE_PACKET_TEXT_H
+
+#include <string>
+#include <string_view>
+
+#include "ete/ete_packet.h"
+
+namespace mabutrace::ete {
+
+// Appends the description (everything after the tab of a lister line).
+void FormatOcsd(const EtePacket& p, std::string* out);
+// Appends "Idx:<index>; ID:<hex id>; [0x.. ];\t<description>".
+void FormatLine(const EtePacket& p, std::string* out);
+// Appends one JSON object describing the packet.
+void FormatJson(const EtePacket& p, std::string_view source, std::string* out);
+
+}  // namespace mabutrace::ete
+
+#endif  // MABUTRACE_HOST_ETE_ETE_PACKET_TEXT_H

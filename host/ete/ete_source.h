@@ -1,0 +1,76 @@
+// ete_source.h: decode the ETE sources of one trace buffer, raw or framed.
+//
+//   BufferDecoder dec(format, sources, on_packet, on_error, ctx);
+//   dec.Push(bytes, n) ... dec.Finish();
+//
+// format kSourceData: the buffer is the byte stream of sources[0] (a raw
+// buffer has no trace IDs; packets report trace_id 0, as OpenCSD does).
+// format kCoresight / kDstreamCoresight: a coresight::FrameDeformatter
+// routes each trace ID to the source whose TRCTRACEIDR matches; data for
+// other IDs is reported once per ID (not fatal). Packet indexes then follow
+// the deformatter's input_offset convention (OpenCSD's "Idx").
+//
+// SnapshotSources() picks the ETE/ETM4 trace sources of a snapshot buffer.
+#ifndef MABUTRACE_HOST_ETE_ETE_SOURCE_H
+#define MABUTRACE_HOST_ETE_ETE_SOURCE_H
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coresight/deformatter.h"
+#include "ete/ete_config.h"
+#include "ete/ete_packet_processor.h"
+#include "snapshot/snapshot.h"
+
+namespace mabutrace::ete {
+
+struct SourceSpec {
+  std::string name;  // device name ("ETE_0_s1")
+  EteConfig config;
+};
+
+// Packet of source `source` (index into the sources vector).
+using SourcePacketCallback = void (*)(void* ctx, size_t source, const EtePacket& packet);
+// Error text with its byte index; source = index, or SIZE_MAX for framing errors.
+using SourceErrorCallback = void (*)(void* ctx, size_t source, uint64_t index, const std::string& message);
+
+class BufferDecoder {
+ public:
+  BufferDecoder(snapshot::BufferFormat format, std::vector<SourceSpec> sources, SourcePacketCallback on_packet,
+                SourceErrorCallback on_error, void* ctx, ErrorPolicy policy = ErrorPolicy::kResync);
+  ~BufferDecoder();
+  BufferDecoder(const BufferDecoder&) = delete;
+  BufferDecoder& operator=(const BufferDecoder&) = delete;
+
+  void Push(const uint8_t* data, size_t n);
+  void Finish();
+  const std::vector<SourceSpec>& sources() const { return sources_; }
+  uint64_t packets() const;
+
+ private:
+  struct Route;
+  class FrameSink;
+  snapshot::BufferFormat format_;
+  std::vector<SourceSpec> sources_;
+  SourcePacketCallback on_packet_;
+  SourceErrorCallback on_error_;
+  void* ctx_;
+  std::vector<std::unique_ptr<Route>> routes_;       // one per source
+  std::array<Route*, coresight::kNumTraceIds> by_id_{};
+  std::unique_ptr<FrameSink> frame_sink_;
+  std::unique_ptr<coresight::FrameDeformatter> deformatter_;
+  uint64_t offset_ = 0;
+};
+
+// ETE / ETM4 trace sources attached to `buffer`, in [source_buffers] order.
+// For kSourceData only the first (OpenCSD decodes only that one).
+// Throws snapshot::SnapshotError for missing registers.
+std::vector<SourceSpec> SnapshotSources(const snapshot::Snapshot& snap, const snapshot::TraceBuffer& buffer);
+
+}  // namespace mabutrace::ete
+
+#endif  // MABUTRACE_HOST_ETE_ETE_SOURCE_H

@@ -1,0 +1,199 @@
+// cmd_ete.cpp: `mabutrace ete packets SNAPSHOT_DIR|FILE.bin [options]`
+// (SPEC §4 R-F1/R-F5): list the ETE packets of a snapshot's trace buffers,
+// or of a raw trace file described by a trace-unit .ini (--config).
+//
+//   text:  OpenCSD-lister lines, "Idx:12; ID:0; [0x01 0x00 ];\tI_TRACE_INFO : ..."
+//          with a "# source ..." line before each source's packets
+//   jsonl: one JSON object per packet: source, trace_id, offset, raw, type,
+//          ocsd and the decoded fields (docs/ete.md)
+// Decode errors go to stderr as "FILE: byte N (trace ID 0xI): ..."; the exit
+// code is then 1, but every packet before and after the error is listed.
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "ete/ete_packet_text.h"
+#include "ete/ete_source.h"
+#include "snapshot/snapshot.h"
+
+namespace mabutrace::cli {
+namespace {
+
+struct EteOptions {
+  std::string input;
+  std::string source;
+  std::string buffer;
+  std::string format = "text";
+  std::string config;
+  std::string input_format = "source_data";
+  std::string output = "-";
+  bool opencsd = false;
+};
+
+struct Output {
+  FILE* f = stdout;
+  std::string buf;
+  bool jsonl = false;
+  std::vector<std::string> source_names;
+  std::string file;  // for error messages
+  uint64_t errors = 0;
+  void Flush() {
+    if (!buf.empty()) std::fwrite(buf.data(), 1, buf.size(), f);
+    buf.clear();
+  }
+};
+
+void OnPacket(void* c, size_t source, const ete::EtePacket& p) {
+  auto* o = static_cast<Output*>(c);
+  if (o->jsonl) ete::FormatJson(p, o->source_names[source], &o->buf);
+  else ete::FormatLine(p, &o->buf);
+  o->buf.push_back('\n');
+  if (o->buf.size() > (1u << 16)) o->Flush();
+}
+
+void OnError(void* c, size_t source, uint64_t, const std::string& message) {
+  auto* o = static_cast<Output*>(c);
+  ++o->errors;
+  o->Flush();
+  std::fflush(o->f);
+  std::fprintf(stderr, "%s: %s%s\n", o->file.c_str(),
+               source == SIZE_MAX ? "" : (o->source_names[source] + ": ").c_str(), message.c_str());
+}
+
+// Streams `path` ('-' = stdin) through `dec` in 1 MiB chunks.
+bool Feed(const std::string& path, ete::BufferDecoder* dec) {
+  FILE* in = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (!in) {
+    std::fprintf(stderr, "%s: cannot open: %s\n", path.c_str(), std::strerror(errno));
+    return false;
+  }
+  std::vector<uint8_t> chunk(1 << 20);
+  size_t n;
+  while ((n = std::fread(chunk.data(), 1, chunk.size(), in)) > 0) dec->Push(chunk.data(), n);
+  bool ok = !std::ferror(in);
+  if (!ok) std::fprintf(stderr, "%s: read error\n", path.c_str());
+  if (in != stdin) std::fclose(in);
+  dec->Finish();
+  return ok;
+}
+
+int DecodeBuffer(const snapshot::BufferFormat format, std::vector<ete::SourceSpec> sources,
+                 const std::string& file, const std::string& buffer_name, const EteOptions& opt, Output* out) {
+  out->source_names.clear();
+  for (const auto& s : sources) out->source_names.push_back(s.name);
+  out->file = file;
+  if (!out->jsonl) {
+    for (const auto& s : sources)
+      out->buf += "# source " + s.name + " buffer " + buffer_name + " (" + file + ", " +
+                  snapshot::BufferFormatName(format) + "): " + s.config.Describe() + "\n";
+  }
+  ete::BufferDecoder dec(format, std::move(sources), &OnPacket, &OnError, out,
+                         opt.opencsd ? ete::ErrorPolicy::kOpenCsd : ete::ErrorPolicy::kResync);
+  bool ok = Feed(file, &dec);
+  out->Flush();
+  return ok ? kExitOk : kExitBadInput;
+}
+
+int RunEtePackets(const EteOptions& opt) {
+  Output out;
+  out.jsonl = opt.format == "jsonl";
+  if (opt.format != "text" && opt.format != "jsonl") {
+    std::fprintf(stderr, "ete packets: --format must be text or jsonl\n");
+    return kExitUsage;
+  }
+  if (opt.output != "-") {
+    out.f = std::fopen(opt.output.c_str(), "wb");
+    if (!out.f) {
+      std::fprintf(stderr, "%s: cannot create: %s\n", opt.output.c_str(), std::strerror(errno));
+      return kExitBadInput;
+    }
+  }
+  int rc = kExitOk;
+  try {
+    std::error_code ec;
+    if (opt.input != "-" && std::filesystem::is_directory(opt.input, ec)) {
+      snapshot::Snapshot snap = snapshot::ReadSnapshot(opt.input);
+      bool any = false;
+      for (const auto& buf : snap.buffers) {
+        if (!opt.buffer.empty() && buf.name != opt.buffer) continue;
+        std::vector<ete::SourceSpec> sources = ete::SnapshotSources(snap, buf);
+        if (!opt.source.empty()) {
+          std::vector<ete::SourceSpec> keep;
+          for (auto& s : sources)
+            if (s.name == opt.source) keep.push_back(s);
+          sources.swap(keep);
+        }
+        if (sources.empty()) continue;
+        any = true;
+        int r = DecodeBuffer(buf.format, std::move(sources), buf.file.string(), buf.name, opt, &out);
+        if (r != kExitOk) rc = r;
+      }
+      if (!any) {
+        std::fprintf(stderr, "%s: no ETE trace source%s%s%s\n", opt.input.c_str(),
+                     opt.source.empty() ? "" : " named ", opt.source.c_str(),
+                     opt.buffer.empty() ? "" : (" in buffer " + opt.buffer).c_str());
+        rc = kExitBadInput;
+      }
+    } else {
+      if (opt.input != "-" && !std::filesystem::exists(opt.input, ec)) {
+        std::fprintf(stderr, "%s: no such file or directory\n", opt.input.c_str());
+        if (out.f != stdout) std::fclose(out.f);
+        return kExitBadInput;
+      }
+      if (opt.config.empty()) {
+        std::fprintf(stderr, "%s: a raw trace file needs --config TRACE_UNIT.ini\n", opt.input.c_str());
+        if (out.f != stdout) std::fclose(out.f);
+        return kExitUsage;
+      }
+      snapshot::Device dev = snapshot::ReadDeviceIni(opt.config);
+      snapshot::BufferFormat fmt;
+      if (opt.input_format == "source_data") fmt = snapshot::BufferFormat::kSourceData;
+      else if (opt.input_format == "coresight") fmt = snapshot::BufferFormat::kCoresight;
+      else if (opt.input_format == "dstream_coresight") fmt = snapshot::BufferFormat::kDstreamCoresight;
+      else {
+        std::fprintf(stderr, "ete packets: unknown --input-format %s\n", opt.input_format.c_str());
+        if (out.f != stdout) std::fclose(out.f);
+        return kExitUsage;
+      }
+      std::vector<ete::SourceSpec> sources{{dev.name, ete::EteConfig::FromDevice(dev)}};
+      rc = DecodeBuffer(fmt, std::move(sources), opt.input, "-", opt, &out);
+    }
+  } catch (const snapshot::SnapshotError& e) {
+    out.Flush();
+    std::fprintf(stderr, "%s\n", e.what());
+    rc = kExitBadInput;
+  }
+  out.Flush();
+  if (out.f != stdout) std::fclose(out.f);
+  if (rc == kExitOk && out.errors) rc = kExitBadInput;
+  return rc;
+}
+
+Registration reg{"ete", [](CLI::App& app) {
+  auto o = std::make_shared<EteOptions>();
+  auto* ete = app.add_subcommand("ete", "Arm ETE trace: packet listing of snapshots and raw buffers");
+  ete->require_subcommand(1);
+  auto* pk = ete->add_subcommand("packets", "List the ETE packets, one per line (OpenCSD-lister text or JSON lines)");
+  pk->add_option("INPUT", o->input, "snapshot directory, or a raw trace file ('-' = stdin) with --config")
+      ->required();
+  pk->add_option("--source", o->source, "only this trace source (device name in the snapshot)");
+  pk->add_option("--buffer", o->buffer, "only this trace buffer (name in trace.ini)");
+  pk->add_option("--format", o->format, "text (default) or jsonl")->check(CLI::IsMember({"text", "jsonl"}));
+  pk->add_option("--config", o->config, "trace unit .ini ([device] + [regs]) for a raw trace file");
+  pk->add_option("--input-format", o->input_format,
+                 "raw file format: source_data (default), coresight, dstream_coresight")
+      ->check(CLI::IsMember({"source_data", "coresight", "dstream_coresight"}));
+  pk->add_option("-o,--output", o->output, "output file ('-' = stdout, default)");
+  pk->add_flag("--opencsd", o->opencsd,
+               "after a reserved header, carry on at the next byte like OpenCSD 1.8.0 "
+               "(default: resynchronise at the next A-Sync)");
+  // `ete` is the parent of `ete decode` / `ete export` (cmd_ete_decode.cpp,
+  // registered after this one, order 41/42); the runner is `ete packets`.
+  return Runner{pk, [o] { return RunEtePackets(*o); }};
+}, 40};
+
+}  // namespace
+}  // namespace mabutrace::cli
