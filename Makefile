@@ -36,12 +36,12 @@ test: build
 test-asan: deps
 	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DMABUTRACE_SANITIZE=address,undefined -DMABUTRACE_BUILD_BENCH=OFF >/dev/null
 	cmake --build $(BUILD)-asan -j$(JOBS)
-	cd $(BUILD)-asan && ctest --output-on-failure -j$(JOBS) -LE 'browser|qemu'
+	cd $(BUILD)-asan && ctest --output-on-failure -j$(JOBS) -LE 'browser|qemu|size'
 
 test-tsan: deps
 	cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMABUTRACE_SANITIZE=thread -DMABUTRACE_BUILD_BENCH=OFF -DMABUTRACE_HOST_DIRS= >/dev/null
 	cmake --build $(BUILD)-tsan -j$(JOBS)
-	cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j$(JOBS) -LE 'browser|qemu'
+	cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j$(JOBS) -LE 'browser|qemu|size'
 
 test-sanitize: test-asan test-tsan
 

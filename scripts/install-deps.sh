@@ -13,7 +13,7 @@ packages=(
   curl python3 chromium
   libelf-dev gdb
   libinih-dev libtomlplusplus-dev libopencsd-dev
-  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+  gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-dev qemu-system-arm
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -39,8 +39,36 @@ struct Writer {
   uint32_t session;   // the session `chunk` belongs to
   uint32_t thread;    // registry slot | gen << 16
   uint32_t tid;
+#if defined(MABUTRACE_PORT_WRITER_CONTEXTS)
+  // MCU ports (EmitRecord): reservations in `chunk` not yet committed
+  // (nested interrupts), and the chunk a nested writer left while
+  // interrupted writers still wrote into it, with its final commit word.
+  uint32_t pending;
+  uint32_t old_pending;
+  Chunk* old_chunk;
+  uint64_t old_commit;
+#endif
 };
+#if defined(MABUTRACE_PORT_WRITER_CONTEXTS)
+// MCU ports: no TLS. One writer per execution context the port names (on
+// Cortex-M: Thread mode and Handler mode); code that shares a context only
+// preempts it in nested, last-in-first-out fashion (interrupts), which the
+// reservation critical section and `pending` in EmitRecord() make safe.
+// A port whose contexts can run out (an RTOS with more tasks than contexts)
+// defines MABUTRACE_PORT_CONTEXT_MAY_FAIL and returns an index past the end:
+// that caller's events are dropped and counted.
+Writer g_writers[MABUTRACE_PORT_WRITER_CONTEXTS];
+MT_INLINE Writer* CurrentWriter() {
+  const uint32_t ctx = port::WriterContext();
+#if defined(MABUTRACE_PORT_CONTEXT_MAY_FAIL)
+  if (MT_UNLIKELY(ctx >= MABUTRACE_PORT_WRITER_CONTEXTS)) return nullptr;
+#endif
+  return &g_writers[ctx];
+}
+#else
 MABUTRACE_PORT_TLS Writer tls_writer;
+MT_INLINE Writer* CurrentWriter() { return &tls_writer; }
+#endif
 
 constexpr uint32_t kNoSlot = 0xFFFF;
 
@@ -88,8 +116,10 @@ void ReleaseChunk(Writer& w) {
 
 // Runs at thread exit. Holds the lifecycle lock so that a concurrent
 // mabutrace_deinit() cannot free the runtime under it.
-void OnThreadExit(void*) {
-  Writer& w = tls_writer;
+// `arg` is the exiting thread's Writer (what Attach registered): an RTOS
+// port may run this from another task (FreeRTOS: the idle task deletes).
+void OnThreadExit(void* arg) {
+  Writer& w = *static_cast<Writer*>(arg);
   g_lifecycle_lock.lock();
   Runtime* rt = g_runtime.load(std::memory_order_acquire);
   if (rt && w.session == rt->session) {
@@ -188,6 +218,94 @@ MT_NOINLINE bool SlowReserve(Writer& w, unsigned words, uint64_t& now) {
   return false;
 }
 
+#if defined(MABUTRACE_PORT_WRITER_CONTEXTS)
+// MCU form of Emit() below (R-B3). Interrupts are masked only while the
+// record's place is taken: clock read, room check, cursor bump. The words
+// are written with interrupts enabled; an interrupt that records in the same
+// context meanwhile reserves after us and, finding `pending` non-zero, does
+// not publish. The last writer to finish (the interrupted one: interrupts
+// nest) publishes the commit word for both, so a reader never sees a
+// reserved but unwritten record. A nested writer that finds the chunk full
+// while interrupted writers still fill it takes a new chunk and leaves the
+// old one's final commit word to the last of them (`old_*`). Dropped and
+// counted instead, both vanishingly rare: a second chunk change before
+// that commit, or a kTimeBase/session change under a pending write.
+MT_NOINLINE void CountDropped() {
+  if (Runtime* rt = CurrentRuntime()) rt->dropped.fetch_add(1, std::memory_order_relaxed);
+}
+
+// One out-of-line body for every record type: on an MCU flash is dear, and
+// six inlined copies cost more than the call (docs/ports.md §4).
+MT_NOINLINE void EmitRecord(RecordType type, unsigned fixed_words, uint32_t color, uint64_t w1,
+                            uint64_t w2) {
+  const uint32_t ctx = port::WriterContext();
+#if defined(MABUTRACE_PORT_CONTEXT_MAY_FAIL)
+  if (MT_UNLIKELY(ctx >= MABUTRACE_PORT_WRITER_CONTEXTS)) {
+    CountDropped();
+    return;
+  }
+#endif
+  Writer& w = g_writers[ctx];
+  const unsigned words = fixed_words + (color ? 1u : 0u);
+  uint32_t irq = port::EnterCritical();
+  // Inside the critical section: the port's clock state is shared by the
+  // contexts, and records of a context must be in time order.
+  const mabutrace_clock_fn clock = g_clock.load(std::memory_order_relaxed);
+  uint64_t now = MT_UNLIKELY(clock != nullptr) ? clock() : port::NowTicksInCritical();
+  uint64_t delta = now - w.base;
+  if (MT_UNLIKELY(w.session != g_session.load(std::memory_order_relaxed) ||
+                  uint64_t(w.end - w.cur) < words || delta >= kDeltaLimit)) {
+    if (w.pending != 0) {
+      // Interrupted writers of this context still fill the chunk.
+      if (w.old_pending != 0 || w.session != g_session.load(std::memory_order_relaxed) ||
+          delta >= kDeltaLimit) {
+        port::ExitCritical(irq);
+        CountDropped();
+        return;
+      }
+      w.old_chunk = w.chunk;
+      w.old_commit = (uint64_t(w.records) << 32) | uint64_t(w.cur - w.begin);
+      w.old_pending = w.pending;
+      w.pending = 0;
+      w.cur = w.end;  // full: SlowReserve takes a new chunk, never a time base here
+    }
+    if (!SlowReserve(w, words, now) || (delta = now - w.base) >= kDeltaLimit) {
+      port::ExitCritical(irq);
+      return;
+    }
+  }
+  uint64_t* p = w.cur;
+  Chunk* const chunk = w.chunk;
+  w.cur = p + words;
+  ++w.records;
+  ++w.pending;
+  port::ExitCritical(irq);
+
+  uint64_t h = MakeHeader(delta, type, port::CurrentCpu());
+  if (color) h |= kHasColor;
+  if (port::ContextIsIsr(ctx)) h |= kInIsr;
+  WriteWord(p, h);
+  if (fixed_words > 1) WriteWord(p + 1, w1);
+  if (fixed_words > 2) WriteWord(p + 2, w2);
+  if (color) WriteWord(p + fixed_words, color & 0xFFFFFFu);
+
+  irq = port::EnterCritical();
+  if (MT_LIKELY(chunk == w.chunk)) {
+    if (--w.pending == 0) {
+      PublishCommit(chunk->commit, (uint64_t(w.records) << 32) | uint64_t(w.cur - w.begin));
+    }
+  } else if (--w.old_pending == 0) {  // chunk == w.old_chunk: see above
+    PublishCommit(chunk->commit, w.old_commit);
+    w.old_chunk = nullptr;
+  }
+  port::ExitCritical(irq);
+}
+
+template <unsigned kFixedWords>
+MT_INLINE void Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
+  EmitRecord(type, kFixedWords, color, w1, w2);
+}
+#else
 // Appends one record: header, then up to two payload words, then the color.
 template <unsigned kFixedWords>
 MT_INLINE void Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
@@ -212,6 +330,7 @@ MT_INLINE void Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
   w.chunk->commit.store((uint64_t(w.records) << 32) | uint64_t(w.cur - w.begin),
                         std::memory_order_release);
 }
+#endif
 
 // ---- layout -----------------------------------------------------------------
 
@@ -433,7 +552,9 @@ void mabutrace_deinit(void) {
 
 int mabutrace_set_thread_name(const char* name) {
   if (!name) return MABUTRACE_ERR_INVALID_ARG;
-  Writer& w = tls_writer;
+  Writer* wp = CurrentWriter();
+  if (!wp) return MABUTRACE_ERR_NO_MEMORY;  // MCU: out of writer contexts
+  Writer& w = *wp;
   Runtime* rt = nullptr;
   if (!Attach(w, rt)) return MABUTRACE_ERR_NOT_INITIALIZED;
   const uint32_t slot = w.thread & 0xFFFF;
@@ -441,7 +562,8 @@ int mabutrace_set_thread_name(const char* name) {
   ThreadSlot& s = rt->threads[slot];
   rt->names_lock.lock();
   // Cut to the slot's 31 bytes at a UTF-8 character boundary.
-  size_t n = strnlen(name, sizeof s.name);
+  size_t n = 0;  // strnlen is POSIX, not in a strict C++17 newlib
+  while (n < sizeof s.name && name[n] != '\0') ++n;
   if (n == sizeof s.name) {
     n = sizeof s.name - 1;
     while (n > 0 && (uint8_t(name[n]) & 0xC0) == 0x80) --n;
@@ -481,7 +603,12 @@ int mabutrace_get_stats(mabutrace_stats_t* out) {
 mabutrace_scope_t mabutrace_scope_begin(const char* name, uint32_t color) {
   Emit<2>(RecordType::kScopeBegin, color, uint64_t(uintptr_t(name)), 0);
   // The end is recorded only if the begin could have been: same session.
-  return mabutrace_scope_t{tls_writer.session};
+#if defined(MABUTRACE_PORT_CONTEXT_MAY_FAIL)
+  const Writer* w = CurrentWriter();
+  return mabutrace_scope_t{w ? w->session : 0u};
+#else
+  return mabutrace_scope_t{CurrentWriter()->session};
+#endif
 }
 
 void mabutrace_scope_end(mabutrace_scope_t* scope) {

@@ -15,6 +15,11 @@
 // while its owner changes and grows by two per change, so a copy taken while
 // the chunk was recycled is detected and discarded, never torn (R-B4).
 // Writers are never paused by a reader.
+//
+// MCU ports replace the thread-local writer with per-context writers, a
+// short interrupt-masked reservation and plain word stores (the port macros
+// below and recorder.cpp EmitRecord; docs/ports.md §1-2). The layout of
+// Chunk does not change.
 #ifndef MABUTRACE_RUNTIME_RING_BUFFER_H
 #define MABUTRACE_RUNTIME_RING_BUFFER_H
 
@@ -78,6 +83,15 @@ class SpinLock {
   std::atomic<bool> flag_{false};
 };
 
+// The lock of the thread registry's names. On MCU ports an ISR may take it
+// (its first record registers the ISR track), so there it masks interrupts
+// rather than spin on a lock the interrupted code holds.
+#if defined(MABUTRACE_PORT_HAS_IRQ_LOCK)
+using NamesLock = port::IrqLock;
+#else
+using NamesLock = SpinLock;
+#endif
+
 struct ExportWorkspace;  // exporter memory, carved at init (json_exporter.h)
 
 // Everything init sets up; lives in the one allocation of init.
@@ -111,7 +125,7 @@ struct Runtime {
   alignas(64) std::atomic<uint64_t> overwritten{0};
   std::atomic<uint64_t> dropped{0};
   alignas(64) std::atomic<uint32_t> flow_seq{0};
-  alignas(64) mutable SpinLock names_lock;  // readers lock it too
+  alignas(64) mutable NamesLock names_lock;  // readers lock it too
   SpinLock export_lock;
 };
 
@@ -151,8 +165,40 @@ struct ChunkCopy {
 };
 bool CopyChunk(const Runtime& rt, uint32_t index, uint64_t* words, ChunkCopy* out);
 
+#if defined(MABUTRACE_PORT_SINGLE_CORE) || defined(MABUTRACE_PORT_PLAIN_WORDS)
+// MCU ports: a word below the commit mark is never written while it is read
+// (a recycled chunk is caught by its sequence lock), so plain volatile
+// accesses do, ordered by the commit word; 64-bit atomics would be library
+// calls on 32-bit MCUs.
+inline uint64_t ReadWord(const uint64_t* p) { return *static_cast<const volatile uint64_t*>(p); }
+inline void WriteWord(uint64_t* p, uint64_t v) { *static_cast<volatile uint64_t*>(p) = v; }
+#else
 inline uint64_t ReadWord(const uint64_t* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 inline void WriteWord(uint64_t* p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+#endif
+
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+// Stores a chunk's commit word. Must run with interrupts masked (the
+// recorder's commit critical section), which makes the two 32-bit halves
+// one store for every reader on the core.
+inline void PublishCommit(std::atomic<uint64_t>& commit, uint64_t v) {
+  static_assert(sizeof commit == 8, "commit word is 8 bytes");
+  auto* half = reinterpret_cast<volatile uint32_t*>(&commit);
+  __atomic_signal_fence(__ATOMIC_RELEASE);  // record words before the mark
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  half[1] = uint32_t(v);
+  half[0] = uint32_t(v >> 32);
+#else
+  half[0] = uint32_t(v);
+  half[1] = uint32_t(v >> 32);
+#endif
+}
+#else
+// Several cores: a release store (readers load it with acquire).
+inline void PublishCommit(std::atomic<uint64_t>& commit, uint64_t v) {
+  commit.store(v, std::memory_order_release);
+}
+#endif
 
 }  // namespace mabutrace
 

@@ -1,0 +1,58 @@
+/* firmware.h: board helpers shared by the example firmwares. */
+#ifndef MABUTRACE_EXAMPLE_FIRMWARE_H
+#define MABUTRACE_EXAMPLE_FIRMWARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Ends the QEMU run: status 0 if ok, 1 otherwise (semihosting). */
+void semihost_exit(int ok) __attribute__((noreturn));
+
+/* CMSDK APB UART0 of the MPS2 boards (ARM DDI 0479C, CMSDK TRM 4.3):
+ * DATA +0x0, STATE +0x4 (bit 0: TX buffer full), CTRL +0x8 (bit 0: TX
+ * enable), BAUDDIV +0x10 (>= 16). */
+#define UART0_BASE 0x40004000u
+#define UART0_DATA (*(volatile uint32_t*)(UART0_BASE + 0x0u))
+#define UART0_STATE (*(volatile uint32_t*)(UART0_BASE + 0x4u))
+#define UART0_CTRL (*(volatile uint32_t*)(UART0_BASE + 0x8u))
+#define UART0_BAUDDIV (*(volatile uint32_t*)(UART0_BASE + 0x10u))
+
+static inline void uart0_init(void) {
+  UART0_BAUDDIV = 16;
+  UART0_CTRL = 1u; /* TX enable */
+}
+
+static inline void uart0_write(const uint8_t* data, size_t len) {
+  while (len--) {
+    while (UART0_STATE & 1u) {
+    }
+    UART0_DATA = *data++;
+  }
+}
+
+/* CMSDK APB timer 0 of the MPS2 boards (CMSDK TRM 3.4), interrupt 8:
+ * CTRL +0x0 (bit 0 enable, bit 3 interrupt enable), VALUE +0x4, RELOAD
+ * +0x8, INTCLEAR +0xC (write 1). Counts the 25 MHz peripheral clock down. */
+#define TIMER0_BASE 0x40000000u
+#define TIMER0_CTRL (*(volatile uint32_t*)(TIMER0_BASE + 0x0u))
+#define TIMER0_VALUE (*(volatile uint32_t*)(TIMER0_BASE + 0x4u))
+#define TIMER0_RELOAD (*(volatile uint32_t*)(TIMER0_BASE + 0x8u))
+#define TIMER0_INTCLEAR (*(volatile uint32_t*)(TIMER0_BASE + 0xCu))
+#define TIMER0_IRQ 8u
+
+/* NVIC and system handler registers, Armv7-M ARM B3.4 and B3.2:
+ * NVIC_ISER0 enables interrupts 0..31, NVIC_IPR bytes hold priorities,
+ * SHPR3 bits 31:24 SysTick's priority, SHCSR bit 11 (SYSTICKACT) is set
+ * while the SysTick handler is active (also when preempted). */
+#define NVIC_ISER0 (*(volatile uint32_t*)0xE000E100u)
+#define NVIC_IPR_BYTE(n) (*(volatile uint8_t*)(0xE000E400u + (n)))
+#define SCB_SHPR3 (*(volatile uint32_t*)0xE000ED20u)
+#define SCB_SHCSR (*(volatile uint32_t*)0xE000ED24u)
+#define SHCSR_SYSTICKACT (1u << 11)
+
+/* SysTick registers, Armv7-M ARM B3.3.2. */
+#define SYST_CSR (*(volatile uint32_t*)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t*)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t*)0xE000E018u)
+
+#endif

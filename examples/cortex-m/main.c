@@ -1,0 +1,148 @@
+/*
+ * main.c: bare-metal Cortex-M demo firmware (R-D3), in C to exercise the C
+ * API (TRACE_SCOPE ends through __attribute__((cleanup))).
+ *
+ * A main loop and a SysTick interrupt:
+ *   SysTick (every SYSTICK_PERIOD processor clocks): scope "SysTick",
+ *     counter "isr_ticks" = 1, 2, 3, ..., BURST instants "burst", and a
+ *     flow out "tick" whose link id it queues for the main loop (flow
+ *     ISR -> main);
+ *   main loop, ITERATIONS times: scope "main_loop" > "compute" > "inner"
+ *     (three levels), counter "value" = the next number of the LCG below
+ *     (negative values included: int32 exact), a flow in "tick handled" per
+ *     queued link, an instant "checkpoint" every 16th iteration, and a
+ *     flush of the binary stream to UART0 every FLUSH_EVERY iterations;
+ *   timer 0 (every TIMER_PERIOD clocks, a higher priority than SysTick, so
+ *     it also interrupts the SysTick handler while that one records: nested
+ *     writers of the ISR context): counter "timer_ticks" = 1, 2, 3, ..., and
+ *     an instant "preempted SysTick" when it did.
+ * At the end SysTick stops, the last links are taken, the stream is
+ * flushed and the run ends through semihosting (status 0).
+ *
+ * tests/port/qemu/check_qemu_trace.py recomputes the counter values and
+ * checks the converted trace. Every line that mentions tracing (TRACE_,
+ * TRC(, mabutrace, MABUTRACE) stands alone, so tests/port/size can delete
+ * those lines to get the same firmware "without any trace calls".
+ */
+#include <stdint.h>
+
+#include "firmware.h"
+#include "mabutrace/mabutrace.h"
+#include "mabutrace_cortex_m.h"
+
+#define ITERATIONS 200u
+#define FLUSH_EVERY 10u
+#define SYSTICK_PERIOD 500u  /* processor clocks between SysTick interrupts */
+#define LINK_QUEUE 64u       /* power of two */
+#define TIMER_PERIOD 37u     /* peripheral clocks; prime, so it drifts over SysTick */
+#define BURST 8u             /* instants per SysTick: long handler, many nestings */
+
+static volatile uint32_t g_ticks;
+static volatile uint32_t g_timer_ticks;
+static volatile uint16_t g_links[LINK_QUEUE];
+static volatile uint32_t g_link_head; /* written by the ISR only */
+static uint32_t g_link_tail;          /* main loop only */
+static uint32_t g_lcg = 12345u;
+static volatile uint32_t g_sink;      /* keeps the busy work */
+
+static uint8_t g_trace_memory[128 * 1024] __attribute__((aligned(64))); /* mabutrace storage */
+
+__attribute__((unused)) static void uart_output(const uint8_t* data, size_t len) {
+  uart0_write(data, len);
+}
+
+void SysTick_Handler(void) {
+  TRACE_SCOPE("SysTick", COLOR_RED);
+  const uint32_t t = g_ticks + 1u;
+  g_ticks = t;
+  TRACE_COUNTER("isr_ticks", t);
+  for (uint32_t k = 0; k < BURST; ++k) { TRACE_INSTANT("burst"); }
+  uint16_t link = 0;
+  TRACE_FLOW_OUT(&link, "tick");
+  const uint32_t head = g_link_head;
+  if (head - g_link_tail < LINK_QUEUE) {
+    g_links[head % LINK_QUEUE] = link;
+    g_link_head = head + 1u;
+  }
+}
+
+void Timer0_Handler(void) {
+  TIMER0_INTCLEAR = 1u;
+  const uint32_t t = g_timer_ticks + 1u;
+  g_timer_ticks = t;
+  TRACE_COUNTER("timer_ticks", t);
+  const uint32_t nested = SCB_SHCSR & SHCSR_SYSTICKACT;
+  if (nested) { TRACE_INSTANT("preempted SysTick"); }
+  (void)nested;
+}
+
+/* Numerical Recipes' 32-bit LCG, read as int32 (about half are negative). */
+static int32_t next_value(void) {
+  g_lcg = g_lcg * 1664525u + 1013904223u;
+  return (int32_t)g_lcg;
+}
+
+static void compute(uint32_t i) {
+  TRC();
+  const int32_t v = next_value();
+  {
+    TRACE_SCOPE("inner", COLOR_BLUE);
+    uint32_t acc = 0;
+    for (uint32_t j = 0; j < 50u + (i % 7u) * 20u; ++j) acc += j * j;
+    g_sink = acc;
+  }
+  TRACE_COUNTER("value", v);
+  (void)v;
+}
+
+static void drain_links(void) {
+  while (g_link_tail != g_link_head) {
+    const uint16_t link = g_links[g_link_tail % LINK_QUEUE];
+    g_link_tail++;
+    TRACE_FLOW_IN(link, "tick handled");
+    (void)link;
+  }
+}
+
+int main(void) {
+  uart0_init();
+  /* SysTick runs before init (without its interrupt) so that the port takes
+   * it as the clock with this period. */
+  SYST_RVR = SYSTICK_PERIOD - 1u;
+  SYST_CVR = 0;
+  SYST_CSR = 5u; /* ENABLE | CLKSOURCE = processor clock */
+
+  mabutrace_cortex_m_set_core_hz(25000000u);
+  mabutrace_config_t cfg;                                               /* mabutrace */
+  mabutrace_config_default(&cfg);                                       /* mabutrace */
+  cfg.buffer_size = 64 * 1024;                                          /* mabutrace */
+  cfg.max_threads = 2;                                                  /* mabutrace */
+  cfg.max_depth = 8;                                                    /* mabutrace */
+  cfg.memory = g_trace_memory;                                          /* mabutrace */
+  cfg.process_name = "cortex-m demo";                                   /* mabutrace */
+  if (mabutrace_memory_required(&cfg) > sizeof g_trace_memory) return 1;
+  if (mabutrace_init_with_config(&cfg) != MABUTRACE_OK) return 1;
+  if (mabutrace_set_output_callback(uart_output) != MABUTRACE_OK) return 1;
+
+  SCB_SHPR3 = (SCB_SHPR3 & 0x00FFFFFFu) | (0xC0u << 24); /* SysTick: low priority */
+  NVIC_IPR_BYTE(TIMER0_IRQ) = 0x40u;                      /* timer 0: higher */
+  TIMER0_RELOAD = TIMER_PERIOD - 1u;
+  TIMER0_VALUE = TIMER_PERIOD - 1u;
+  TIMER0_CTRL = 9u; /* enable | interrupt enable */
+  NVIC_ISER0 = 1u << TIMER0_IRQ;
+  SYST_CSR = 7u; /* and TICKINT: the interrupt starts now */
+
+  for (uint32_t i = 0; i < ITERATIONS; ++i) {
+    TRACE_SCOPE("main_loop");
+    compute(i);
+    drain_links();
+    if (i % 16u == 0) { TRACE_INSTANT("checkpoint", COLOR_GREEN); }
+    if ((i + 1u) % FLUSH_EVERY == 0) { (void)mabutrace_flush_output(); }
+  }
+
+  SYST_CSR = 5u;   /* no more interrupts */
+  TIMER0_CTRL = 0; /* (SysTick keeps counting: it is the clock) */
+  drain_links();
+  if (mabutrace_flush_output() != MABUTRACE_OK) return 1;
+  return 0;
+}

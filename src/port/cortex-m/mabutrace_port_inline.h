@@ -1,0 +1,139 @@
+// Bare-metal Cortex-M port (Armv7-M: Cortex-M3/M4/M7), inline part (R-D3).
+//
+// Single core, no OS. Code runs either in Thread mode (the main loop) or in
+// Handler mode (an exception or interrupt; handlers of different priority
+// nest). The recording core (recorder.cpp) keeps one writer context per
+// mode instead of thread_local state:
+//   context 0  Thread mode: the main loop, track "main"
+//   context 1  Handler mode: every ISR, track "ISR" (all records have the
+//              kInIsr bit; the exporters show them as the ISR track)
+// A context's space reservation runs with PRIMASK set (interrupts masked,
+// a few instructions); the record's words are written with interrupts
+// enabled; the commit word is published when the last nested writer of the
+// context is done (docs/ports.md §2).
+//
+// Register addresses and bits are from the Armv7-M Architecture Reference
+// Manual (DDI 0403E): IPSR B1.4.2, PRIMASK B1.4.3, SysTick B3.3, DWT C1.8,
+// DEMCR C1.6.5.
+#ifndef MABUTRACE_PORT_CORTEX_M_INLINE_H
+#define MABUTRACE_PORT_CORTEX_M_INLINE_H
+
+#include <stdint.h>
+
+// No TLS on bare metal: the core indexes a static array of writer contexts.
+#define MABUTRACE_PORT_WRITER_CONTEXTS 2
+// Readers (flush/export) run in Thread mode on the one core, so a record
+// word is never read while it is written: plain stores suffice, and 64-bit
+// atomics (no LDREXD/STREXD on Armv7-M) come from port.cpp under PRIMASK.
+#define MABUTRACE_PORT_SINGLE_CORE 1
+// Runtime::names_lock masks interrupts instead of spinning: an ISR that
+// records for the first time registers its track under it, and must never
+// spin on a lock the interrupted main loop holds.
+#define MABUTRACE_PORT_HAS_IRQ_LOCK 1
+
+// The hot path's helpers must inline even at -Os (a call costs more
+// instructions than most of them have).
+#define MABUTRACE_PORT_INLINE inline __attribute__((always_inline))
+
+namespace mabutrace::port {
+
+// ---- registers (volatile MMIO) ----------------------------------------------
+// SysTick, Armv7-M ARM B3.3.2: SYST_CSR (ENABLE bit 0, TICKINT bit 1,
+// CLKSOURCE bit 2: 1 = processor clock, COUNTFLAG bit 16: set when the
+// counter went 1 -> 0, cleared by reading SYST_CSR), SYST_RVR (24-bit reload),
+// SYST_CVR (24-bit current value, counts down).
+MABUTRACE_PORT_INLINE volatile uint32_t& SystCsr() { return *reinterpret_cast<volatile uint32_t*>(0xE000E010u); }
+MABUTRACE_PORT_INLINE volatile uint32_t& SystRvr() { return *reinterpret_cast<volatile uint32_t*>(0xE000E014u); }
+MABUTRACE_PORT_INLINE volatile uint32_t& SystCvr() { return *reinterpret_cast<volatile uint32_t*>(0xE000E018u); }
+constexpr uint32_t kSystCountFlag = 1u << 16;
+// DWT_CYCCNT, Armv7-M ARM C1.8.8: 32-bit count of processor clock cycles
+// while DWT_CTRL.CYCCNTENA (bit 0) and DEMCR.TRCENA (bit 24) are set.
+MABUTRACE_PORT_INLINE volatile uint32_t& DwtCyccnt() { return *reinterpret_cast<volatile uint32_t*>(0xE0001004u); }
+
+// ---- critical section: PRIMASK (Armv7-M ARM B1.4.3, B5.2.1 CPS) -----------
+// EnterCritical() sets PRIMASK (execution priority 0: every configurable
+// interrupt is held pending) and returns the previous PRIMASK, so critical
+// sections nest. Costs 3 instructions (MRS, CPSID, and MSR on exit).
+MABUTRACE_PORT_INLINE uint32_t EnterCritical() {
+  uint32_t primask;
+  __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask) : : "memory");
+  return primask;
+}
+MABUTRACE_PORT_INLINE void ExitCritical(uint32_t primask) {
+  __asm__ volatile("msr primask, %0" : : "r"(primask) : "memory");
+}
+
+// ---- context --------------------------------------------------------------
+// IPSR (Armv7-M ARM B1.4.2) holds the number of the exception being
+// handled, 0 in Thread mode.
+MABUTRACE_PORT_INLINE uint32_t Ipsr() {
+  uint32_t ipsr;
+  __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
+  return ipsr & 0x1FFu;
+}
+MABUTRACE_PORT_INLINE bool InIsr() { return Ipsr() != 0; }
+// Writer context of the caller: 0 Thread mode, 1 Handler mode.
+MABUTRACE_PORT_INLINE uint32_t WriterContext() { return InIsr() ? 1u : 0u; }
+// Records of a context are flagged kInIsr when that context is an ISR's.
+MABUTRACE_PORT_INLINE bool ContextIsIsr(uint32_t context) { return context != 0; }
+MABUTRACE_PORT_INLINE uint32_t CurrentCpu() { return 0; }
+// Nothing to yield to on one core without an OS.
+inline void CpuRelax() { __asm__ volatile("nop"); }
+
+// ---- clock ------------------------------------------------------------------
+// Extends a 32-bit DWT_CYCCNT or the 24-bit SysTick down-counter to 64-bit
+// ticks. Written only with interrupts masked.
+struct ClockState {
+  uint32_t source;    // kClockDwt or kClockSysTick (chosen by ClockHz())
+  uint32_t last;      // DWT: last CYCCNT read
+  uint64_t high;      // DWT: bits 32..63; SysTick: ticks of whole periods
+};
+constexpr uint32_t kClockDwt = 1, kClockSysTick = 2;
+extern ClockState g_clock_state;
+
+// Ticks now, with interrupts already masked (the recording hot path calls it
+// inside its reservation, so records of a context are in time order).
+// DWT: exact while read at least once per 2^32 cycles (26 s at 168 MHz).
+// SysTick: exact while read at least once per SysTick period, and while no
+// one else reads SYST_CSR (that clears COUNTFLAG): trace something in the
+// SysTick handler, or call mabutrace_cortex_m_clock_poll() there.
+MABUTRACE_PORT_INLINE uint64_t NowTicksInCritical() {
+  ClockState& s = g_clock_state;
+  if (s.source == kClockDwt) {
+    const uint32_t c = DwtCyccnt();
+    if (c < s.last) s.high += uint64_t{1} << 32;
+    s.last = c;
+    return s.high | c;
+  }
+  const uint32_t reload = SystRvr() & 0xFFFFFFu;
+  uint32_t cvr = SystCvr();
+  if (SystCsr() & kSystCountFlag) {
+    // Wrapped since the last read (maybe just after the read above): count
+    // the period and take the value after the wrap.
+    s.high += reload + 1u;
+    cvr = SystCvr();
+  }
+  return s.high + (reload - (cvr & 0xFFFFFFu));
+}
+
+inline uint64_t NowTicks() {
+  const uint32_t primask = EnterCritical();
+  const uint64_t t = NowTicksInCritical();
+  ExitCritical(primask);
+  return t;
+}
+
+// names_lock: interrupts masked while held (a few dozen instructions: a
+// 32-byte name copy). Not recursive.
+class IrqLock {
+ public:
+  void lock() { primask_ = EnterCritical(); }
+  void unlock() { ExitCritical(primask_); }
+
+ private:
+  uint32_t primask_ = 0;
+};
+
+}  // namespace mabutrace::port
+
+#endif  // MABUTRACE_PORT_CORTEX_M_INLINE_H

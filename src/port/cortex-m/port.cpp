@@ -1,0 +1,114 @@
+// Bare-metal Cortex-M port (R-D3): clock selection, track names, no heap.
+// Inline part (context, PRIMASK, clock read): mabutrace_port_inline.h.
+// Armv7-M only: the Arduino IDE compiles every source under src/ for
+// whatever board it targets.
+#if defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__)
+
+#include <string.h>
+
+#include "mabutrace_cortex_m.h"
+#include "port.h"
+
+namespace mabutrace::port {
+
+ClockState g_clock_state = {0, 0, 0};
+
+namespace {
+
+uint32_t g_core_hz = 25000000u;     // MPS2 boards' processor clock
+uint32_t g_systick_ref_hz = 1000000u;
+bool g_prefer_systick = false;
+
+// DEMCR (Armv7-M ARM C1.6.5): TRCENA, bit 24, powers the DWT and ITM.
+volatile uint32_t& Demcr() { return *reinterpret_cast<volatile uint32_t*>(0xE000EDFCu); }
+// DWT_CTRL (C1.8.7): CYCCNTENA bit 0; NOCYCCNT bit 25 reads 1 when there is
+// no cycle counter.
+volatile uint32_t& DwtCtrl() { return *reinterpret_cast<volatile uint32_t*>(0xE0001000u); }
+constexpr uint32_t kTrcena = 1u << 24, kCyccntena = 1u << 0, kNoCyccnt = 1u << 25;
+constexpr uint32_t kSystEnable = 1u << 0, kSystClkSource = 1u << 2;
+
+// True when DWT_CYCCNT exists and advances. QEMU accepts the enables but
+// CYCCNT stays 0, so the test is "it moved", not "the bit is there".
+bool DwtCounts() {
+  Demcr() |= kTrcena;
+  if (DwtCtrl() & kNoCyccnt) return false;
+  DwtCtrl() |= kCyccntena;
+  const uint32_t a = DwtCyccnt();
+  for (volatile int i = 0; i < 16; ++i) {
+  }
+  return DwtCyccnt() != a;
+}
+
+}  // namespace
+
+// Picks the clock (once per init, before the first timestamp) and returns
+// its rate in Hz.
+uint64_t ClockHz() {
+  const uint32_t primask = EnterCritical();
+  ClockState& s = g_clock_state;
+  uint64_t hz;
+  if (!g_prefer_systick && DwtCounts()) {
+    s = ClockState{kClockDwt, DwtCyccnt(), 0};
+    hz = g_core_hz;
+  } else {
+    if (!(SystCsr() & kSystEnable)) {
+      // Nobody runs SysTick: run it free, without its interrupt.
+      SystRvr() = 0xFFFFFFu;
+      SystCvr() = 0;
+      SystCsr() = kSystEnable | kSystClkSource;
+    }
+    s = ClockState{kClockSysTick, 0, 0};
+    const uint32_t stale = SystCsr();  // reading clears a stale COUNTFLAG
+    (void)stale;
+    hz = (SystCsr() & kSystClkSource) ? g_core_hz : g_systick_ref_hz;
+  }
+  ExitCritical(primask);
+  return hz;
+}
+
+// Track ids: 1 for the main loop, 2 for the ISR track (never 0).
+uint32_t CurrentThreadId() { return InIsr() ? 2u : 1u; }
+
+void CurrentThreadName(char* buf, size_t len) {
+  if (len == 0) return;
+  const char* name = InIsr() ? "ISR" : "main";
+  strncpy(buf, name, len - 1);
+  buf[len - 1] = '\0';
+}
+
+uint32_t ProcessId() { return 1; }
+
+void ProcessName(char* buf, size_t len) {
+  if (len == 0) return;
+  strncpy(buf, "firmware", len - 1);
+  buf[len - 1] = '\0';
+}
+
+// No heap: the firmware passes config.memory.
+void* Allocate(size_t) { return nullptr; }
+void Free(void*) {}
+bool AtThreadExit(void (*)(void*), void*) { return false; }
+
+}  // namespace mabutrace::port
+
+using namespace mabutrace::port;
+
+extern "C" {
+
+void mabutrace_cortex_m_set_core_hz(uint32_t hz) {
+  if (hz) g_core_hz = hz;
+}
+void mabutrace_cortex_m_set_systick_ref_hz(uint32_t hz) {
+  if (hz) g_systick_ref_hz = hz;
+}
+mabutrace_cortex_m_clock_t mabutrace_cortex_m_clock_source(void) {
+  return mabutrace_cortex_m_clock_t(g_clock_state.source);
+}
+void mabutrace_cortex_m_prefer_systick(int on) { g_prefer_systick = on != 0; }
+void mabutrace_cortex_m_clock_poll(void) {
+  if (g_clock_state.source != 0) (void)NowTicks();
+}
+
+}  // extern "C"
+
+#endif  // Armv7-M

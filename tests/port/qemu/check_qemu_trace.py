@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""Runs the Cortex-M demo firmware under QEMU and checks its trace (R-D3).
+
+1. qemu-system-arm runs examples/cortex-m/fw_trace.elf with -icount shift=0
+   (deterministic virtual time) and -semihosting (the firmware ends the run,
+   status 0 = it finished); UART0's bytes, the binary stream, go to a file.
+   It runs twice: the two streams must be byte-identical.
+2. `mabutrace convert` turns the stream into Chrome JSON and .pftrace.
+3. The JSON must parse and hold what the firmware did (examples/cortex-m/
+   main.c): a "main" and an "ISR" track; "SysTick" slices only on the ISR
+   track; counter "isr_ticks" = 1..N on the ISR track; counter "value" = the
+   firmware's LCG sequence (recomputed here), in order; counter
+   "timer_ticks" = 1..M on the ISR track from the higher-priority timer
+   interrupt, which must have preempted the SysTick handler at least once
+   (nested writers of one context); one flow per tick,
+   started on the ISR track and ended on main, every pair complete; scopes
+   nested main_loop > compute > inner and balanced; 13 "checkpoint"
+   instants; nothing lost, dropped or orphaned.
+4. protoc decodes the .pftrace with Perfetto's schema; it must have the ISR
+   thread track and the same counter values.
+Exit 0 = pass, 1 = a check failed (each failure is printed).
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+
+ITERATIONS = 200          # main.c ITERATIONS
+CHECKPOINT_EVERY = 16     # main.c: instant every 16th iteration
+MIN_TICKS = 20            # SysTick interrupts expected at least (about 50 run)
+BURST = 8                 # main.c BURST: instants per SysTick
+MIN_NESTED = 20           # timer interrupts inside the SysTick handler, at least
+
+FAILURES = []
+
+
+def fail(msg):
+    FAILURES.append(msg)
+    print("FAIL:", msg)
+
+
+def lcg_values(n):
+    """main.c next_value(): Numerical Recipes LCG from 12345, as int32."""
+    x, out = 12345, []
+    for _ in range(n):
+        x = (x * 1664525 + 1013904223) & 0xFFFFFFFF
+        out.append(x - (1 << 32) if x & 0x80000000 else x)
+    return out
+
+
+def run_qemu(args, out_path):
+    if os.path.exists(out_path):
+        os.remove(out_path)
+    cmd = [args.qemu, "-M", args.machine, "-nographic", "-monitor", "none", "-semihosting",
+           "-icount", "shift=0", "-serial", "file:" + out_path, "-kernel", args.elf]
+    try:
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        fail("qemu did not finish within %d s: %s" % (args.timeout, " ".join(cmd)))
+        return None
+    if r.returncode != 0:
+        fail("qemu exit status %d (the firmware reported a failure or faulted): %s\n%s"
+             % (r.returncode, " ".join(cmd), r.stderr.decode(errors="replace")))
+        return None
+    with open(out_path, "rb") as f:
+        return f.read()
+
+
+def convert(args, stream, out):
+    r = subprocess.run([args.cli, "convert", stream, "-o", out], capture_output=True, timeout=60)
+    if r.returncode != 0:
+        fail("mabutrace convert -o %s: exit %d\n%s" % (out, r.returncode, r.stderr.decode(errors="replace")))
+        return False
+    return True
+
+
+def check_json(path, expected_values):
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except ValueError as e:
+        fail("%s is not valid JSON: %s" % (path, e))
+        return None
+    events = doc["traceEvents"]
+    meta = doc.get("metadata", {})
+    names = {e["tid"]: e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    tid_of = {v: k for k, v in names.items()}
+    if "main" not in tid_of:
+        fail("no track named 'main' (thread names: %s)" % sorted(names.values()))
+    if "ISR" not in tid_of:
+        fail("no ISR track (thread names: %s)" % sorted(names.values()))
+    if FAILURES:
+        return None
+    main_tid, isr_tid = tid_of["main"], tid_of["ISR"]
+    if main_tid == isr_tid:
+        fail("main and ISR share tid %s" % main_tid)
+
+    # Scopes: balanced per track, names matched, nesting as main.c does it.
+    stacks = collections.defaultdict(list)
+    max_depth = collections.Counter()
+    slices = collections.Counter()
+    for e in events:
+        ph, tid = e.get("ph"), e.get("tid")
+        if ph == "B":
+            stacks[tid].append(e["name"])
+            max_depth[tid] = max(max_depth[tid], len(stacks[tid]))
+            slices[(tid, e["name"])] += 1
+        elif ph == "E":
+            if not stacks[tid]:
+                fail("E without B on tid %s at ts %s" % (tid, e.get("ts")))
+                continue
+            top = stacks[tid].pop()
+            if e.get("name", top) != top:
+                fail("E %r closes B %r on tid %s" % (e.get("name"), top, tid))
+    for tid, st in stacks.items():
+        if st:
+            fail("open scopes at the end on tid %s: %s" % (tid, st))
+    if max_depth[main_tid] < 3:
+        fail("main nests %d scopes deep, main.c nests 3 (main_loop > compute > inner)" % max_depth[main_tid])
+    for name in ("main_loop", "compute", "inner"):
+        if slices[(main_tid, name)] != ITERATIONS:
+            fail("%d '%s' slices on main, expected %d" % (slices[(main_tid, name)], name, ITERATIONS))
+    systick = [e for e in events if e.get("ph") == "B" and e.get("name") == "SysTick"]
+    if any(e["tid"] != isr_tid for e in systick):
+        fail("'SysTick' slices outside the ISR track")
+
+    # Counters: the values the firmware computed, in order.
+    def counter(name):
+        return [(e["tid"], e["args"]["value"]) for e in events
+                if e.get("ph") == "C" and e.get("name") == name]
+    values = counter("value")
+    if [v for _, v in values] != expected_values:
+        got = [v for _, v in values]
+        bad = next((i for i, (a, b) in enumerate(zip(got, expected_values)) if a != b), min(len(got), len(expected_values)))
+        fail("counter 'value': %d samples, first difference at #%d (got %s, want %s)"
+             % (len(got), bad, got[bad:bad + 1], expected_values[bad:bad + 1]))
+    if any(t != main_tid for t, _ in values):
+        fail("counter 'value' samples not from main")
+    ticks = counter("isr_ticks")
+    n = len(ticks)
+    if [v for _, v in ticks] != list(range(1, n + 1)):
+        fail("counter 'isr_ticks' is not 1..%d: %s" % (n, [v for _, v in ticks][:20]))
+    if n < MIN_TICKS:
+        fail("only %d SysTick interrupts traced (expected >= %d)" % (n, MIN_TICKS))
+    if any(t != isr_tid for t, _ in ticks):
+        fail("counter 'isr_ticks' samples not from the ISR track")
+    if len(systick) != n:
+        fail("%d 'SysTick' slices for %d isr_ticks samples" % (len(systick), n))
+
+    # Timer 0 preempts the SysTick handler (nested writers of the ISR
+    # context): its samples must all be there, in order, and the nesting
+    # must have happened.
+    timer = counter("timer_ticks")
+    if [v for _, v in timer] != list(range(1, len(timer) + 1)) or len(timer) < MIN_TICKS:
+        fail("counter 'timer_ticks' is not 1..N with N >= %d: %d samples" % (MIN_TICKS, len(timer)))
+    if any(t != isr_tid for t, _ in timer):
+        fail("counter 'timer_ticks' samples not from the ISR track")
+    nested = sum(1 for e in events if e.get("ph") == "i" and e.get("name") == "preempted SysTick")
+    if nested < MIN_NESTED:
+        fail("timer 0 preempted the SysTick handler %d times (< %d): nested ISR writers not exercised"
+             % (nested, MIN_NESTED))
+    bursts = sum(1 for e in events if e.get("ph") == "i" and e.get("name") == "burst" and e["tid"] == isr_tid)
+    if bursts != BURST * n:
+        fail("%d 'burst' instants on the ISR track, expected %d x %d" % (bursts, BURST, n))
+
+    # Flows ISR -> main: one per tick, every pair complete.
+    starts = collections.Counter(e["id"] for e in events if e.get("ph") == "s")
+    ends = collections.Counter(e["id"] for e in events if e.get("ph") == "f")
+    if len(starts) != n or any(c != 1 for c in starts.values()):
+        fail("%d flow starts (%d distinct) for %d ticks" % (sum(starts.values()), len(starts), n))
+    if starts != ends:
+        fail("flow pairs incomplete: starts without end %s, ends without start %s"
+             % (sorted(set(starts) - set(ends))[:10], sorted(set(ends) - set(starts))[:10]))
+    if any(e["tid"] != isr_tid for e in events if e.get("ph") == "s"):
+        fail("a flow starts outside the ISR track")
+    if any(e["tid"] != main_tid for e in events if e.get("ph") == "f"):
+        fail("a flow ends outside main")
+
+    checkpoints = sum(1 for e in events if e.get("ph") == "i" and e.get("name") == "checkpoint")
+    want = len(range(0, ITERATIONS, CHECKPOINT_EVERY))
+    if checkpoints != want:
+        fail("%d 'checkpoint' instants, expected %d" % (checkpoints, want))
+    for key in ("lost_records", "dropped_records", "damaged_records", "orphan_ends",
+                "flow_ends_without_start"):
+        if meta.get(key, 0) != 0:
+            fail("metadata %s = %s, expected 0" % (key, meta.get(key)))
+    print("json: %d events, %d SysTick and %d timer interrupts (%d nested in SysTick), "
+          "%d flows ISR -> main, %d counter values"
+          % (len(events), n, len(timer), nested, len(starts), len(values)))
+    return n
+
+
+def check_pftrace(args, path, expected_values, ticks):
+    if not args.protoc:
+        print("pftrace: protoc not found, decode checks skipped (%d bytes written)" % os.path.getsize(path))
+        return
+    with open(path, "rb") as f:
+        r = subprocess.run([args.protoc, "--proto_path=" + args.proto_dir,
+                            "--decode=perfetto.protos.Trace", "perfetto_trace.proto"],
+                           stdin=f, capture_output=True, timeout=60)
+    if r.returncode != 0:
+        fail("protoc cannot decode %s: %s" % (path, r.stderr.decode(errors="replace")))
+        return
+    text = r.stdout.decode()
+    if not re.search(r'thread_name: "ISR"', text):
+        fail(".pftrace has no ISR thread track")
+    # Counter tracks by uuid, then the samples per track in file order.
+    track_name = {}
+    for m in re.finditer(r'track_descriptor \{\s*uuid: (\d+)\s*name: "([^"]*)"', text):
+        track_name[m.group(1)] = m.group(2)
+    samples = collections.defaultdict(list)
+    for m in re.finditer(r'type: TYPE_COUNTER\s*track_uuid: (\d+)\s*counter_value: (-?\d+)', text):
+        samples[track_name.get(m.group(1), m.group(1))].append(int(m.group(2)))
+    if samples.get("value") != expected_values:
+        fail(".pftrace counter 'value' differs from the firmware's (%d samples)" % len(samples.get("value", [])))
+    if samples.get("isr_ticks") != list(range(1, ticks + 1)):
+        fail(".pftrace counter 'isr_ticks' is not 1..%d" % ticks)
+    timer = samples.get("timer_ticks", [])
+    if not timer or timer != list(range(1, len(timer) + 1)):
+        fail(".pftrace counter 'timer_ticks' is not 1..N")
+    print("pftrace: %d bytes, decoded by protoc, counters match" % os.path.getsize(path))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--qemu", required=True)
+    ap.add_argument("--machine", default="mps2-an386")
+    ap.add_argument("--elf", required=True)
+    ap.add_argument("--cli", required=True, help="the mabutrace tool")
+    ap.add_argument("--protoc", default="protoc", help="'' skips the .pftrace decode")
+    ap.add_argument("--proto-dir", required=True, help="folder of perfetto_trace.proto")
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--timeout", type=int, default=30)
+    args = ap.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    stream = os.path.join(args.workdir, "trace.bin")
+
+    first = run_qemu(args, stream)
+    second = run_qemu(args, os.path.join(args.workdir, "trace2.bin"))
+    if first is None or second is None:
+        return 1
+    if first != second:
+        fail("two runs with -icount shift=0 streamed different bytes (%d vs %d)" % (len(first), len(second)))
+    print("qemu: %d stream bytes over UART0, identical in two runs" % len(first))
+    expected = lcg_values(ITERATIONS)
+    js, pf = os.path.join(args.workdir, "trace.json"), os.path.join(args.workdir, "trace.pftrace")
+    if convert(args, stream, js):
+        ticks = check_json(js, expected)
+        if ticks is not None and convert(args, stream, pf):
+            check_pftrace(args, pf, expected, ticks)
+    if FAILURES:
+        print("%d check(s) failed" % len(FAILURES))
+        return 1
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
