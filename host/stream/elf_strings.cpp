@@ -70,4 +70,13 @@ std::optional<std::string> ElfStrings::At(uint64_t addr, size_t max) const {
   return std::string(p, static_cast<const char*>(nul) - p);
 }
 
+bool ElfStrings::StartsString(uint64_t addr) const {
+  auto it = std::upper_bound(sections_.begin(), sections_.end(), addr,
+                             [](uint64_t a, const Section& s) { return a < s.addr; });
+  if (it == sections_.begin()) return false;
+  --it;
+  const uint64_t off = addr - it->addr;
+  return off < it->bytes.size() && (off == 0 || it->bytes[off - 1] == '\0');
+}
+
 }  // namespace mabutrace::host

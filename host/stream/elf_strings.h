@@ -24,6 +24,11 @@ class ElfStrings {
   // string runs off its section without a NUL.
   std::optional<std::string> At(uint64_t addr, size_t max = 65535) const;
 
+  // True if `addr` begins a string: the first byte of its section, or just
+  // after a NUL. (A linker may merge string tails, so a true name can fail
+  // this; many failures mean the ELF is not the dump's firmware.)
+  bool StartsString(uint64_t addr) const;
+
   bool big_endian() const { return big_endian_; }
   unsigned pointer_size() const { return pointer_size_; }
   size_t sections() const { return sections_.size(); }

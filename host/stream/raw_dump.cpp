@@ -90,93 +90,156 @@ Status RawDumpResult::ToDump(const Status& s) const {
 
 // Offset of the first descriptor magic in the dump (any alignment: a dump
 // may start anywhere), or len.
-size_t FindDescriptor(const uint8_t* data, size_t len) {
+static size_t FindDescriptor(const uint8_t* data, size_t len) {
   const void* hit = memmem(data, len, dump::kMagic, sizeof dump::kMagic);
   return hit ? size_t(static_cast<const uint8_t*>(hit) - data) : len;
 }
 
 bool LooksLikeRawDump(const uint8_t* data, size_t len) { return FindDescriptor(data, len) < len; }
 
+namespace {
+
+// What a valid descriptor says, in dump offsets.
+struct Geometry {
+  size_t at = 0;  // the descriptor
+  bool big = false;
+  uint8_t endian = 0;
+  uint64_t pointer_size = 0, clock_hz = 0, origin = 0, pid = 0, session = 0;
+  uint64_t num_chunks = 0, chunk_words = 0, max_threads = 0;
+  uint64_t chunks_off = 0, threads_off = 0, data_off = 0, chunk_stride = 0, thread_stride = 0;
+  uint64_t c_gen = 0, c_seq = 0, c_base = 0, c_commit = 0, c_thread = 0, c_tid = 0;
+  unsigned seq_bytes = 0, base_bytes = 0, commit_bytes = 0;
+  uint64_t s_state = 0, s_gen = 0, s_tid = 0, s_name = 0, s_name_bytes = 0;
+};
+
+// Checks the descriptor at `at` and fills *g; an error names the field.
+Status CheckDescriptor(const uint8_t* data, size_t len, size_t at, Geometry* g) {
+  if (len - at < sizeof(DumpDescriptor)) return Status::Error(at, "dump descriptor cut off by the end of the dump");
+  g->at = at;
+  g->endian = data[at + offsetof(DumpDescriptor, endianness)];
+  if (g->endian != fmt::kLittleEndian && g->endian != fmt::kBigEndian)
+    return Status::Error(at + offsetof(DumpDescriptor, endianness),
+                         "dump descriptor: bad endianness byte " + std::to_string(g->endian));
+  g->big = g->endian == fmt::kBigEndian;
+  const Reader r{data, len, g->big};
+#define FIELD(name) r.Get(at + offsetof(DumpDescriptor, name), sizeof(DumpDescriptor::name))
+#define AT(name) (at + offsetof(DumpDescriptor, name))
+  const uint64_t version = FIELD(version);
+  if (version != dump::kVersion) {
+    const uint64_t swapped = ((version & 0xFF) << 8) | (version >> 8);
+    return Status::Error(AT(version), "dump descriptor version " + std::to_string(version) +
+                                          " is not supported (this tool reads version " +
+                                          std::to_string(dump::kVersion) + ")" +
+                                          (swapped == dump::kVersion ? "; the endianness byte looks wrong" : ""));
+  }
+  if (FIELD(word_size) != 8) return Status::Error(AT(word_size), "dump descriptor: word size is not 8");
+  g->pointer_size = FIELD(pointer_size);
+  if (g->pointer_size != 4 && g->pointer_size != 8)
+    return Status::Error(AT(pointer_size), "dump descriptor: pointer size " + std::to_string(g->pointer_size) +
+                                               " (4 or 8 expected)");
+  const uint64_t desc_off = FIELD(descriptor_offset);
+  if (desc_off > at)
+    return Status::Error(AT(descriptor_offset),
+                         "dump descriptor: the dump starts after the memory block does (" + std::to_string(at) +
+                             " bytes of the block are in the dump, the descriptor is " +
+                             std::to_string(desc_off) + " bytes in)");
+  const uint64_t block = at - desc_off;  // the block's start, in dump offsets
+  g->num_chunks = FIELD(num_chunks), g->chunk_words = FIELD(chunk_words);
+  g->chunks_off = block + FIELD(chunks_offset), g->data_off = block + FIELD(data_offset);
+  g->threads_off = block + FIELD(threads_offset);
+  g->chunk_stride = FIELD(chunk_stride), g->thread_stride = FIELD(thread_stride);
+  g->max_threads = FIELD(max_threads);
+  // Every field the reader touches must lie inside its struct, with a width
+  // it can read: a damaged descriptor must not steer reads out of the dump.
+  g->c_gen = FIELD(chunk_gen), g->c_seq = FIELD(chunk_seq), g->c_base = FIELD(chunk_base);
+  g->c_commit = FIELD(chunk_commit), g->c_thread = FIELD(chunk_thread), g->c_tid = FIELD(chunk_tid);
+  g->seq_bytes = unsigned(FIELD(chunk_seq_bytes)), g->base_bytes = unsigned(FIELD(chunk_base_bytes));
+  g->commit_bytes = unsigned(FIELD(chunk_commit_bytes));
+  g->s_state = FIELD(slot_state), g->s_gen = FIELD(slot_gen), g->s_tid = FIELD(slot_tid);
+  g->s_name = FIELD(slot_name), g->s_name_bytes = FIELD(slot_name_bytes);
+  bool layout_ok = g->max_threads <= 65536 && g->chunk_stride <= 4096 && g->thread_stride <= 4096 &&
+                   g->s_name + g->s_name_bytes <= g->thread_stride;
+  for (uint64_t f : {g->c_gen, g->c_thread, g->c_tid}) layout_ok &= f + 4 <= g->chunk_stride;
+  const uint64_t wide[][2] = {{g->c_seq, g->seq_bytes}, {g->c_base, g->base_bytes}, {g->c_commit, g->commit_bytes}};
+  for (const auto& fw : wide) layout_ok &= fw[1] >= 1 && fw[1] <= 8 && fw[0] + fw[1] <= g->chunk_stride;
+  for (uint64_t f : {g->s_state, g->s_gen, g->s_tid}) layout_ok &= f + 4 <= g->thread_stride;
+  if (!layout_ok)
+    return Status::Error(AT(chunk_stride),
+                         "dump descriptor: a field offset lies outside its structure (damaged descriptor)");
+  if (g->num_chunks == 0 || g->chunk_words == 0 || g->num_chunks > (1u << 24) || g->chunk_words > (1u << 20) ||
+      !r.Has(g->chunks_off, g->num_chunks * g->chunk_stride) ||
+      !r.Has(g->data_off, g->num_chunks * g->chunk_words * 8) ||
+      !r.Has(g->threads_off, g->max_threads * g->thread_stride))
+    return Status::Error(at, "dump descriptor: the buffer (" + std::to_string(g->num_chunks) + " chunks of " +
+                                 std::to_string(g->chunk_words * 8) + " bytes) is not inside the dump (" +
+                                 std::to_string(len) + " bytes): dump the whole memory block");
+  g->clock_hz = FIELD(clock_hz);
+  if (g->clock_hz == 0) return Status::Error(AT(clock_hz), "dump descriptor: clock_hz is 0");
+  g->origin = FIELD(origin), g->pid = FIELD(pid), g->session = FIELD(session);
+#undef FIELD
+#undef AT
+  return Status::Ok();
+}
+
+}  // namespace
+
 RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings* elf) {
   RawDumpResult res;
-  // ---- find and check the descriptor -------------------------------------
-  const size_t at = FindDescriptor(data, len);
-  if (at == len) {
+  // ---- find the descriptor: the first candidate that checks out ------------
+  // The magic may also appear elsewhere (in code running from RAM, or a
+  // stale block): every match is checked, the first valid one is used, and
+  // further valid ones are reported.
+  Geometry g;
+  Status first_error;
+  size_t candidates = 0, valid = 0;
+  std::string others;
+  for (size_t at = FindDescriptor(data, len); at < len;
+       at = at + 1 + FindDescriptor(data + at + 1, len - at - 1)) {
+    ++candidates;
+    Geometry cand;
+    const Status st = CheckDescriptor(data, len, at, &cand);
+    if (!st.ok) {
+      if (first_error.ok) first_error = st;
+      continue;
+    }
+    if (valid++ == 0) {
+      g = cand;
+    } else {
+      others += (others.empty() ? "" : ", ") + std::to_string(at) + " (session " + std::to_string(cand.session) + ")";
+    }
+  }
+  if (candidates == 0) {
     res.fatal = Status::Error(0, "no mabutrace dump descriptor (magic \"MABUDMP\\x1a\") in the dump: "
                                  "dump the memory block mabutrace_init uses (docs/raw-dump.md)");
     return res;
   }
+  if (valid == 0) {
+    res.fatal = first_error;
+    if (candidates > 1)
+      res.fatal.message += " (and " + std::to_string(candidates - 1) + " more candidate(s), none valid)";
+    return res;
+  }
+  const size_t at = g.at;
   res.descriptor_offset = at;
-  if (len - at < sizeof(DumpDescriptor)) {
-    res.fatal = Status::Error(at, "dump descriptor cut off by the end of the dump");
+  if (!others.empty())
+    res.errors.push_back(Status::Error(at, "the dump holds more than one valid descriptor: used this one "
+                                           "(session " + std::to_string(g.session) + "), not those at " + others));
+  if (elf && (elf->pointer_size() != g.pointer_size || elf->big_endian() != g.big)) {
+    auto what = [](unsigned bits, bool big) {
+      return std::to_string(bits) + "-bit " + (big ? "big" : "little") + "-endian";
+    };
+    res.fatal = Status::Error(at, "the ELF is " + what(elf->pointer_size() * 8, elf->big_endian()) +
+                                      " but the dump's device is " + what(unsigned(g.pointer_size) * 8, g.big) +
+                                      ": is --elf the firmware that wrote this dump?");
     return res;
   }
-  const uint8_t endian = data[at + offsetof(DumpDescriptor, endianness)];
-  if (endian != fmt::kLittleEndian && endian != fmt::kBigEndian) {
-    res.fatal = Status::Error(at + offsetof(DumpDescriptor, endianness),
-                              "dump descriptor: bad endianness byte " + std::to_string(endian));
-    return res;
-  }
-  const Reader r{data, len, endian == fmt::kBigEndian};
+  const Reader r{data, len, g.big};
+  const uint8_t endian = g.endian;
+  const uint64_t clock_hz = g.clock_hz;
+  const uint64_t num_chunks = g.num_chunks, chunk_words = g.chunk_words, max_threads = g.max_threads;
+  const uint64_t chunks_off = g.chunks_off, data_off = g.data_off, threads_off = g.threads_off;
+  const uint64_t chunk_stride = g.chunk_stride, thread_stride = g.thread_stride;
 #define FIELD(name) r.Get(at + offsetof(DumpDescriptor, name), sizeof(DumpDescriptor::name))
-  const uint64_t version = FIELD(version);
-  if (version != dump::kVersion) {
-    res.fatal = Status::Error(at + offsetof(DumpDescriptor, version),
-                              "dump descriptor version " + std::to_string(version) +
-                                  " is not supported (this tool reads version " +
-                                  std::to_string(dump::kVersion) + ")");
-    return res;
-  }
-  if (FIELD(word_size) != 8) {
-    res.fatal = Status::Error(at + offsetof(DumpDescriptor, word_size), "dump descriptor: word size is not 8");
-    return res;
-  }
-  const uint64_t desc_off = FIELD(descriptor_offset);
-  if (desc_off > at) {
-    res.fatal = Status::Error(at, "dump descriptor: the dump starts after the memory block does (" +
-                                      std::to_string(at) + " bytes of the block are in the dump, the "
-                                      "descriptor is " + std::to_string(desc_off) + " bytes in)");
-    return res;
-  }
-  const uint64_t block = at - desc_off;  // the block's start, in dump offsets
-  const uint64_t num_chunks = FIELD(num_chunks), chunk_words = FIELD(chunk_words);
-  const uint64_t chunks_off = block + FIELD(chunks_offset), data_off = block + FIELD(data_offset);
-  const uint64_t threads_off = block + FIELD(threads_offset);
-  const uint64_t chunk_stride = FIELD(chunk_stride), thread_stride = FIELD(thread_stride);
-  const uint64_t max_threads = FIELD(max_threads);
-  if (num_chunks == 0 || chunk_words == 0 || num_chunks > (1u << 24) || chunk_words > (1u << 20) ||
-      max_threads > 65536 || chunk_stride > 4096 || thread_stride > 4096 ||
-      !r.Has(chunks_off, num_chunks * chunk_stride) || !r.Has(data_off, num_chunks * chunk_words * 8) ||
-      !r.Has(threads_off, max_threads * thread_stride)) {
-    res.fatal = Status::Error(at, "dump descriptor: the buffer (" + std::to_string(num_chunks) +
-                                      " chunks of " + std::to_string(chunk_words * 8) +
-                                      " bytes) is not inside the dump (" + std::to_string(len) +
-                                      " bytes): dump the whole memory block");
-    return res;
-  }
-  // Every field the reader touches must lie inside its struct, with a width
-  // it can read: a damaged descriptor must not steer reads out of the dump.
-  const uint64_t c_fields[] = {FIELD(chunk_gen), FIELD(chunk_thread), FIELD(chunk_tid)};
-  const uint64_t c_wide[][2] = {{FIELD(chunk_seq), FIELD(chunk_seq_bytes)},
-                                {FIELD(chunk_base), FIELD(chunk_base_bytes)},
-                                {FIELD(chunk_commit), FIELD(chunk_commit_bytes)}};
-  const uint64_t s_fields[] = {FIELD(slot_state), FIELD(slot_gen), FIELD(slot_tid)};
-  bool layout_ok = max_threads <= 65536 && chunk_stride <= 4096 && thread_stride <= 4096 &&
-                   FIELD(slot_name) + FIELD(slot_name_bytes) <= thread_stride;
-  for (uint64_t f : c_fields) layout_ok &= f + 4 <= chunk_stride;
-  for (const auto& fw : c_wide) layout_ok &= fw[1] >= 1 && fw[1] <= 8 && fw[0] + fw[1] <= chunk_stride;
-  for (uint64_t f : s_fields) layout_ok &= f + 4 <= thread_stride;
-  if (!layout_ok) {
-    res.fatal = Status::Error(at + offsetof(DumpDescriptor, chunk_stride),
-                              "dump descriptor: a field offset lies outside its structure (damaged "
-                              "descriptor)");
-    return res;
-  }
-  const uint64_t clock_hz = FIELD(clock_hz);
-  if (clock_hz == 0) {
-    res.fatal = Status::Error(at + offsetof(DumpDescriptor, clock_hz), "dump descriptor: clock_hz is 0");
-    return res;
-  }
 
   // ---- the stream header ---------------------------------------------------
   Writer w{res.stream, r.big};
@@ -197,8 +260,8 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
   w.Bytes(pname, pname_len);
 
   // ---- threads: names from the registry -------------------------------------
-  const uint64_t s_state = FIELD(slot_state), s_gen = FIELD(slot_gen), s_tid = FIELD(slot_tid);
-  const uint64_t s_name = FIELD(slot_name), s_name_bytes = FIELD(slot_name_bytes);
+  const uint64_t s_state = g.s_state, s_gen = g.s_gen, s_tid = g.s_tid;
+  const uint64_t s_name = g.s_name, s_name_bytes = g.s_name_bytes;
   for (uint64_t i = 0; i < max_threads; ++i) {
     const uint64_t slot = threads_off + i * thread_stride;
     if (r.Get(slot + s_state, 4) == 0) continue;
@@ -213,10 +276,9 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
   }
 
   // ---- chunks, oldest first -----------------------------------------------
-  const uint64_t c_gen = FIELD(chunk_gen), c_seq = FIELD(chunk_seq), c_base = FIELD(chunk_base);
-  const uint64_t c_commit = FIELD(chunk_commit), c_thread = FIELD(chunk_thread), c_tid = FIELD(chunk_tid);
-  const unsigned seq_bytes = unsigned(FIELD(chunk_seq_bytes)), base_bytes = unsigned(FIELD(chunk_base_bytes));
-  const unsigned commit_bytes = unsigned(FIELD(chunk_commit_bytes));
+  const uint64_t c_gen = g.c_gen, c_seq = g.c_seq, c_base = g.c_base;
+  const uint64_t c_commit = g.c_commit, c_thread = g.c_thread, c_tid = g.c_tid;
+  const unsigned seq_bytes = g.seq_bytes, base_bytes = g.base_bytes, commit_bytes = g.commit_bytes;
 #undef FIELD
   std::vector<Chunk> chunks;
   for (uint32_t i = 0; i < num_chunks; ++i) {
@@ -244,6 +306,7 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
   std::sort(chunks.begin(), chunks.end(), [](const Chunk& a, const Chunk& b) { return a.seq < b.seq; });
 
   std::unordered_set<uint64_t> described;
+  uint64_t resolved = 0, mid_string = 0;  // the wrong-ELF check below
   for (const Chunk& ch : chunks) {
     const uint64_t words_off = data_off + uint64_t(ch.index) * chunk_words * 8;
     // Describe the names this chunk uses, then send its words verbatim (the
@@ -257,7 +320,10 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
         const uint64_t ptr = r.Get(words_off + (k + 1) * 8, 8);
         if (ptr != 0 && described.insert(ptr).second) {
           std::optional<std::string> name = elf ? elf->At(ptr) : std::nullopt;
-          if (!name) {
+          if (name) {
+            ++resolved;
+            mid_string += !elf->StartsString(ptr);
+          } else {
             res.errors.push_back(Status::Error(
                 words_off + (k + 1) * 8,
                 "name pointer " + Hex(ptr) +
@@ -287,6 +353,10 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
     w.End(rec);
     ++res.chunks;
   }
+  if (resolved >= 3 && mid_string * 2 > resolved)
+    res.errors.push_back(Status::Error(
+        at, std::to_string(mid_string) + " of " + std::to_string(resolved) +
+                " names do not start a string in the ELF: is --elf the firmware that wrote this dump?"));
   return res;
 }
 

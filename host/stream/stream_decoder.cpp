@@ -5,6 +5,8 @@
 // it is buffered, so a corrupt stream can cost neither a crash nor memory.
 #include "stream_decoder.h"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <cstring>
 
@@ -263,8 +265,16 @@ void StreamDecoder::DecodeEvents(const uint8_t* q, uint32_t len, uint64_t at) {
       } else if (const auto s = strings_.find(e.name_ptr); s != strings_.end()) {
         e.name = s->second;
       } else {
+        // Reported once per pointer; the event is kept under a placeholder
+        // name (a later STRING record for the pointer replaces it).
+        char addr[24];
+        std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(e.name_ptr));
+        const std::string placeholder = std::string("<") + addr + ">";
         e.name_known = false;
-        RecordError(word_at, "name pointer never described by a STRING record");
+        RecordError(word_at, std::string("name pointer ") + addr +
+                                 " never described by a STRING record: events kept, named " +
+                                 placeholder);
+        e.name = strings_.emplace(e.name_ptr, placeholder).first->second;
       }
     }
     if (type == RecordType::kCounter) e.value = int64_t(word(i + 2));

@@ -180,6 +180,9 @@ class PerfettoSink final : public TraceSink {
   // attach to BEGIN, END and INSTANT events). Ids are global to the trace.
   uint64_t OnFlow(const ThreadState& t, bool start, uint32_t id, const char* name, uint64_t ns,
                   uint32_t cpu, uint32_t color, bool) override {
+    // An unnamed end whose arrow comes later (OnFlowEnd) is written then,
+    // once: an instant now would only duplicate it.
+    if (!start && id == 0 && !name) return ns;
     const uint32_t te = EventPacket(t, ns, name ? name : (start ? "flow_out" : "flow_in"), color);
     p_.U64(pb::kTeType, pb::kInstant);
     Annotations(cpu, color);

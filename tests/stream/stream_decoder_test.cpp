@@ -189,14 +189,18 @@ TEST(StreamDecoder, DamagedRecordIsSkippedOthersKept) {
            b.Events(1, 1, 100, {MakeHeader(2, RecordType::kInstant, 0), 0x10, uint64_t{15} << 40}));
   b.Record(uint8_t(fmt::Kind::kEvents), b.Events(1, 1, 100, {MakeHeader(3, RecordType::kInstant, 0), 0x99}));
   b.Record(uint8_t(fmt::Kind::kEvents), b.Events(1, 1, 100, {MakeHeader(4, RecordType::kInstant, 0), 0x10}));
+  b.Record(uint8_t(fmt::Kind::kEvents), b.Events(1, 1, 100, {MakeHeader(5, RecordType::kInstant, 0), 0x99}));
   const Decoded d = Decode(b.bytes);
   ASSERT_TRUE(d.status.ok) << d.status.message;
-  ASSERT_EQ(d.events.size(), 4u);  // 1, 2 (before the bad word), 3 (unknown name), 4
+  ASSERT_EQ(d.events.size(), 5u);  // 1, 2 (before the bad word), 3 (unknown name), 4, 5
   EXPECT_EQ(d.events[3].ticks, 104u);
   EXPECT_FALSE(d.events[2].name_known);
+  EXPECT_EQ(d.events[2].name, "<0x99>");
+  EXPECT_EQ(d.events[4].name, "<0x99>");  // the same pointer again: same name, no new error
   ASSERT_EQ(d.record_errors.size(), 2u);
   EXPECT_EQ(d.record_errors[0].offset, bad + fmt::kRecordHeaderBytes + fmt::kEventsWords + 16);
-  EXPECT_NE(d.record_errors[1].message.find("never described"), std::string::npos);
+  EXPECT_NE(d.record_errors[1].message.find("name pointer 0x99 never described"), std::string::npos)
+      << d.record_errors[1].message;
 }
 
 // A stream from the real writer, for truncation and mutation.

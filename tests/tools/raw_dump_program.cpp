@@ -22,6 +22,12 @@
 namespace {
 
 constexpr int kItems = 40;
+
+#ifdef MABUTRACE_OTHER_LAYOUT
+// The "wrong firmware" build: 8 KiB more code moves .rodata, which follows
+// .text, so every string is elsewhere (raw_dump_test.cpp, WrongElf).
+__attribute__((used, noinline)) void OtherLayoutPadding() { asm volatile(".fill 8192, 1, 0x90"); }
+#endif
 alignas(64) uint8_t g_memory[512 * 1024];
 
 }  // namespace

@@ -69,9 +69,10 @@ void WriteFile(const fs::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary) << bytes;
 }
 
-Result Convert(const fs::path& dump, const fs::path& out, bool with_elf = true) {
+Result Convert(const fs::path& dump, const fs::path& out, bool with_elf = true,
+               const char* elf = RAW_DUMP_PROGRAM_PATH) {
   std::vector<std::string> args = {"convert", dump.string(), "-o", out.string()};
-  if (with_elf) args.insert(args.end(), {"--elf", RAW_DUMP_PROGRAM_PATH});
+  if (with_elf) args.insert(args.end(), {"--elf", elf});
   return RunProgram(MABUTRACE_CLI_PATH, args);
 }
 
@@ -252,6 +253,51 @@ TEST(RawDump, DamagedChunkIsSkippedOthersKept) {
   size_t events = 0;
   for (const json& e : doc.at("traceEvents")) events += e.at("ph") != "M";
   EXPECT_GT(events, size_t(kItems));  // the other chunks' events are there
+}
+
+TEST(RawDump, WrongElfIsCalledOut) {
+  TempDir dir;
+  const fs::path dump = SelfDump(dir);
+  const Result r = Convert(dump, dir.path / "o.json", true, RAW_DUMP_OTHER_PATH);
+  EXPECT_EQ(r.rc, 1);
+  // Its strings are elsewhere: names land mid-string, or outside any section.
+  EXPECT_TRUE(r.err.find("is --elf the firmware that wrote this dump?") != std::string::npos ||
+              r.err.find("is not in the ELF") != std::string::npos)
+      << r.err;
+}
+
+TEST(RawDump, FatalProblemLeavesTheOutputAlone) {
+  TempDir dir;
+  const fs::path junk = dir.path / "junk.dump", out = dir.path / "keep.json";
+  WriteFile(junk, std::string(5000, '\x42'));
+  WriteFile(out, "precious");
+  EXPECT_EQ(Convert(junk, out).rc, 1);
+  EXPECT_EQ(ReadFile(out), "precious");
+}
+
+TEST(RawDump, TwoDescriptorsUseTheFirstValidAndSaySo) {
+  TempDir dir;
+  const std::string one = ReadFile(SelfDump(dir));
+  const fs::path two = dir.path / "two.dump";
+  WriteFile(two, "MABUDMP\x1a not a descriptor, just the magic in code" + one + one);
+  const fs::path out = dir.path / "o.json";
+  const Result r = Convert(two, out);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("more than one valid descriptor"), std::string::npos) << r.err;
+  json doc;
+  ASSERT_NO_THROW(doc = json::parse(ReadFile(out)));
+  CheckWorkload(doc, false);
+}
+
+TEST(RawDump, ConvertOntoItselfIsRefused) {
+  TempDir dir;
+  const fs::path dump = SelfDump(dir);
+  const std::string before = ReadFile(dump);
+  const Result r = RunProgram(MABUTRACE_CLI_PATH, {"convert", dump.string(), "-o", dump.string(),
+                                                   "--format", "json", "--elf", RAW_DUMP_PROGRAM_PATH});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("both the input and the output"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(dump), before);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // convert.cpp: see convert.h.
 #include "convert.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -57,8 +59,25 @@ bool ReadAll(FILE* f, std::string* out) {
 }
 
 // A raw RAM dump (docs/raw-dump.md): rebuilt as a stream, then converted.
+// Opens `out` ("-": stdout); nullptr after a message.
+FILE* OpenOutput(const std::string& out) {
+  FILE* f = out == "-" ? stdout : std::fopen(out.c_str(), "wb");
+  if (!f) std::fprintf(stderr, "mabutrace: %s: %s\n", out.c_str(), std::strerror(errno));
+  return f;
+}
+
+// Closes `f` unless stdout; false (after a message) when it failed.
+bool CloseOutput(FILE* f, const std::string& out) {
+  if (f == stdout) return std::fflush(f) == 0;
+  if (std::fclose(f) == 0) return true;
+  std::fprintf(stderr, "mabutrace: %s: %s\n", out.c_str(), std::strerror(errno));
+  return false;
+}
+
+// The output is opened only once the dump is known usable, so a fatal
+// problem leaves an existing OUT as it was.
 int ConvertRawDump(const std::string& bytes, const std::string& in_name, const std::string& elf_path,
-                   FILE* fout, Format format) {
+                   const std::string& out, Format format) {
   std::unique_ptr<host::ElfStrings> elf;
   if (!elf_path.empty()) {
     std::string err;
@@ -81,6 +100,8 @@ int ConvertRawDump(const std::string& bytes, const std::string& in_name, const s
     std::fprintf(stderr, "mabutrace: %s: %s\n", in_name.c_str(), dump.errors[i].message.c_str());
   if (dump.errors.size() > 20)
     std::fprintf(stderr, "mabutrace: %s: %zu more problems\n", in_name.c_str(), dump.errors.size() - 20);
+  FILE* fout = OpenOutput(out);
+  if (!fout) return kExitBadInput;
   int rc;
   {
     Converter conv(format, fout, in_name,
@@ -88,6 +109,7 @@ int ConvertRawDump(const std::string& bytes, const std::string& in_name, const s
     conv.Feed(reinterpret_cast<const uint8_t*>(dump.stream.data()), dump.stream.size());
     rc = conv.Finish();
   }
+  if (!CloseOutput(fout, out)) rc = kExitBadInput;
   return dump.errors.empty() ? rc : kExitBadInput;
 }
 
@@ -112,10 +134,17 @@ int RunConvert(const std::string& in, const std::string& out, Format format, con
     std::fprintf(stderr, "mabutrace: %s: %s\n", in.c_str(), std::strerror(errno));
     return kExitBadInput;
   }
-  FILE* fout = out == "-" ? stdout : std::fopen(out.c_str(), "wb");
-  if (!fout) {
-    std::fprintf(stderr, "mabutrace: %s: %s\n", out.c_str(), std::strerror(errno));
-    if (fin != stdin) std::fclose(fin);
+  // Refuse to write over the input (opening OUT would empty it first).
+  struct stat si, so;
+  if (fin != stdin && out != "-" && ::fstat(fileno(fin), &si) == 0 &&
+      ::stat(out.c_str(), &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+    std::fprintf(stderr, "mabutrace: convert: %s is both the input and the output\n", in.c_str());
+    std::fclose(fin);
+    return kExitUsage;
+  }
+  if (fin != stdin && ::fstat(fileno(fin), &si) == 0 && S_ISDIR(si.st_mode)) {
+    std::fprintf(stderr, "mabutrace: %s: is a directory\n", in.c_str());
+    std::fclose(fin);
     return kExitBadInput;
   }
   const std::string in_name = in == "-" ? "<stdin>" : in;
@@ -125,33 +154,41 @@ int RunConvert(const std::string& in, const std::string& out, Format format, con
   head.resize(std::fread(head.data(), 1, head.size(), fin));
   if (!IsStream(head) && (!elf.empty() || head.size() == sizeof stream::kMagic)) {
     std::string all = head;
-    const bool read_ok = ReadAll(fin, &all);
-    if (!read_ok) {
-      std::fprintf(stderr, "mabutrace: %s: read error\n", in.c_str());
+    if (!ReadAll(fin, &all)) {
+      std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in.c_str(), std::strerror(errno));
       rc = kExitBadInput;
     } else if (!elf.empty() ||
                host::LooksLikeRawDump(reinterpret_cast<const uint8_t*>(all.data()), all.size())) {
-      rc = ConvertRawDump(all, in_name, elf, fout, format);
-    } else {  // neither: the stream decoder says what is wrong with it
-      Converter conv(format, fout, in_name);
-      conv.Feed(reinterpret_cast<const uint8_t*>(all.data()), all.size());
-      rc = conv.Finish();
-    }
-  } else {
-    Converter conv(format, fout, in_name);
-    bool fed = conv.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());
-    std::vector<uint8_t> buf(64 * 1024);
-    size_t n;
-    while (fed && (n = std::fread(buf.data(), 1, buf.size(), fin)) > 0) fed = conv.Feed(buf.data(), n);
-    bool read_failed = std::ferror(fin);
-    rc = conv.Finish();
-    if (read_failed) {
-      std::fprintf(stderr, "mabutrace: %s: read error\n", in.c_str());
+      rc = ConvertRawDump(all, in_name, elf, out, format);
+    } else if (FILE* fout = OpenOutput(out)) {  // neither: the stream decoder says what is wrong
+      {
+        Converter conv(format, fout, in_name);
+        conv.Feed(reinterpret_cast<const uint8_t*>(all.data()), all.size());
+        rc = conv.Finish();
+      }
+      if (!CloseOutput(fout, out)) rc = kExitBadInput;
+    } else {
       rc = kExitBadInput;
     }
+  } else if (FILE* fout = OpenOutput(out)) {
+    {
+      Converter conv(format, fout, in_name);
+      bool fed = conv.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());
+      std::vector<uint8_t> buf(64 * 1024);
+      size_t n;
+      while (fed && (n = std::fread(buf.data(), 1, buf.size(), fin)) > 0) fed = conv.Feed(buf.data(), n);
+      const bool read_failed = std::ferror(fin);
+      rc = conv.Finish();
+      if (read_failed) {
+        std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in.c_str(), std::strerror(errno));
+        rc = kExitBadInput;
+      }
+    }
+    if (!CloseOutput(fout, out)) rc = kExitBadInput;
+  } else {
+    rc = kExitBadInput;
   }
   if (fin != stdin) std::fclose(fin);
-  if (fout != stdout && std::fclose(fout) != 0) rc = kExitBadInput;
   return rc;
 }
 
