@@ -1,0 +1,73 @@
+// stm_messages.h: STP packets -> STM messages (master, channel, data, marker,
+// timestamp), the second decode layer.
+//
+// One StmMessage per packet that carries something for the software/hardware
+// master: data (D4..D64, any marker/timestamp variant), FLAG (a marker
+// without data), TRIG, FREQ, MERR/GERR errors and NULL_TS. Master and
+// channel are the current ones (M8/M16/C8/C16, reset by VERSION, GERR,
+// MERR); `id_valid` is false until an M8/M16 after (re)synchronisation,
+// as in OpenCSD's "(Ma:0x??; Ch:0x??)". NOTSYNC and bad packets reset the
+// state (ids invalid). Semantics follow OpenCSD 1.8.0's STM packet decoder
+// so that its SWTRACE elements are the oracle (tests/host/stm).
+//
+// Timestamps are the STM's running timestamp (STP units); FREQ gives its
+// frequency in Hz (`ts_freq_hz()` keeps the last one, 0 = unknown).
+#ifndef MABUTRACE_HOST_STM_STM_MESSAGES_H
+#define MABUTRACE_HOST_STM_STM_MESSAGES_H
+
+#include <cstdint>
+
+#include "stp_decoder.h"
+
+namespace mabutrace::stm {
+
+enum class StmMessageKind : uint8_t {
+  kData,     // D4..D64
+  kFlag,     // FLAG / FLAG_TS: marker only
+  kTrigger,  // TRIG: 8-bit trigger data
+  kFreq,     // FREQ: data = timestamp frequency in Hz (32 bits)
+  kMasterError,  // MERR: data = error code
+  kGlobalError,  // GERR: data = error code
+  kNullTs,   // NULL with a timestamp
+};
+const char* StmMessageKindName(StmMessageKind k);
+
+struct StmMessage {
+  uint64_t offset = 0;      // byte offset of the packet (StpPacket::offset)
+  StmMessageKind kind = StmMessageKind::kData;
+  bool id_valid = false;    // master/channel known
+  uint16_t master = 0;
+  uint16_t channel = 0;
+  uint64_t data = 0;
+  uint8_t size_bits = 0;    // 0 (no data), 4, 8, 16, 32, 64
+  bool marker = false;
+  bool has_ts = false;
+  uint64_t timestamp = 0;   // valid when has_ts
+};
+
+class StmMessageSink {
+ public:
+  virtual ~StmMessageSink() = default;
+  virtual void OnMessage(const StmMessage& m) = 0;
+  // The stream lost synchronisation at `offset` (NOTSYNC, bad packet):
+  // messages spanning several packets must not continue across it.
+  virtual void OnSyncLost(uint64_t /*offset*/) {}
+};
+
+class StmMessageDecoder final : public StpPacketSink {
+ public:
+  explicit StmMessageDecoder(StmMessageSink* sink) : sink_(sink) {}
+  void OnPacket(const StpPacket& p) override;
+  uint64_t ts_freq_hz() const { return ts_freq_hz_; }
+  uint64_t messages() const { return messages_; }
+
+ private:
+  StmMessageSink* sink_;
+  bool id_valid_ = false;
+  uint64_t ts_freq_hz_ = 0;
+  uint64_t messages_ = 0;
+};
+
+}  // namespace mabutrace::stm
+
+#endif  // MABUTRACE_HOST_STM_STM_MESSAGES_H

@@ -1,0 +1,399 @@
+// stp_decoder.cpp: see stp_decoder.h.
+#include "stp_decoder.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace mabutrace::stm {
+namespace {
+
+// One row of the opcode table (stp_decoder.h; MIPI STPv2 §7, facts §3.4).
+struct OpSpec {
+  StpType type;
+  uint8_t payload_nibbles;  // fixed payload (USER: the length nibble only)
+  bool ts;
+  bool marker;
+};
+
+constexpr OpSpec kReservedOp{StpType::kReserved, 0, false, false};
+
+// 1-nibble opcodes 0..E (F escapes).
+constexpr OpSpec kOps1[15] = {
+    {StpType::kNull, 0, false, false},  {StpType::kM8, 2, false, false},
+    {StpType::kMerr, 2, false, false},  {StpType::kC8, 2, false, false},
+    {StpType::kD8, 2, false, false},    {StpType::kD16, 4, false, false},
+    {StpType::kD32, 8, false, false},   {StpType::kD64, 16, false, false},
+    {StpType::kD8, 2, true, true},      {StpType::kD16, 4, true, true},
+    {StpType::kD32, 8, true, true},     {StpType::kD64, 16, true, true},
+    {StpType::kD4, 1, false, false},    {StpType::kD4, 1, true, true},
+    {StpType::kFlag, 0, true, false},
+};
+// 2-nibble opcodes F1..FE (F0 escapes, FF is ASYNC).
+constexpr OpSpec kOps2[16] = {
+    kReservedOp,
+    {StpType::kM16, 4, false, false},  {StpType::kGerr, 2, false, false},
+    {StpType::kC16, 4, false, false},  {StpType::kD8, 2, true, false},
+    {StpType::kD16, 4, true, false},   {StpType::kD32, 8, true, false},
+    {StpType::kD64, 16, true, false},  {StpType::kD8, 2, false, true},
+    {StpType::kD16, 4, false, true},   {StpType::kD32, 8, false, true},
+    {StpType::kD64, 16, false, true},  {StpType::kD4, 1, true, false},
+    {StpType::kD4, 1, false, true},    {StpType::kFlag, 0, false, false},
+    kReservedOp,
+};
+// 3-nibble opcodes F00..F0F.
+constexpr OpSpec kOps3[16] = {
+    {StpType::kVersion, 1, false, false}, {StpType::kNull, 0, true, false},
+    {StpType::kUser, 1, false, false},    {StpType::kUser, 1, true, false},
+    {StpType::kTime, 2, false, false},    {StpType::kTime, 2, true, false},
+    {StpType::kTrig, 2, false, false},    {StpType::kTrig, 2, true, false},
+    {StpType::kFreq, 8, false, false},    {StpType::kFreq, 8, true, false},
+    {StpType::kXsync, 2, false, false},   {StpType::kXsync, 2, true, false},
+    kReservedOp, kReservedOp, kReservedOp, kReservedOp,
+};
+
+constexpr uint32_t kAsyncFNibbles = 21;  // ASYNC = 21 x F then 0 (STPv2 §7.2)
+constexpr uint32_t kAsyncNibbles = 22;
+
+uint64_t BinToGray(uint64_t v) { return v ^ (v >> 1); }
+uint64_t GrayToBin(uint64_t g) {
+  for (int s = 1; s < 64; s <<= 1) g ^= g >> s;
+  return g;
+}
+
+}  // namespace
+
+const char* StpTypeBaseName(StpType t) {
+  switch (t) {
+    case StpType::kNotSync: return "NOTSYNC";
+    case StpType::kIncompleteEot: return "INCOMPLETE_EOT";
+    case StpType::kBadSequence: return "BAD_SEQUENCE";
+    case StpType::kReserved: return "RESERVED";
+    case StpType::kAsync: return "ASYNC";
+    case StpType::kVersion: return "VERSION";
+    case StpType::kNull: return "NULL";
+    case StpType::kM8: return "M8";
+    case StpType::kM16: return "M16";
+    case StpType::kMerr: return "MERR";
+    case StpType::kGerr: return "GERR";
+    case StpType::kC8: return "C8";
+    case StpType::kC16: return "C16";
+    case StpType::kD4: return "D4";
+    case StpType::kD8: return "D8";
+    case StpType::kD16: return "D16";
+    case StpType::kD32: return "D32";
+    case StpType::kD64: return "D64";
+    case StpType::kFlag: return "FLAG";
+    case StpType::kTrig: return "TRIG";
+    case StpType::kFreq: return "FREQ";
+    case StpType::kUser: return "USER";
+    case StpType::kTime: return "TIME";
+    case StpType::kXsync: return "XSYNC";
+    case StpType::kUnknown: break;
+  }
+  return "UNKNOWN";
+}
+
+std::string StpTypeName(const StpPacket& p) {
+  std::string s = StpTypeBaseName(p.type);
+  switch (p.type) {
+    case StpType::kD4: case StpType::kD8: case StpType::kD16: case StpType::kD32:
+    case StpType::kD64: case StpType::kFlag: case StpType::kTrig:
+      if (p.marker) s += 'M';
+      if (p.has_ts) s += "TS";
+      break;
+    default:
+      break;
+  }
+  return s;
+}
+
+void StpDecoder::Reset() {
+  stats_ = {};
+  pkt_ = {};
+  synced_ = pending_valid_ = suppress_raw_ = false;
+  master_ = channel_ = 0;
+  timestamp_ = 0;
+  ts_coding_ = StpTsCoding::kUnknown;
+  ClearSync();
+  sync_index_ = 0;
+  StartPacket();
+}
+
+void StpDecoder::StartPacket() {
+  in_packet_ = false;
+  num_nibbles_ = 0;
+  phase_ = Phase::kOpcode;
+  opcode_ = 0;
+  payload_left_ = ts_left_ = ts_len_ = 0;
+  ts_value_ = 0;
+  needs_ts_ = false;
+  time_stage_ = 0;
+}
+
+bool StpDecoder::ReadNibble(const uint8_t* data, size_t n, size_t* used, uint8_t* nib) {
+  if (pending_valid_) {
+    *nib = pending_;
+    pending_valid_ = false;
+  } else if (*used < n) {
+    nibble_byte_index_ = block_index_ + *used;
+    const uint8_t b = data[(*used)++];
+    if (!suppress_raw_) pkt_.raw.push_back(b);
+    *nib = b & 0xF;
+    pending_ = b >> 4;
+    pending_valid_ = true;
+  } else {
+    return false;
+  }
+  ++num_nibbles_;
+  CheckSync(*nib);
+  return true;
+}
+
+// F runs are tracked on every nibble, across packet boundaries (OpenCSD).
+void StpDecoder::CheckSync(uint8_t nib) {
+  if (nib != 0xF) {
+    if (!sync_start_) return;
+    if (nib == 0 && f_count_ >= kAsyncFNibbles) is_sync_ = true;
+    else ClearSync();
+    return;
+  }
+  ++f_count_;
+  if (!sync_start_) {
+    sync_start_ = true;
+    // OpenCSD's formula, bounded by the byte the nibble came from: the
+    // nibble count may include F's of a run that was since broken.
+    sync_index_ = std::min<uint64_t>(pkt_.offset + (num_nibbles_ - 1) / 2, nibble_byte_index_);
+  }
+}
+
+void StpDecoder::Push(uint64_t block_index, const uint8_t* data, size_t n) {
+  block_index_ = block_index;
+  size_t used = 0;
+  while (used < n || pending_valid_) {
+    if (!synced_) {
+      WaitSync(block_index, data, n, &used);
+      continue;
+    }
+    if (!in_packet_) {
+      in_packet_ = true;
+      pkt_.offset = block_index + used;
+    }
+    uint8_t nib;
+    if (!ReadNibble(data, n, &used, &nib)) break;
+    Step(nib);
+  }
+}
+
+void StpDecoder::WaitSync(uint64_t block_index, const uint8_t* data, size_t n, size_t* used) {
+  const size_t start = *used;
+  pkt_.offset = block_index + *used;
+  num_nibbles_ = is_sync_ ? f_count_ + 1 : f_count_;
+  suppress_raw_ = true;
+  bool got = true;
+  uint8_t nib;
+  while (got && !is_sync_) got = ReadNibble(data, n, used, &nib);
+  suppress_raw_ = false;
+  if (num_nibbles_ == 0) return;
+  if (!got || num_nibbles_ > kAsyncNibbles) {
+    pkt_.type = StpType::kNotSync;
+    const uint32_t send = num_nibbles_ - (is_sync_ ? kAsyncNibbles : f_count_);
+    const size_t bytes = (send + 1) / 2;
+    for (size_t i = 0; i < bytes && start + i < n; ++i) {
+      pkt_.raw.push_back(data[start + i]);
+      ++stats_.notsync_bytes;
+    }
+    // A longer F run than ASYNC needs: the next round reports the ASYNC.
+    if (is_sync_) f_count_ = kAsyncFNibbles;
+  } else {
+    pkt_.type = StpType::kAsync;
+    synced_ = true;
+    ClearSync();
+    pkt_.offset = sync_index_;
+    pkt_.raw.insert(pkt_.raw.end(), 10, 0xFF);
+    pkt_.raw.push_back(0x0F);
+    ++stats_.asyncs;
+  }
+  Emit();
+}
+
+void StpDecoder::Step(uint8_t nib) {
+  switch (phase_) {
+    case Phase::kOpcode:
+      opcode_ = static_cast<uint16_t>((opcode_ << 4) | nib);
+      if (num_nibbles_ == 1) {
+        if (nib != 0xF) Decide(nib, 1);
+      } else if (num_nibbles_ == 2) {
+        if (nib == 0xF) {
+          pkt_.type = StpType::kAsync;
+          pkt_.opcode_nibbles = 2;
+          phase_ = Phase::kAsync;
+        } else if (nib != 0) {
+          Decide(opcode_, 2);
+        }
+      } else {
+        Decide(opcode_, 3);
+      }
+      return;
+    case Phase::kUserLen:
+      payload_left_ = static_cast<uint8_t>(nib + 1);
+      pkt_.payload_bits = static_cast<uint8_t>(4 * payload_left_);
+      phase_ = Phase::kPayload;
+      return;
+    case Phase::kPayload:
+      pkt_.payload = (pkt_.payload << 4) | nib;
+      if (--payload_left_ == 0) AfterPayload();
+      return;
+    case Phase::kTsLen:
+      if (nib == 0xF) return Fail(StpType::kBadSequence, "invalid timestamp size 0xF");
+      ts_len_ = nib == 0xD ? 14 : nib == 0xE ? 16 : nib;
+      ts_left_ = ts_len_;
+      ts_value_ = 0;
+      phase_ = Phase::kTs;
+      if (ts_left_ == 0) ApplyTs();
+      return;
+    case Phase::kTs:
+      ts_value_ = (ts_value_ << 4) | nib;
+      if (--ts_left_ == 0) ApplyTs();
+      return;
+    case Phase::kAsync:
+      if (is_sync_) {
+        synced_ = true;
+        ClearSync();
+        ++stats_.asyncs;
+        Emit();
+      } else if (!sync_start_) {
+        Fail(StpType::kBadSequence, "invalid ASYNC sequence");
+      }
+      return;
+  }
+}
+
+void StpDecoder::Decide(uint16_t opcode, uint8_t nibbles) {
+  const OpSpec& op = nibbles == 1 ? kOps1[opcode & 0xF]
+                     : nibbles == 2 ? kOps2[opcode & 0xF]
+                                    : kOps3[opcode & 0xF];
+  pkt_.opcode_nibbles = nibbles;
+  if (op.type == StpType::kReserved) {
+    pkt_.payload = opcode;
+    return Fail(StpType::kReserved, "reserved STPv2 opcode");
+  }
+  pkt_.type = op.type;
+  pkt_.marker = op.marker;
+  needs_ts_ = op.ts;
+  payload_left_ = op.payload_nibbles;
+  switch (op.type) {
+    case StpType::kD4: case StpType::kD8: case StpType::kD16: case StpType::kD32:
+    case StpType::kD64: case StpType::kFreq:
+      pkt_.payload_bits = static_cast<uint8_t>(4 * op.payload_nibbles);
+      break;
+    case StpType::kTrig: case StpType::kMerr: case StpType::kGerr:
+      pkt_.payload_bits = 8;
+      break;
+    default:
+      break;
+  }
+  if (op.type == StpType::kUser) {
+    phase_ = Phase::kUserLen;
+    return;
+  }
+  phase_ = Phase::kPayload;
+  if (payload_left_ == 0) AfterPayload();
+}
+
+void StpDecoder::AfterPayload() {
+  if (pkt_.type == StpType::kVersion) {
+    if (pkt_.payload == 3) ts_coding_ = StpTsCoding::kBinary;
+    else if (pkt_.payload == 4) ts_coding_ = StpTsCoding::kGray;
+    else return Fail(StpType::kBadSequence, "unsupported VERSION (only 3 and 4)");
+  }
+  if (pkt_.type == StpType::kTime && time_stage_ == 0) {
+    // TIME: clock-id and version nibbles, then a length-coded value.
+    time_stage_ = 1;
+    pkt_.payload = 0;
+    phase_ = Phase::kTsLen;
+    return;
+  }
+  if (needs_ts_) {
+    phase_ = Phase::kTsLen;
+    return;
+  }
+  Complete();
+}
+
+void StpDecoder::ApplyTs() {
+  if (pkt_.type == StpType::kTime && time_stage_ == 1) {
+    time_stage_ = 2;
+    pkt_.payload = ts_value_;
+    pkt_.payload_bits = static_cast<uint8_t>(4 * ts_len_);
+    if (needs_ts_) {
+      phase_ = Phase::kTsLen;
+      return;
+    }
+    return Complete();
+  }
+  const unsigned bits = 4u * ts_len_;
+  const uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+  if (ts_coding_ == StpTsCoding::kBinary) {
+    timestamp_ = (timestamp_ & ~mask) | (ts_value_ & mask);
+  } else if (ts_coding_ == StpTsCoding::kGray) {
+    const uint64_t gray = (BinToGray(timestamp_) & ~mask) | (ts_value_ & mask);
+    timestamp_ = GrayToBin(gray);
+  } else {
+    return Fail(StpType::kBadSequence, "timestamp before any VERSION packet");
+  }
+  pkt_.has_ts = true;
+  pkt_.ts_bits = static_cast<uint8_t>(bits);
+  Complete();
+}
+
+void StpDecoder::Complete() {
+  const uint16_t p = static_cast<uint16_t>(pkt_.payload);
+  switch (pkt_.type) {
+    case StpType::kM8: case StpType::kM16: master_ = p; channel_ = 0; break;
+    case StpType::kMerr: channel_ = 0; break;
+    case StpType::kGerr: master_ = 0; channel_ = 0; break;
+    case StpType::kC8: channel_ = static_cast<uint16_t>((channel_ & 0xFF00) | (p & 0xFF)); break;
+    case StpType::kC16: channel_ = p; break;
+    case StpType::kVersion: master_ = 0; channel_ = 0; break;
+    default: break;
+  }
+  Emit();
+}
+
+void StpDecoder::Fail(StpType kind, const char* why) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "STP %s at byte offset %llu: %s",
+                kind == StpType::kReserved ? "reserved header" : "bad sequence",
+                static_cast<unsigned long long>(pkt_.offset), why);
+  pkt_.error = buf;
+  if (kind == StpType::kBadSequence) pkt_.err_type = pkt_.type;
+  pkt_.type = kind;
+  ++stats_.bad_packets;
+  Emit();
+  synced_ = false;  // wait for the next ASYNC
+}
+
+void StpDecoder::Emit() {
+  pkt_.master = master_;
+  pkt_.channel = channel_;
+  pkt_.timestamp = timestamp_;
+  ++stats_.packets;
+  sink_->OnPacket(pkt_);
+  std::vector<uint8_t> raw = std::move(pkt_.raw);
+  raw.clear();
+  pkt_ = StpPacket{};
+  pkt_.raw = std::move(raw);
+  StartPacket();
+  // The unread high nibble starts the next packet: show its byte padded.
+  if (pending_valid_) pkt_.raw.push_back(static_cast<uint8_t>(pending_ << 4));
+}
+
+void StpDecoder::Finish() {
+  if (num_nibbles_ > 0) {
+    pkt_.err_type = pkt_.type;
+    pkt_.type = StpType::kIncompleteEot;
+    Emit();
+  }
+}
+
+}  // namespace mabutrace::stm

@@ -1,0 +1,200 @@
+// stp_decoder.h: MIPI STPv2 packet decoder (nibbles -> packets), push-style.
+//
+// Input: the de-formatted byte stream of one STM trace source (after the
+// CoreSight / TI TWP frame de-formatter), pushed in blocks. Output: one
+// StpPacket per STPv2 packet, through StpPacketSink.
+//
+// Nibble order (MIPI STPv2 §5, ti-cptracer-facts.md §3.4, verified V): in
+// every byte bits[3:0] are the first nibble, bits[7:4] the second. Opcodes
+// are 1, 2 (F n) or 3 (F 0 n) nibbles; multi-nibble fields (master,
+// channel, data, timestamp, frequency) are sent most-significant nibble
+// first. A timestamp field is a length nibble L (0-12 literal, 13 -> 14,
+// 14 -> 16 nibbles, 15 invalid) followed by L nibbles that replace the low
+// 4*L bits of the running timestamp (natural binary, VERSION 3) or of its
+// Gray code (VERSION 4).
+//
+//   opcode   packet      payload nibbles   TS    side effect
+//   0        NULL        0                 -
+//   1        M8          2                 -     master <- p, channel <- 0
+//   2        MERR        2                 -     channel <- 0
+//   3        C8          2                 -     channel[7:0] <- p
+//   4..7     D8..D64     2,4,8,16          -
+//   8..B     D8..D64 MTS 2,4,8,16          yes   marker
+//   C / D    D4 / D4MTS  1                 D:yes D: marker
+//   E        FLAG_TS     0                 yes
+//   F1       M16         4                 -     master <- p, channel <- 0
+//   F2       GERR        2                 -     master <- 0, channel <- 0
+//   F3       C16         4                 -     channel <- p
+//   F4..F7   D8..D64 TS  2,4,8,16          yes
+//   F8..FB   D8..D64 M   2,4,8,16          -     marker
+//   FC / FD  D4TS / D4M  1
+//   FE       FLAG        0                 -
+//   FF       ASYNC       21 x F then 0     -     (re)synchronise
+//   F00      VERSION     1                 -     master, channel <- 0; TS coding
+//   F01      NULL_TS     0                 yes
+//   F02/F03  USER(_TS)   1 + (n+1)         F03
+//   F04/F05  TIME(_TS)   2 + TS field      F05
+//   F06/F07  TRIG(_TS)   2                 F07
+//   F08/F09  FREQ(_TS)   8 (Hz)            F09
+//   F0A/F0B  XSYNC(_TS)  2                 F0B
+//
+// OpenCSD 1.8.0 compatibility (the test oracle): packet offsets, raw bytes
+// and synchronisation follow its STM packet processor, so that the lister
+// output can be compared 1:1:
+//  - offset = block index + bytes of the block consumed when the packet's
+//    first nibble was taken (a packet starting in the high nibble of a byte
+//    gets the index of the *next* byte);
+//  - raw bytes: every byte a nibble was taken from; a packet that starts in
+//    a high nibble shows that byte as (byte & 0xF0);
+//  - before the first ASYNC (and after a bad packet) each pushed block
+//    yields a NOTSYNC packet with the block's bytes (OpenCSD may print up to
+//    3 bytes more: it reads past its block; we never do);
+//  - an ASYNC found while unsynchronised is indexed at its first F byte at
+//    the latest (OpenCSD's formula can overshoot after a broken F run);
+//  - M16, USER, TIME and XSYNC are decoded here (MIPI STPv2) where OpenCSD
+//    reports a reserved header; VERSION other than 3 (binary) or 4 (Gray)
+//    is a bad sequence, as in OpenCSD.
+//
+// Errors: a reserved opcode, an invalid timestamp length (F), a broken
+// ASYNC, a timestamp before any VERSION, or an unsupported VERSION yields a
+// packet of type kReserved / kBadSequence carrying the byte offset, counted
+// in stats(); the decoder then waits for the next ASYNC. Never throws on
+// input, never reads outside the pushed block; memory: one packet.
+#ifndef MABUTRACE_HOST_STM_STP_DECODER_H
+#define MABUTRACE_HOST_STM_STP_DECODER_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mabutrace::stm {
+
+enum class StpType : uint8_t {
+  kNotSync,        // bytes seen while not synchronised
+  kIncompleteEot,  // a partial packet at the end of the trace (err_type = its type)
+  kBadSequence,    // invalid field inside a packet (err_type = its type)
+  kReserved,       // reserved / unsupported opcode
+  kAsync,
+  kVersion,
+  kNull,
+  kM8,
+  kM16,
+  kMerr,
+  kGerr,
+  kC8,
+  kC16,
+  kD4,
+  kD8,
+  kD16,
+  kD32,
+  kD64,
+  kFlag,
+  kTrig,
+  kFreq,
+  kUser,
+  kTime,
+  kXsync,
+  kUnknown,        // no type decided yet (only as err_type)
+};
+
+// Timestamp coding chosen by VERSION (STPv2 §7: 3 = natural binary, 4 = Gray).
+enum class StpTsCoding : uint8_t { kUnknown, kBinary, kGray };
+
+struct StpPacket {
+  uint64_t offset = 0;            // OpenCSD-compatible byte index (see above)
+  std::vector<uint8_t> raw;       // bytes the packet was read from
+  StpType type = StpType::kUnknown;
+  StpType err_type = StpType::kUnknown;  // for kIncompleteEot / kBadSequence
+  bool marker = false;            // D*M, D*MTS, D4M
+  bool has_ts = false;            // carries a timestamp field
+  uint8_t ts_bits = 0;            // low bits of `timestamp` this packet updated
+  uint64_t timestamp = 0;         // running timestamp after this packet (binary)
+  uint64_t payload = 0;           // data / master / channel / version / Hz / trigger
+  uint8_t payload_bits = 0;       // 4, 8, 16, 32, 64 for data packets
+  uint16_t master = 0;            // current master after this packet
+  uint16_t channel = 0;           // current channel after this packet
+  uint8_t opcode_nibbles = 0;     // 1, 2 or 3 (0 for NOTSYNC)
+  std::string error;              // kBadSequence / kReserved: why (with offset)
+};
+
+// "D32MTS", "FLAG", "ASYNC", ... (OpenCSD's names, so listings compare).
+std::string StpTypeName(const StpPacket& p);
+const char* StpTypeBaseName(StpType t);
+
+class StpPacketSink {
+ public:
+  virtual ~StpPacketSink() = default;
+  virtual void OnPacket(const StpPacket& packet) = 0;
+};
+
+struct StpStats {
+  uint64_t packets = 0;
+  uint64_t notsync_bytes = 0;   // bytes reported in NOTSYNC packets
+  uint64_t bad_packets = 0;     // kBadSequence + kReserved
+  uint64_t asyncs = 0;
+};
+
+class StpDecoder {
+ public:
+  explicit StpDecoder(StpPacketSink* sink) : sink_(sink) {}
+  StpDecoder(const StpDecoder&) = delete;
+  StpDecoder& operator=(const StpDecoder&) = delete;
+
+  // One block of de-formatted bytes; `block_index` is the index reported for
+  // its first byte (OpenCSD: trace-buffer index of the frame/ID run).
+  void Push(uint64_t block_index, const uint8_t* data, size_t n);
+  // End of trace: a partial packet is reported as kIncompleteEot.
+  void Finish();
+  // Back to the power-on state (unsynchronised, no master/channel/TS).
+  void Reset();
+
+  const StpStats& stats() const { return stats_; }
+
+ private:
+  enum class Phase : uint8_t { kOpcode, kPayload, kTsLen, kTs, kAsync, kUserLen };
+  bool ReadNibble(const uint8_t* data, size_t n, size_t* used, uint8_t* nib);
+  void CheckSync(uint8_t nib);
+  void ClearSync() { f_count_ = 0; sync_start_ = false; is_sync_ = false; }
+  void WaitSync(uint64_t block_index, const uint8_t* data, size_t n, size_t* used);
+  void Step(uint8_t nib);
+  void Decide(uint16_t opcode, uint8_t nibbles);
+  void AfterPayload();
+  void ApplyTs();
+  void Complete();
+  void Fail(StpType kind, const char* why);
+  void Emit();
+  void StartPacket();
+
+  StpPacketSink* sink_;
+  StpStats stats_;
+  StpPacket pkt_;
+  // Stream state.
+  bool synced_ = false;
+  bool pending_valid_ = false;  // the high nibble of the last byte is unread
+  uint8_t pending_ = 0;
+  bool suppress_raw_ = false;
+  uint16_t master_ = 0, channel_ = 0;
+  uint64_t timestamp_ = 0;
+  StpTsCoding ts_coding_ = StpTsCoding::kUnknown;
+  // Sync search (OpenCSD semantics: F runs are counted across packets).
+  uint32_t f_count_ = 0;
+  bool sync_start_ = false, is_sync_ = false;
+  uint64_t sync_index_ = 0;
+  uint64_t block_index_ = 0;        // index of the block being pushed
+  uint64_t nibble_byte_index_ = 0;  // index of the byte the last nibble came from
+  // Current packet.
+  bool in_packet_ = false;
+  uint32_t num_nibbles_ = 0;
+  Phase phase_ = Phase::kOpcode;
+  uint16_t opcode_ = 0;
+  uint8_t payload_left_ = 0;
+  uint8_t ts_left_ = 0, ts_len_ = 0;
+  uint64_t ts_value_ = 0;
+  bool needs_ts_ = false;
+  uint8_t time_stage_ = 0;  // TIME: 0 clock-id nibble, 1 version nibble
+};
+
+}  // namespace mabutrace::stm
+
+#endif  // MABUTRACE_HOST_STM_STP_DECODER_H
