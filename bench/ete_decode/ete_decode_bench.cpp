@@ -1,0 +1,236 @@
+// ete_decode_bench: full ETE decode throughput, mabutrace vs OpenCSD.
+//
+// Input: the raw trace buffer of one shared capture (--capture, default
+// 001-ack_test: 16 KB, 23k elements, A64 code in 125 memory dumps) repeated
+// until it is at least --min-mib MiB; each copy starts with an A-Sync.
+// In one process, over the same bytes and the same memory image:
+//   - mabutrace: ete::BufferDecoder -> ete_decode::EteElementDecoder
+//     (instruction following through armisa's cached follower), elements
+//     to a counting callback;
+//   - OpenCSD (Debian libopencsd, C API): a decode tree with the "ETE"
+//     decoder created with OCSD_CREATE_FLG_FULL_DECODER, the capture's
+//     dumps added with ocsd_dt_add_buffer_mem_acc, generic elements to a
+//     counting callback.
+// Both get the capture's trace-unit registers and the same chunking. The
+// best of --repeat runs is reported: MB/s (10^6 bytes of trace input per
+// second of the thread's CPU time), element and instruction-range counts,
+// and the ratio.
+#include <opencsd/c_api/opencsd_c_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ete_decode/ete_decode_session.h"
+
+namespace fs = std::filesystem;
+namespace ed = mabutrace::ete_decode;
+
+namespace {
+
+struct Args {
+  std::string snapshots = std::string(MABUTRACE_SHARED_DIR) + "/data/ete-snapshots";
+  std::string capture = "001-ack_test";
+  double min_mib = 64;
+  int repeat = 3;
+  size_t chunk = 1 << 16;
+  bool json = false;
+  bool ours_only = false;  // for profiling
+};
+
+struct Count {
+  uint64_t elements = 0;
+  uint64_t ranges = 0;
+  uint64_t instructions = 0;
+  uint64_t check = 0;
+};
+
+void OurElement(void* c, size_t, const ed::EteElement& e) {
+  auto* k = static_cast<Count*>(c);
+  ++k->elements;
+  if (e.type == ed::ElemType::kInstrRange) {
+    ++k->ranges;
+    k->instructions += e.num_instr;
+    k->check += e.start;
+  }
+}
+void OurError(void*, size_t, uint64_t, const std::string&) {}
+
+Count RunOurs(const ed::DecodeBuffer& buf, const std::vector<uint8_t>& in, size_t chunk) {
+  Count c;
+  ed::BufferElementDecoder dec(buf, &OurElement, &OurError, &c);
+  for (size_t i = 0; i < in.size(); i += chunk) dec.Push(in.data() + i, std::min(chunk, in.size() - i));
+  dec.Finish();
+  return c;
+}
+
+ocsd_datapath_resp_t OcsdElement(const void* ctx, const ocsd_trc_index_t, const uint8_t,
+                                 const ocsd_generic_trace_elem* e) {
+  auto* k = static_cast<Count*>(const_cast<void*>(ctx));
+  ++k->elements;
+  if (e->elem_type == OCSD_GEN_TRC_ELEM_INSTR_RANGE) {
+    ++k->ranges;
+    k->instructions += e->num_instr_range;
+    k->check += e->st_addr;
+  }
+  return OCSD_RESP_CONT;
+}
+
+struct Dump {
+  uint64_t address;
+  std::vector<uint8_t> bytes;
+};
+
+Count RunOpenCsd(const mabutrace::ete::EteConfig& e, const std::vector<Dump>& dumps, const std::vector<uint8_t>& in,
+                 size_t chunk) {
+  Count c;
+  dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+  if (tree == C_API_INVALID_TREE_HANDLE) {
+    std::fprintf(stderr, "ocsd_create_dcd_tree failed\n");
+    std::exit(1);
+  }
+  ocsd_ete_cfg cfg{};
+  cfg.reg_idr0 = e.trcidr0;
+  cfg.reg_idr1 = e.trcidr1;
+  cfg.reg_idr2 = e.trcidr2;
+  cfg.reg_idr8 = e.trcidr8;
+  cfg.reg_devarch = e.trcdevarch;
+  cfg.reg_configr = e.trcconfigr;
+  cfg.reg_traceidr = e.trctraceidr;
+  cfg.arch_ver = ARCH_AA64;
+  cfg.core_prof = profile_CortexA;
+  unsigned char csid = 0;
+  ocsd_err_t err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETE, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid);
+  if (err == OCSD_OK) err = ocsd_dt_set_gen_elem_outfn(tree, &OcsdElement, &c);
+  for (const Dump& d : dumps)
+    if (err == OCSD_OK)
+      err = ocsd_dt_add_buffer_mem_acc(tree, d.address, OCSD_MEM_SPACE_ANY, d.bytes.data(),
+                                       static_cast<uint32_t>(d.bytes.size()));
+  if (err != OCSD_OK) {
+    std::fprintf(stderr, "OpenCSD full decoder setup failed: error %d\n", static_cast<int>(err));
+    std::exit(1);
+  }
+  for (size_t i = 0; i < in.size();) {
+    const uint32_t n = static_cast<uint32_t>(std::min(chunk, in.size() - i));
+    uint32_t used = 0;
+    ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, i, n, in.data() + i, &used);
+    if (OCSD_DATA_RESP_IS_FATAL(r)) {
+      ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, nullptr);
+      if (used == 0) used = 1;
+    }
+    i += used ? used : n;
+  }
+  uint32_t used = 0;
+  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &used);
+  ocsd_destroy_dcd_tree(tree);
+  return c;
+}
+
+// CPU time of this thread: the build machine is shared (load average far
+// above its CPU count), so wall time measures the other jobs; both decoders
+// run single-threaded on this thread.
+double ThreadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+template <typename F>
+double BestSeconds(int repeat, F&& f, Count* out) {
+  double best = 1e30;
+  for (int i = 0; i < repeat; ++i) {
+    const double t0 = ThreadCpuSeconds();
+    Count c = f();
+    best = std::min(best, ThreadCpuSeconds() - t0);
+    *out = c;
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", s.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (s == "--snapshots") a.snapshots = val();
+    else if (s == "--capture") a.capture = val();
+    else if (s == "--min-mib") a.min_mib = std::stod(val());
+    else if (s == "--repeat") a.repeat = std::max(1, std::stoi(val()));
+    else if (s == "--chunk") a.chunk = std::max<size_t>(1, std::stoul(val()));
+    else if (s == "--json") a.json = true;
+    else if (s == "--ours-only") a.ours_only = true;
+    else {
+      std::fprintf(stderr,
+                   "usage: ete_decode_bench [--snapshots DIR] [--capture NAME] [--min-mib 64] [--repeat 3]"
+                   " [--chunk 65536] [--json] [--ours-only]\n");
+      return 2;
+    }
+  }
+  ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
+
+  ed::LoadedSnapshot snap;
+  try {
+    snap = ed::LoadSnapshotForDecode(fs::path(a.snapshots) / a.capture);
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "%s\n", ex.what());
+    return 1;
+  }
+  if (snap.buffers.empty() || snap.buffers[0].buffer.format != mabutrace::snapshot::BufferFormat::kSourceData) {
+    std::fprintf(stderr, "%s: needs a source_data (raw) ETE buffer\n", a.capture.c_str());
+    return 1;
+  }
+  const ed::DecodeBuffer& buf = snap.buffers[0];
+  const std::vector<uint8_t> unit = mabutrace::snapshot::ReadBinaryFile(buf.buffer.file);
+  const size_t want = static_cast<size_t>(a.min_mib * 1024 * 1024);
+  std::vector<uint8_t> in;
+  in.reserve(want + unit.size());
+  while (in.size() < want) in.insert(in.end(), unit.begin(), unit.end());
+
+  std::vector<Dump> dumps;
+  if (const auto* core = snap.snap.CoreOfSource(buf.sources[0].name))
+    for (const auto& d : core->dumps)
+      if (fs::exists(d.file)) dumps.push_back({d.address, mabutrace::snapshot::ReadDump(d)});
+
+  Count ours, ocsd;
+  const double t_ours = BestSeconds(a.repeat, [&] { return RunOurs(buf, in, a.chunk); }, &ours);
+  const double t_ocsd =
+      a.ours_only ? 1e30
+                  : BestSeconds(a.repeat, [&] { return RunOpenCsd(buf.sources[0].config, dumps, in, a.chunk); }, &ocsd);
+  const double mb = static_cast<double>(in.size()) / 1e6;
+  const double ours_mbs = mb / t_ours, ocsd_mbs = mb / t_ocsd;
+  if (a.json) {
+    std::printf("{\"capture\":\"%s\",\"input_bytes\":%zu,\"chunk\":%zu,\"repeat\":%d,\"opencsd_version\":\"%s\","
+                "\"mabutrace\":{\"seconds\":%.6f,\"mb_per_s\":%.2f,\"elements\":%" PRIu64 ",\"ranges\":%" PRIu64
+                ",\"instructions\":%" PRIu64 "},"
+                "\"opencsd\":{\"seconds\":%.6f,\"mb_per_s\":%.2f,\"elements\":%" PRIu64 ",\"ranges\":%" PRIu64
+                ",\"instructions\":%" PRIu64 "},\"ratio\":%.2f}\n",
+                a.capture.c_str(), in.size(), a.chunk, a.repeat, ocsd_get_version_str(), t_ours, ours_mbs,
+                ours.elements, ours.ranges, ours.instructions, t_ocsd, ocsd_mbs, ocsd.elements, ocsd.ranges,
+                ocsd.instructions, ours_mbs / ocsd_mbs);
+  } else {
+    std::printf("input: %s x %zu = %.1f MiB (%zu bytes), chunk %zu, best of %d\n", a.capture.c_str(),
+                in.size() / unit.size(), static_cast<double>(in.size()) / 1048576.0, in.size(), a.chunk, a.repeat);
+    std::printf("mabutrace full decode  : %8.2f MB/s  (%" PRIu64 " elements, %" PRIu64 " ranges, %" PRIu64
+                " instructions)\n",
+                ours_mbs, ours.elements, ours.ranges, ours.instructions);
+    std::printf("OpenCSD %-6s full dec.: %8.2f MB/s  (%" PRIu64 " elements, %" PRIu64 " ranges, %" PRIu64
+                " instructions)\n",
+                ocsd_get_version_str(), ocsd_mbs, ocsd.elements, ocsd.ranges, ocsd.instructions);
+    std::printf("ratio: %.2fx\n", ours_mbs / ocsd_mbs);
+  }
+  return 0;
+}

@@ -1,0 +1,82 @@
+// ete_decode_fuzz: libFuzzer target for the ETE element generator
+// (packets -> elements, issue 6; §9 reliability).
+//
+// Input layout: byte 0 selects the configuration (MAXSPEC 0/4/255, return
+// stack, COMMOPT, TS markers, COMMTRANS); bytes 1..256 (if present) are an
+// A64 program image at 0x1000 and also an A32/T32 image at 0x8000; the rest
+// is trace, pushed through the real packet processor (ErrorPolicy::kOpenCsd,
+// so malformed packets reach the element decoder). Invariants checked:
+// element indexes stay inside the input and never precede the previous
+// element's packet by more than the speculation window allows (they are
+// checked to be within the input only), executed ranges are non-empty with
+// end > start and at most (end - start) / 2 instructions, every element
+// renders as text and JSON, and the decoder's memory stays bounded
+// (ASan/UBSan catch any out-of-bounds access).
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "ete/ete_packet_processor.h"
+#include "ete_decode/ete_element_decoder.h"
+
+namespace {
+
+using mabutrace::ete_decode::ElemType;
+using mabutrace::ete_decode::EteElement;
+
+struct State {
+  uint64_t limit = 0;
+  std::string text;
+  mabutrace::ete_decode::EteElementDecoder* dec = nullptr;
+};
+
+void OnElement(void* c, const EteElement& e) {
+  auto* s = static_cast<State*>(c);
+  if (e.index > s->limit) abort();
+  if (e.type == ElemType::kInstrRange) {
+    if (e.num_instr == 0 || e.end <= e.start) abort();
+    if (e.num_instr > (e.end - e.start) / 2) abort();
+  }
+  s->text.clear();
+  mabutrace::ete_decode::FormatElementOcsd(e, &s->text);
+  mabutrace::ete_decode::FormatElementJson(e, "fuzz", &s->text);
+  if (s->text.empty()) abort();
+}
+
+void OnPacket(void* c, const mabutrace::ete::EtePacket& p) { static_cast<State*>(c)->dec->OnPacket(p); }
+
+void OnError(void*, uint64_t, const std::string& message) {
+  if (message.empty()) abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 2) return 0;
+  const uint8_t sel = data[0];
+  mabutrace::ete::EteConfig cfg;
+  cfg.trcidr8 = (sel & 3) == 0 ? 0 : (sel & 3) == 1 ? 4 : 255;  // MAXSPEC
+  if (sel & 4) cfg.trcconfigr |= 0x1000;                        // TRCCONFIGR.RS
+  if (sel & 8) cfg.trcidr0 |= 1u << 29;                         // COMMOPT
+  if (sel & 16) {                                               // ETE 1.1 + TSMARK
+    cfg.trcidr0 |= 1u << 23;
+    cfg.trcdevarch = (cfg.trcdevarch & ~0xF0000u) | 0x10000u;
+  }
+  if (sel & 32) cfg.trcidr0 |= 1u << 30;                        // COMMTRANS
+  const size_t img_len = size - 1 > 256 ? 256 : size - 1;
+  mabutrace::armisa::MemoryImage image;
+  std::string err;
+  image.AddRegion(0x1000, data + 1, img_len, mabutrace::armisa::kMemAny, &err);
+  image.AddRegion(0x8000, data + 1, img_len, mabutrace::armisa::kMemAny, &err);
+
+  State s;
+  s.limit = size;
+  mabutrace::ete_decode::EteElementDecoder dec(cfg, &image, &OnElement, &s, &OnError, /*cache_log2=*/6);
+  s.dec = &dec;
+  mabutrace::ete::EtePacketProcessor proc(cfg, &OnPacket, &s, nullptr, mabutrace::ete::ErrorPolicy::kOpenCsd);
+  proc.Push(0, data + 1, size - 1);
+  proc.Finish();
+  dec.Finish();
+  return 0;
+}

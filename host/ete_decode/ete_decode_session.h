@@ -1,0 +1,100 @@
+// ete_decode_session.h: full ETE decode of a snapshot directory: trace
+// buffers -> (deformatter) -> packets -> elements, per trace source, with
+// each source's core memory images (R-F2, R-F3, R-F5).
+//
+//   LoadedSnapshot snap = LoadSnapshotForDecode("captures/001-ack_test");
+//   for (auto& buf : snap.buffers) {
+//     BufferElementDecoder dec(buf, &OnElement, &OnError, ctx);
+//     dec.Push(bytes, n); ... dec.Finish();
+//   }
+//
+// The memory images are the [dumpN] sections of the core that each trace
+// source feeds ([core_trace_sources], arm-trace-facts.md §7); a dump whose
+// file is missing is skipped with a warning (the decode then reports
+// ADDR_NACC where it would have been needed).
+#ifndef MABUTRACE_HOST_ETE_DECODE_ETE_DECODE_SESSION_H
+#define MABUTRACE_HOST_ETE_DECODE_ETE_DECODE_SESSION_H
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ete/ete_source.h"
+#include "ete_element.h"
+#include "ete_element_decoder.h"
+#include "memory_image.h"
+#include "snapshot/snapshot.h"
+
+namespace mabutrace::ete_decode {
+
+struct DecodeBuffer {
+  snapshot::TraceBuffer buffer;
+  std::vector<ete::SourceSpec> sources;
+  std::vector<const armisa::MemoryImage*> images;  // per source (never null)
+  std::vector<std::string> cores;                  // per source: core device name ("" if none)
+};
+
+struct LoadedSnapshot {
+  snapshot::Snapshot snap;
+  std::vector<std::unique_ptr<armisa::MemoryImage>> images;  // one per core (+ one empty)
+  std::vector<DecodeBuffer> buffers;                         // buffers with ETE sources
+  std::vector<std::string> warnings;                         // e.g. missing dump files
+};
+
+// Reads the snapshot, its ETE sources and their cores' memory images.
+// Throws snapshot::SnapshotError (message names the file and key).
+LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir);
+
+// Element of source `source` (index into DecodeBuffer::sources).
+using SourceElementCallback = void (*)(void* ctx, size_t source, const EteElement& element);
+// Packet-layer or element-layer error, with the byte index in its message;
+// source = SIZE_MAX for framing errors.
+using SourceDecodeErrorCallback = void (*)(void* ctx, size_t source, uint64_t index, const std::string& message);
+
+// Decodes one trace buffer: frame deformatter (if any), one packet
+// processor and one element decoder per source. The packet layer runs with
+// ete::ErrorPolicy::kOpenCsd (bad packets are passed on; the element
+// decoder then resynchronises, as OpenCSD does).
+class BufferElementDecoder {
+ public:
+  BufferElementDecoder(const DecodeBuffer& buffer, SourceElementCallback on_element,
+                       SourceDecodeErrorCallback on_error, void* ctx);
+  ~BufferElementDecoder();
+  BufferElementDecoder(const BufferElementDecoder&) = delete;
+  BufferElementDecoder& operator=(const BufferElementDecoder&) = delete;
+
+  void Push(const uint8_t* data, size_t n);
+  void Finish();
+  // Restart every source as if the trace began again (used by the
+  // benchmark to decode a buffer many times in one run).
+  void Reset();
+  const DecodeStats& stats(size_t source) const;
+  size_t source_count() const { return decoders_.size(); }
+
+ private:
+  struct Sink;
+  static void OnPacket(void* ctx, size_t source, const ete::EtePacket& packet);
+  static void OnPacketError(void* ctx, size_t source, uint64_t index, const std::string& message);
+  static void OnElement(void* ctx, const EteElement& element);
+  static void OnElementError(void* ctx, uint64_t index, const std::string& message);
+
+  const DecodeBuffer& buffer_;
+  SourceElementCallback on_element_;
+  SourceDecodeErrorCallback on_error_;
+  void* ctx_;
+  std::vector<std::unique_ptr<Sink>> sinks_;
+  std::vector<std::unique_ptr<EteElementDecoder>> decoders_;
+  std::unique_ptr<ete::BufferDecoder> packets_;
+};
+
+// Convenience: decode a whole buffer file. Returns false (and calls
+// on_error with the file name) when the file cannot be read.
+bool DecodeBufferFile(const DecodeBuffer& buffer, SourceElementCallback on_element,
+                      SourceDecodeErrorCallback on_error, void* ctx);
+
+}  // namespace mabutrace::ete_decode
+
+#endif  // MABUTRACE_HOST_ETE_DECODE_ETE_DECODE_SESSION_H

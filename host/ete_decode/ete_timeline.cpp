@@ -1,0 +1,125 @@
+// ete_timeline.cpp: elements -> model::EventSink (R-F6).
+#include "ete_timeline.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace mabutrace::ete_decode {
+
+namespace {
+constexpr uint32_t kPid = 1;
+constexpr uint32_t kColorRange = 0x1000000 | 0x4a90d9;
+constexpr uint32_t kColorException = 0x1000000 | 0xd0021b;
+constexpr uint32_t kColorInfo = 0x1000000 | 0x7ed321;
+
+const char* ExceptionName(uint16_t n) {
+  // arm-trace-facts.md §4.7 TYPE values.
+  switch (n) {
+    case 0x00: return "PE reset";
+    case 0x01: return "Debug halt";
+    case 0x02: return "Call";
+    case 0x03: return "Trap";
+    case 0x04: return "System error";
+    case 0x06: return "Inst debug";
+    case 0x07: return "Data debug";
+    case 0x0A: return "Alignment";
+    case 0x0B: return "Inst fault";
+    case 0x0C: return "Data fault";
+    case 0x0E: return "IRQ";
+    case 0x0F: return "FIQ";
+    default: return n >= 0x10 && n <= 0x17 ? "IMPDEF" : "reserved";
+  }
+}
+}  // namespace
+
+const char* TimeBaseName(TimeBase base) {
+  switch (base) {
+    case TimeBase::kTimestamp: return "timestamp";
+    case TimeBase::kCycleCount: return "cycle_count";
+    case TimeBase::kElementOrder: return "element_order";
+  }
+  return "";
+}
+
+TimelineBuilder::TimelineBuilder(model::EventSink* sink, std::string process_name,
+                                 std::vector<std::string> track_names, TimeBase base)
+    : sink_(sink), base_(base), tracks_(track_names.size()) {
+  sink_->OnProcess(kPid, process_name);
+  for (size_t i = 0; i < track_names.size(); ++i)
+    sink_->OnThread(model::Track{kPid, static_cast<uint32_t>(i + 1)}, track_names[i]);
+}
+
+void TimelineBuilder::Advance(TrackState& t, uint64_t to) {
+  if (to < t.cursor) {
+    ++clamped_;
+    return;
+  }
+  t.cursor = to;
+}
+
+void TimelineBuilder::OnElement(size_t source, const EteElement& e) {
+  if (source >= tracks_.size()) return;
+  TrackState& t = tracks_[source];
+  const model::Track track{kPid, static_cast<uint32_t>(source + 1)};
+  char buf[96];
+  switch (e.type) {
+    case ElemType::kTimestamp:
+      if (base_ == TimeBase::kTimestamp && e.timestamp) {
+        if (!t.ts_seen) {
+          t.ts_seen = true;
+          t.ts_origin = e.timestamp > t.cursor ? e.timestamp - t.cursor : 0;
+        }
+        Advance(t, e.timestamp >= t.ts_origin ? e.timestamp - t.ts_origin : 0);
+      }
+      return;
+    case ElemType::kCycleCount:
+      if (base_ == TimeBase::kCycleCount) t.cursor += e.cycle_count;
+      return;
+    case ElemType::kInstrRange:
+    case ElemType::kInstrRangeNoPath:
+      std::snprintf(buf, sizeof buf, "0x%" PRIx64, e.start);
+      sink_->OnBegin(track, buf, t.cursor, static_cast<uint32_t>(source), kColorRange);
+      sink_->OnEnd(track, buf, t.cursor + 1, "");
+      t.cursor += 1;
+      ++slices_;
+      return;
+    case ElemType::kException:
+      if (e.exception_has_addr)
+        std::snprintf(buf, sizeof buf, "exception 0x%02x %s ret 0x%" PRIx64, e.exception_number,
+                      ExceptionName(e.exception_number), e.end);
+      else
+        std::snprintf(buf, sizeof buf, "exception 0x%02x %s", e.exception_number, ExceptionName(e.exception_number));
+      sink_->OnInstant(track, buf, t.cursor, static_cast<uint32_t>(source), kColorException);
+      break;
+    case ElemType::kExceptionRet:
+      sink_->OnInstant(track, "exception return", t.cursor, static_cast<uint32_t>(source), kColorException);
+      break;
+    case ElemType::kAddrNacc:
+      std::snprintf(buf, sizeof buf, "address not accessible 0x%" PRIx64, e.start);
+      sink_->OnInstant(track, buf, t.cursor, static_cast<uint32_t>(source), kColorInfo);
+      break;
+    case ElemType::kTraceOn:
+      sink_->OnInstant(track, "trace on", t.cursor, static_cast<uint32_t>(source), kColorInfo);
+      break;
+    case ElemType::kNoSync:
+      sink_->OnInstant(track, "no sync", t.cursor, static_cast<uint32_t>(source), kColorInfo);
+      break;
+    default:
+      return;
+  }
+  ++instants_;
+}
+
+bool TimelineBuilder::Finish() {
+  sink_->OnMetadata("ete.time_base", TimeBaseName(base_));
+  sink_->OnMetadata("ete.time_unit",
+                    base_ == TimeBase::kTimestamp    ? "timestamp ticks (as ns), from the first timestamp"
+                    : base_ == TimeBase::kCycleCount ? "cycles (as ns)"
+                                                     : "one ns per executed range");
+  sink_->OnMetadata("ete.range_slices", static_cast<int64_t>(slices_));
+  sink_->OnMetadata("ete.instants", static_cast<int64_t>(instants_));
+  sink_->OnMetadata("ete.clamped_times", static_cast<int64_t>(clamped_));
+  return sink_->Finish();
+}
+
+}  // namespace mabutrace::ete_decode

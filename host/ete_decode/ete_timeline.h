@@ -1,0 +1,80 @@
+// ete_timeline.h: decoded ETE elements -> host trace model (R-F6).
+//
+// One track per trace source (a core): pid 1 "ETE <snapshot>", tid =
+// source index + 1 named after the source and its core. Every executed
+// range (INSTR_RANGE / I_RANGE_NOPATH) becomes a slice named by its start
+// address ("0x69538"), with the address-not-accessible, exception,
+// exception-return, trace-on and no-sync elements as instants.
+//
+// Time (said in the metadata key "ete.time_base"):
+//   "timestamp"     the trace's TIMESTAMP elements (in timestamp ticks,
+//                   written as ns, relative to the first timestamp);
+//   "cycle_count"   no timestamps: the sum of CYCLE_COUNT elements;
+//   "element_order" neither: one ns per executed range.
+// Between two time references each range takes one ns so slices never
+// overlap and time never goes backwards; a reference that lies behind the
+// cursor is clamped (counted in "ete.clamped_times").
+//
+// The base is chosen before writing (ChooseTimeBase over a first decode
+// pass, or a caller's knowledge): writers need time-ordered input.
+#ifndef MABUTRACE_HOST_ETE_DECODE_ETE_TIMELINE_H
+#define MABUTRACE_HOST_ETE_DECODE_ETE_TIMELINE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ete_element.h"
+#include "trace_model.h"
+
+namespace mabutrace::ete_decode {
+
+enum class TimeBase : uint8_t { kTimestamp, kCycleCount, kElementOrder };
+const char* TimeBaseName(TimeBase base);
+
+// Counts what a first pass saw, to choose the time base.
+struct TimeSources {
+  uint64_t timestamps = 0;    // TIMESTAMP elements with a known (non-zero) value
+  uint64_t cycle_counts = 0;  // CYCLE_COUNT elements
+  void Add(const EteElement& e) {
+    if (e.type == ElemType::kTimestamp && e.timestamp) ++timestamps;
+    if (e.type == ElemType::kCycleCount) ++cycle_counts;
+  }
+  TimeBase Choose() const {
+    return timestamps ? TimeBase::kTimestamp : cycle_counts ? TimeBase::kCycleCount : TimeBase::kElementOrder;
+  }
+};
+
+class TimelineBuilder {
+ public:
+  // `sink` must outlive the builder. track_names: one per source.
+  TimelineBuilder(model::EventSink* sink, std::string process_name, std::vector<std::string> track_names,
+                  TimeBase base);
+  TimelineBuilder(const TimelineBuilder&) = delete;
+  TimelineBuilder& operator=(const TimelineBuilder&) = delete;
+
+  void OnElement(size_t source, const EteElement& e);
+  // Writes the metadata and calls sink->Finish().
+  bool Finish();
+
+  uint64_t slices() const { return slices_; }
+
+ private:
+  struct TrackState {
+    uint64_t cursor = 0;   // next free ns
+    bool ts_seen = false;
+    uint64_t ts_origin = 0;
+  };
+  void Advance(TrackState& t, uint64_t to);
+
+  model::EventSink* sink_;
+  TimeBase base_;
+  std::vector<TrackState> tracks_;
+  std::string name_;  // scratch
+  uint64_t slices_ = 0, instants_ = 0, clamped_ = 0;
+};
+
+}  // namespace mabutrace::ete_decode
+
+#endif  // MABUTRACE_HOST_ETE_DECODE_ETE_TIMELINE_H

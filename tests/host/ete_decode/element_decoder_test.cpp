@@ -1,0 +1,320 @@
+// element_decoder_test.cpp: the element generator alone, on hand-made
+// packets (no packet processor) and a small A64 program image.
+//
+// Program (A64, 0x1000..0x1047; everything else unmapped):
+//   0x1000 nop; 0x1004 nop; 0x1008 b 0x1020; 0x100c..0x101c nop
+//   0x1020 nop; 0x1024 bl 0x1040; 0x1028 nop; 0x102c b.eq 0x1000
+//   0x1030..0x103c nop; 0x1040 nop; 0x1044 ret
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ete_decode/ete_element_decoder.h"
+
+namespace mabutrace::ete_decode {
+namespace {
+
+using ete::EtePacket;
+using ete::PacketType;
+
+constexpr uint32_t kNop = 0xd503201f;
+
+armisa::MemoryImage MakeImage() {
+  std::vector<uint32_t> w(0x48 / 4, kNop);
+  w[0x08 / 4] = 0x14000006;  // b 0x1020
+  w[0x24 / 4] = 0x94000007;  // bl 0x1040
+  w[0x2c / 4] = 0x54fffea0;  // b.eq 0x1000
+  w[0x44 / 4] = 0xd65f03c0;  // ret
+  armisa::MemoryImage img;
+  std::string err;
+  EXPECT_TRUE(img.AddRegion(0x1000, reinterpret_cast<const uint8_t*>(w.data()), w.size() * 4, armisa::kMemAny, &err))
+      << err;
+  return img;
+}
+
+struct Harness {
+  armisa::MemoryImage image = MakeImage();
+  std::vector<std::string> out;
+  std::vector<std::string> errors;
+  EteElementDecoder dec;
+  uint64_t idx = 0;
+
+  explicit Harness(ete::EteConfig cfg = {}) : dec(cfg, &image, &OnElem, this, &OnErr) {}
+  static void OnElem(void* c, const EteElement& e) {
+    std::string s = std::to_string(e.index) + " ";
+    FormatElementOcsd(e, &s);
+    static_cast<Harness*>(c)->out.push_back(s);
+  }
+  static void OnErr(void* c, uint64_t, const std::string& m) { static_cast<Harness*>(c)->errors.push_back(m); }
+
+  EtePacket P(PacketType t) {
+    EtePacket p;
+    p.type = t;
+    p.index = idx++;
+    return p;
+  }
+  void Send(const EtePacket& p) { dec.OnPacket(p); }
+  void Sync() {
+    Send(P(PacketType::kAsync));
+    Send(P(PacketType::kTraceInfo));
+    Send(P(PacketType::kTraceOn));
+    EtePacket c = P(PacketType::kContext);
+    c.context.sf = true;
+    c.context.el = 1;
+    c.context.ns = true;
+    c.context.updated = true;
+    Send(c);
+  }
+  void Addr(uint64_t a) {
+    EtePacket p = P(PacketType::kTargetAddrL64Is0);
+    p.addr.value = a;
+    Send(p);
+  }
+  void Atoms(const char* en) {  // "EEN": oldest first
+    EtePacket p = P(PacketType::kAtomF6);
+    for (int i = 0; en[i]; ++i) p.atom_bits |= (en[i] == 'E' ? 1u : 0u) << i;
+    p.atom_count = static_cast<uint8_t>(std::strlen(en));
+    Send(p);
+  }
+  void Commit(uint32_t n) {
+    EtePacket p = P(PacketType::kCommit);
+    p.commit = n;
+    p.commit_valid = true;
+    Send(p);
+  }
+  std::vector<std::string> Take() {
+    std::vector<std::string> r;
+    r.swap(out);
+    return r;
+  }
+};
+
+ete::EteConfig MaxSpec(uint32_t n) {
+  ete::EteConfig c;
+  c.trcidr8 = n;
+  return c;
+}
+
+TEST(ElementDecoder, SyncAtomsAndDirectBranches) {
+  Harness h;
+  h.Sync();
+  h.Addr(0x1000);
+  h.Atoms("EEE");
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{
+                          "0 OCSD_GEN_TRC_ELEM_NO_SYNC( [init-decoder])",
+                          "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
+                          "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
+                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1000:[0x100c] num_i(3) last_sz(4) (ISA=A64) E BR  )",
+                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )",
+                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR A64:ret )",
+                      }));
+  // After the RET the next address comes from an address packet.
+  h.Addr(0x1028);
+  h.Atoms("N");
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{"7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1028:[0x1030] num_i(2) "
+                                                "last_sz(4) (ISA=A64) N BR   <cond>)"}));
+  h.dec.Finish();
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{"7 OCSD_GEN_TRC_ELEM_EO_TRACE( [end-of-trace])"}));
+  EXPECT_TRUE(h.errors.empty());
+  EXPECT_EQ(h.dec.stats().ranges, 4u);
+  EXPECT_EQ(h.dec.stats().instructions, 9u);
+}
+
+TEST(ElementDecoder, NothingBeforeAsyncAndTraceInfo) {
+  Harness h;
+  h.Atoms("E");  // before A-Sync: ignored
+  h.Send(h.P(PacketType::kAsync));
+  h.Atoms("E");  // before Trace Info: ignored
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{"0 OCSD_GEN_TRC_ELEM_NO_SYNC( [init-decoder])"}));
+}
+
+TEST(ElementDecoder, SpeculationCancelMispredictCommit) {
+  Harness h(MaxSpec(4));
+  h.Sync();
+  h.Addr(0x1000);
+  h.Take();
+  h.Atoms("E");  // 5: depth 1
+  h.Atoms("E");  // 6: depth 2
+  EXPECT_TRUE(h.Take().empty()) << "uncommitted atoms must not produce ranges";
+  EtePacket c = h.P(PacketType::kCancelF1);  // 7: cancel the newest atom
+  c.cancel = 1;
+  h.Send(c);
+  h.Send(h.P(PacketType::kMispredict));  // 8: the remaining atom becomes N
+  h.Commit(1);                           // 9
+  // Trace On and Context wait on the queue with the atoms until a commit.
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{"2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
+                                                "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
+                                                "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1000:[0x100c] num_i(3) "
+                                                "last_sz(4) (ISA=A64) N BR  )"}));
+  h.Atoms("E");  // 10
+  h.Commit(1);
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{"10 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x100c:[0x1028] "
+                                                "num_i(7) last_sz(4) (ISA=A64) E BR  b+link )"}));
+}
+
+TEST(ElementDecoder, DepthAboveMaxSpecCommitsImplicitly) {
+  Harness h(MaxSpec(2));
+  h.Sync();
+  h.Addr(0x1000);
+  h.Take();
+  h.Atoms("EE");  // depth 2: nothing yet
+  EXPECT_TRUE(h.Take().empty());
+  h.Atoms("E");  // depth 3 > 2: the oldest is committed (after Trace On, Context)
+  const auto got = h.Take();
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_NE(got[2].find("exec range=0x1000:[0x100c]"), std::string::npos);
+}
+
+TEST(ElementDecoder, MissingMemoryGivesAddrNaccAndDecodingGoesOn) {
+  Harness h;
+  h.Sync();
+  h.Addr(0x2000);
+  h.Atoms("E");
+  h.Addr(0x1040);
+  h.Atoms("E");
+  const auto got = h.Take();
+  ASSERT_EQ(got.size(), 5u);
+  EXPECT_EQ(got[3], "5 OCSD_GEN_TRC_ELEM_ADDR_NACC( 0x2000; Memspace [0x2:EL1N] )");
+  EXPECT_EQ(got[4], "7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR "
+                    "A64:ret )");
+  EXPECT_EQ(h.dec.stats().nacc, 1u);
+}
+
+TEST(ElementDecoder, ExceptionWalksToPreferredReturnAddress) {
+  Harness h;
+  h.Sync();
+  h.Addr(0x100c);
+  h.Take();
+  EtePacket x = h.P(PacketType::kException);  // 5
+  x.exception_type = 0x0E;                    // IRQ
+  x.exception_addr_interp = 1;
+  h.Send(x);
+  h.Addr(0x1018);  // 6: PER
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{
+                          "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
+                          "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
+                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x100c:[0x1018] num_i(3) last_sz(4) (ISA=A64) E --- )",
+                          "5 OCSD_GEN_TRC_ELEM_EXCEPTION(pref ret addr:0x1018; excep num (0x0e) )",
+                      }));
+}
+
+TEST(ElementDecoder, CommitWithNothingWaitingIsASequenceError) {
+  Harness h(MaxSpec(4));
+  h.Sync();
+  h.Addr(0x1000);
+  h.Take();
+  h.Commit(3);  // index 5
+  ASSERT_EQ(h.errors.size(), 1u);
+  EXPECT_NE(h.errors[0].find("byte "), std::string::npos);
+  const auto got = h.Take();
+  ASSERT_FALSE(got.empty());
+  EXPECT_NE(got.back().find("NO_SYNC( [bad-packet])"), std::string::npos);
+  // Resynchronises at the next A-Sync + Trace Info.
+  h.Sync();
+  h.Addr(0x1040);
+  h.Atoms("E");
+  h.Commit(1);
+  const auto after = h.Take();
+  ASSERT_FALSE(after.empty());
+  EXPECT_NE(after.back().find("exec range=0x1040:[0x1048]"), std::string::npos);
+}
+
+TEST(ElementDecoder, BadPacketGivesNoSyncAtNextPacket) {
+  Harness h;
+  h.Sync();
+  h.Take();
+  h.Send(h.P(PacketType::kReserved));  // 4
+  h.Atoms("E");                         // 5
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{"5 OCSD_GEN_TRC_ELEM_NO_SYNC( [bad-packet])"}));
+  EXPECT_EQ(h.errors.size(), 1u);
+}
+
+TEST(ElementDecoder, DiscardDropsSpeculativeAtoms) {
+  Harness h(MaxSpec(4));
+  h.Sync();
+  h.Addr(0x1000);
+  h.Take();
+  h.Atoms("EE");
+  EtePacket ts = h.P(PacketType::kTimestamp);  // 6: a timestamp survives the discard
+  ts.timestamp = 0x1234;
+  h.Send(ts);
+  h.Send(h.P(PacketType::kDiscard));  // 7
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{"6 OCSD_GEN_TRC_ELEM_TIMESTAMP( [ TS=0x000000001234]; )",
+                                                "7 OCSD_GEN_TRC_ELEM_NO_SYNC( [discard])"}));
+}
+
+TEST(ElementDecoder, ReturnStackGivesTheReturnAddress) {
+  ete::EteConfig cfg;
+  cfg.trcconfigr |= 0x1000;  // TRCCONFIGR.RS
+  Harness h(cfg);
+  h.Sync();
+  h.Addr(0x1020);
+  h.Atoms("EEN");  // bl 0x1040 (push 0x1028); ret (no address: pop); b.eq not taken
+  const auto got = h.Take();
+  ASSERT_EQ(got.size(), 6u);
+  EXPECT_EQ(got[5], "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1028:[0x1030] num_i(2) last_sz(4) (ISA=A64) N BR  "
+                    " <cond>)");
+}
+
+TEST(ElementDecoder, TimestampsCycleCountsEventsInOrder) {
+  Harness h;
+  h.Sync();
+  h.Addr(0x1000);
+  h.Atoms("E");
+  h.Take();
+  EtePacket ts = h.P(PacketType::kTimestamp);  // 6
+  ts.timestamp = 0x7406;
+  h.Send(ts);
+  EtePacket cc = h.P(PacketType::kCycleCountF3);  // 7
+  cc.cycle_count = 0x16;
+  h.Send(cc);
+  EtePacket ev = h.P(PacketType::kEvent);  // 8
+  ev.event = 1;
+  h.Send(ev);
+  EXPECT_TRUE(h.Take().empty()) << "non-P0 elements wait for the next commit";
+  h.Atoms("E");  // 9
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{
+                          "6 OCSD_GEN_TRC_ELEM_TIMESTAMP( [ TS=0x000000007406]; )",
+                          "7 OCSD_GEN_TRC_ELEM_CYCLE_COUNT( [CC=22]; )",
+                          "8 OCSD_GEN_TRC_ELEM_EVENT( Numbered:1; )",
+                          "9 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )",
+                      }));
+}
+
+TEST(ElementDecoder, QueueIsBoundedOnStreamsWithoutP0) {
+  Harness h;
+  h.Sync();
+  for (int i = 0; i < 70000; ++i) {
+    EtePacket ts = h.P(PacketType::kTimestamp);
+    ts.timestamp = 1000 + i;
+    h.Send(ts);
+  }
+  ASSERT_EQ(h.errors.size(), 1u);
+  EXPECT_NE(h.errors[0].find("waiting for commit"), std::string::npos) << h.errors[0];
+  EXPECT_NE(h.Take().back().find("NO_SYNC( [bad-packet])"), std::string::npos);
+}
+
+TEST(ElementDecoder, JsonHasAddressesAsHexStrings) {
+  EteElement e;
+  e.type = ElemType::kInstrRange;
+  e.index = 21;
+  e.trace_id = 1;
+  e.start = 0xc1484;
+  e.end = 0xc1490;
+  e.num_instr = 3;
+  e.last_type = armisa::InstrType::kIndirectBranch;
+  e.last_subtype = armisa::InstrSubtype::kV8Ret;
+  e.last_size = 4;
+  e.executed = true;
+  std::string s;
+  FormatElementJson(e, "ETE_0", &s);
+  EXPECT_EQ(s,
+            "{\"source\":\"ETE_0\",\"trace_id\":1,\"offset\":21,\"elem\":\"instr_range\",\"start\":\"0xc1484\","
+            "\"end\":\"0xc1490\",\"num_instr\":3,\"isa\":\"A64\",\"last_instr_type\":\"iBR\",\"last_instr_subtype\":"
+            "\"A64:ret\",\"last_instr_size\":4,\"last_instr_cond\":false,\"taken\":true}");
+}
+
+}  // namespace
+}  // namespace mabutrace::ete_decode

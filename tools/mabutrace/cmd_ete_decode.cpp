@@ -1,0 +1,267 @@
+// cmd_ete_decode.cpp: `mabutrace ete decode` and `mabutrace ete export`
+// (SPEC §4 R-F2, R-F3, R-F6; docs/ete-decode.md).
+//
+//   ete decode SNAPSHOT_DIR [--format text|jsonl] [-o FILE]
+//     text:  OpenCSD-lister element lines,
+//            "Idx:21; ID:1; OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=...)",
+//            with a "# source ..." line before each source
+//     jsonl: one object per element: source, trace_id, offset, elem, fields
+//   ete export SNAPSHOT_DIR -o OUT.json|OUT.pftrace [--format json|pftrace]
+//     a timeline: one track per core, a slice per executed range,
+//     exceptions as instants; time base in the metadata (ete.time_base).
+// Errors go to stderr as "FILE: SOURCE: byte N: ..."; the exit code is then
+// 1 but decoding goes on.
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "ete_decode/ete_decode_session.h"
+#include "ete_decode/ete_timeline.h"
+#include "formats.h"
+
+namespace mabutrace::cli {
+namespace {
+
+struct DecodeOptions {
+  std::string input;
+  std::string format = "text";
+  std::string output = "-";
+  std::string source;
+};
+
+struct ExportOptions {
+  std::string input;
+  std::string output;
+  std::string format;
+};
+
+struct ErrorSink {
+  std::string file;
+  const std::vector<ete::SourceSpec>* sources = nullptr;
+  uint64_t errors = 0;
+  FILE* flush_first = nullptr;
+};
+
+void ReportError(ErrorSink* s, size_t source, const std::string& message) {
+  ++s->errors;
+  if (s->flush_first) std::fflush(s->flush_first);
+  std::fprintf(stderr, "%s: %s%s\n", s->file.c_str(),
+               (source == SIZE_MAX || !s->sources || source >= s->sources->size())
+                   ? ""
+                   : ((*s->sources)[source].name + ": ").c_str(),
+               message.c_str());
+}
+
+bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(input, ec)) {
+    std::fprintf(stderr, "%s: not a snapshot directory\n", input.c_str());
+    return false;
+  }
+  try {
+    *out = ete_decode::LoadSnapshotForDecode(input);
+  } catch (const snapshot::SnapshotError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return false;
+  }
+  for (const std::string& w : out->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (out->buffers.empty()) {
+    std::fprintf(stderr, "%s: no ETE trace source\n", input.c_str());
+    return false;
+  }
+  return true;
+}
+
+// ---- decode
+
+struct DecodeOut {
+  FILE* f = stdout;
+  std::string buf;
+  bool jsonl = false;
+  const std::vector<ete::SourceSpec>* sources = nullptr;
+  long only = -1;  // source filter
+  ErrorSink err;
+  void Flush() {
+    if (!buf.empty()) std::fwrite(buf.data(), 1, buf.size(), f);
+    buf.clear();
+  }
+};
+
+void OnDecodeElement(void* c, size_t source, const ete_decode::EteElement& e) {
+  auto* o = static_cast<DecodeOut*>(c);
+  if (o->only >= 0 && static_cast<long>(source) != o->only) return;
+  if (o->jsonl) {
+    ete_decode::FormatElementJson(e, (*o->sources)[source].name, &o->buf);
+  } else {
+    char pre[64];
+    std::snprintf(pre, sizeof pre, "Idx:%llu; ID:%x; ", static_cast<unsigned long long>(e.index), e.trace_id);
+    o->buf += pre;
+    ete_decode::FormatElementOcsd(e, &o->buf);
+  }
+  o->buf.push_back('\n');
+  if (o->buf.size() > (1u << 16)) o->Flush();
+}
+
+void OnDecodeError(void* c, size_t source, uint64_t, const std::string& message) {
+  auto* o = static_cast<DecodeOut*>(c);
+  o->Flush();
+  ReportError(&o->err, source, message);
+}
+
+int RunDecode(const DecodeOptions& opt) {
+  ete_decode::LoadedSnapshot snap;
+  if (!LoadOrReport(opt.input, &snap)) return kExitBadInput;
+  DecodeOut out;
+  out.jsonl = opt.format == "jsonl";
+  if (opt.output != "-") {
+    out.f = std::fopen(opt.output.c_str(), "wb");
+    if (!out.f) {
+      std::fprintf(stderr, "%s: cannot create: %s\n", opt.output.c_str(), std::strerror(errno));
+      return kExitBadInput;
+    }
+  }
+  out.err.flush_first = out.f;
+  bool any = false;
+  bool ok = true;
+  for (const ete_decode::DecodeBuffer& b : snap.buffers) {
+    out.sources = &b.sources;
+    out.only = -1;
+    if (!opt.source.empty()) {
+      for (size_t i = 0; i < b.sources.size(); ++i)
+        if (b.sources[i].name == opt.source) out.only = static_cast<long>(i);
+      if (out.only < 0) continue;
+    }
+    any = true;
+    out.err.file = b.buffer.file.string();
+    out.err.sources = &b.sources;
+    if (!out.jsonl) {
+      for (size_t i = 0; i < b.sources.size(); ++i) {
+        if (out.only >= 0 && static_cast<long>(i) != out.only) continue;
+        out.buf += "# source " + b.sources[i].name + " buffer " + b.buffer.name + " (" + b.buffer.file.string() +
+                   ") core " + (b.cores[i].empty() ? "-" : b.cores[i]) + ": " + b.sources[i].config.Describe() + "\n";
+      }
+    }
+    if (!ete_decode::DecodeBufferFile(b, &OnDecodeElement, &OnDecodeError, &out)) ok = false;
+    out.Flush();
+  }
+  if (!any) std::fprintf(stderr, "%s: no ETE trace source named %s\n", opt.input.c_str(), opt.source.c_str());
+  out.Flush();
+  if (out.f != stdout && std::fclose(out.f) != 0) ok = false;
+  else if (out.f == stdout) std::fflush(stdout);
+  return (ok && any && !out.err.errors) ? kExitOk : kExitBadInput;
+}
+
+// ---- export
+
+struct ExportPass {
+  ete_decode::TimeSources* times = nullptr;
+  ete_decode::TimelineBuilder* timeline = nullptr;
+  size_t track_base = 0;
+  ErrorSink err;
+};
+
+void OnExportElement(void* c, size_t source, const ete_decode::EteElement& e) {
+  auto* p = static_cast<ExportPass*>(c);
+  if (p->times) p->times->Add(e);
+  if (p->timeline) p->timeline->OnElement(p->track_base + source, e);
+}
+
+void OnExportError(void* c, size_t source, uint64_t, const std::string& message) {
+  auto* p = static_cast<ExportPass*>(c);
+  if (p->timeline) ReportError(&p->err, source, message);  // report once (second pass)
+}
+
+int RunExport(const ExportOptions& opt) {
+  std::optional<Format> fmt = PickFormat(opt.format, opt.output);
+  if (!fmt) return kExitUsage;
+  if (*fmt != Format::kJson && *fmt != Format::kPftrace) {
+    std::fprintf(stderr, "ete export: the output format must be json or pftrace\n");
+    return kExitUsage;
+  }
+  ete_decode::LoadedSnapshot snap;
+  if (!LoadOrReport(opt.input, &snap)) return kExitBadInput;
+
+  // Pass 1: which time references exist.
+  ete_decode::TimeSources times;
+  {
+    ExportPass pass;
+    pass.times = &times;
+    for (const auto& b : snap.buffers) ete_decode::DecodeBufferFile(b, &OnExportElement, &OnExportError, &pass);
+  }
+  FILE* f = opt.output == "-" ? stdout : std::fopen(opt.output.c_str(), "wb");
+  if (!f) {
+    std::fprintf(stderr, "%s: cannot create: %s\n", opt.output.c_str(), std::strerror(errno));
+    return kExitBadInput;
+  }
+  bool write_ok = true;
+  auto writer = MakeWriter(*fmt, [f, &write_ok](const char* data, size_t n) {
+    if (std::fwrite(data, 1, n, f) != n) write_ok = false;
+    return write_ok;
+  });
+  if (!writer) {
+    std::fprintf(stderr, "ete export: writer not available\n");
+    if (f != stdout) std::fclose(f);
+    return kExitUsage;
+  }
+  model::Normalizer norm(*writer);
+  std::vector<std::string> tracks;
+  for (const auto& b : snap.buffers)
+    for (size_t i = 0; i < b.sources.size(); ++i)
+      tracks.push_back(b.cores[i].empty() ? b.sources[i].name : b.cores[i] + " (" + b.sources[i].name + ")");
+  std::string desc = snap.snap.dir.filename().string();
+  if (desc.empty()) desc = snap.snap.dir.parent_path().filename().string();
+  ete_decode::TimelineBuilder timeline(&norm, "ETE " + desc, tracks, times.Choose());
+  ExportPass pass;
+  pass.timeline = &timeline;
+  pass.err.flush_first = nullptr;
+  bool ok = true;
+  for (const auto& b : snap.buffers) {
+    pass.err.file = b.buffer.file.string();
+    pass.err.sources = &b.sources;
+    if (!ete_decode::DecodeBufferFile(b, &OnExportElement, &OnExportError, &pass)) ok = false;
+    pass.track_base += b.sources.size();
+  }
+  norm.OnMetadata("source", opt.input);
+  if (!timeline.Finish()) write_ok = false;
+  if (f != stdout) {
+    if (std::fclose(f) != 0) write_ok = false;
+  } else {
+    std::fflush(stdout);
+  }
+  if (!write_ok) {
+    std::fprintf(stderr, "%s: write error\n", opt.output.c_str());
+    return kExitBadInput;
+  }
+  std::fprintf(stderr, "%s: %llu range slices, time base %s\n", opt.output.c_str(),
+               static_cast<unsigned long long>(timeline.slices()), ete_decode::TimeBaseName(times.Choose()));
+  return (ok && !pass.err.errors) ? kExitOk : kExitBadInput;
+}
+
+Registration reg_decode{"ete decode", [](CLI::App& app) {
+  auto o = std::make_shared<DecodeOptions>();
+  CLI::App* ete = app.get_subcommand("ete");
+  auto* cmd = ete->add_subcommand("decode", "Full decode: executed instruction ranges, exceptions, context, "
+                                            "timestamps... (OpenCSD-lister element text or JSON lines)");
+  cmd->add_option("SNAPSHOT_DIR", o->input, "snapshot directory (snapshot.ini, trace.ini, memory dumps)")->required();
+  cmd->add_option("--format", o->format, "text (default) or jsonl")->check(CLI::IsMember({"text", "jsonl"}));
+  cmd->add_option("--source", o->source, "only this trace source (device name in the snapshot)");
+  cmd->add_option("-o,--output", o->output, "output file ('-' = stdout, default)");
+  return Runner{cmd, [o] { return RunDecode(*o); }};
+}, 41};
+
+Registration reg_export{"ete export", [](CLI::App& app) {
+  auto o = std::make_shared<ExportOptions>();
+  CLI::App* ete = app.get_subcommand("ete");
+  auto* cmd = ete->add_subcommand("export", "Timeline of what each core executed (Perfetto .pftrace or JSON)");
+  cmd->add_option("SNAPSHOT_DIR", o->input, "snapshot directory")->required();
+  cmd->add_option("-o,--output", o->output, "OUT.json or OUT.pftrace ('-' = stdout with --format)")->required();
+  cmd->add_option("--format", o->format, "json or pftrace (default: from the output's extension)")
+      ->check(CLI::IsMember({"json", "pftrace"}));
+  return Runner{cmd, [o] { return RunExport(*o); }};
+}, 42};
+
+}  // namespace
+}  // namespace mabutrace::cli
