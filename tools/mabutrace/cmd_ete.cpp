@@ -174,7 +174,7 @@ int RunEtePackets(const EteOptions& opt) {
 
 Registration reg{"ete", [](CLI::App& app) {
   auto o = std::make_shared<EteOptions>();
-  auto* ete = app.add_subcommand("ete", "Arm ETE trace: packet listing of snapshots and raw buffers");
+  auto* ete = app.add_subcommand("ete", "Arm ETE trace: packets, full decode and timeline export of snapshots and raw buffers");
   ete->require_subcommand(1);
   auto* pk = ete->add_subcommand("packets", "List the ETE packets, one per line (OpenCSD-lister text or JSON lines)");
   pk->add_option("INPUT", o->input, "snapshot directory, or a raw trace file ('-' = stdin) with --config")
