@@ -1,6 +1,7 @@
 // formats.cpp: see formats.h.
 #include "formats.h"
 
+#include <cctype>
 #include <cstdio>
 
 #include "json_writer.h"
@@ -9,7 +10,15 @@
 
 namespace mabutrace::cli {
 
-std::optional<Format> ParseFormat(const std::string& s) {
+namespace {
+std::string Lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+}  // namespace
+
+std::optional<Format> ParseFormat(const std::string& flag) {
+  const std::string s = Lower(flag);
   if (s == "json") return Format::kJson;
   if (s == "pftrace" || s == "perfetto") return Format::kPftrace;
   if (s == "text" || s == "txt") return Format::kText;
@@ -17,7 +26,8 @@ std::optional<Format> ParseFormat(const std::string& s) {
   return std::nullopt;
 }
 
-std::optional<Format> FormatFromPath(const std::string& path) {
+std::optional<Format> FormatFromPath(const std::string& given) {
+  const std::string path = Lower(given);
   auto ends = [&](const char* ext) {
     const std::string e(ext);
     return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
@@ -46,7 +56,9 @@ std::optional<Format> PickFormat(const std::string& flag, const std::string& out
                                  std::optional<Format> fallback) {
   if (!flag.empty()) {
     auto f = ParseFormat(flag);
-    if (!f) std::fprintf(stderr, "mabutrace: unknown --format '%s'\n", flag.c_str());
+    if (!f)
+      std::fprintf(stderr, "mabutrace: unknown --format '%s' (json, pftrace, text or raw)\n",
+                   flag.c_str());
     return f;
   }
   if (auto f = FormatFromPath(out)) return f;

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   using namespace mabutrace::cli;
   CLI::App app{"mabutrace: record, decode and show what a program did"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "mabutrace " MABUTRACE_VERSION);
 
   auto commands = Registry();
   std::sort(commands.begin(), commands.end(), [](const auto& a, const auto& b) {
