@@ -254,9 +254,12 @@ TEST(CliCapture, UrlFromLoopbackServer) {
 TEST(CliCapture, UrlConnectionRefusedIsExit1) {
   // Port 1 on loopback: nothing listens there in a test environment.
   TempDir dir;
-  const Result r = Cli({"capture", "--url", "http://127.0.0.1:1", "-o", (dir.path / "x.json").string()});
+  const fs::path out = dir.path / "x.json";
+  { std::ofstream(out) << "earlier capture"; }
+  const Result r = Cli({"capture", "--url", "http://127.0.0.1:1", "-o", out.string()});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("127.0.0.1:1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("127.0.0.1:1/trace.json: cannot connect"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(out), "earlier capture");  // a failed capture leaves it alone
 }
 
 // True once process `pid` has `target` open.

@@ -10,6 +10,26 @@
 
 namespace mabutrace::cli {
 
+namespace {
+
+// httplib's error names are terse ("Connection"): say what happened.
+std::string Describe(httplib::Error e) {
+  switch (e) {
+    case httplib::Error::Connection:
+      return "cannot connect (refused or unreachable: is mabutrace_start_server running there?)";
+    case httplib::Error::ConnectionTimeout:
+      return "connection timed out";
+    case httplib::Error::Read:
+      return "the connection broke while reading the trace";
+    case httplib::Error::Canceled:
+      return "writing the output failed";
+    default:
+      return httplib::to_string(e);
+  }
+}
+
+}  // namespace
+
 int RunCaptureHttp(const std::string& url, const std::string& out, Format format) {
   if (format != Format::kJson && format != Format::kPftrace) {
     std::fprintf(stderr, "mabutrace: capture --url: the output must be .json or .pftrace\n");
@@ -22,11 +42,19 @@ int RunCaptureHttp(const std::string& url, const std::string& out, Format format
   }
   std::string base = url;
   while (base.size() > 7 && base.back() == '/') base.pop_back();
-  FILE* f = out == "-" ? stdout : std::fopen(out.c_str(), "wb");
-  if (!f) {
-    std::fprintf(stderr, "mabutrace: %s: %s\n", out.c_str(), std::strerror(errno));
-    return kExitBadInput;
-  }
+  // The output is opened when the first bytes arrive, so a failed capture
+  // leaves an existing file as it was.
+  FILE* f = nullptr;
+  bool open_failed = false;
+  auto open = [&] {
+    if (f || open_failed) return f != nullptr;
+    f = out == "-" ? stdout : std::fopen(out.c_str(), "wb");
+    if (!f) {
+      open_failed = true;
+      std::fprintf(stderr, "mabutrace: %s: %s\n", out.c_str(), std::strerror(errno));
+    }
+    return f != nullptr;
+  };
   httplib::Client client(base);
   client.set_connection_timeout(5);
   client.set_read_timeout(60);
@@ -34,23 +62,26 @@ int RunCaptureHttp(const std::string& url, const std::string& out, Format format
   bool write_ok = true;
   // The body is written as it arrives: the trace is never held in memory.
   auto res = client.Get(path, [&](const char* data, size_t len) {
-    write_ok = std::fwrite(data, 1, len, f) == len;
+    write_ok = open() && std::fwrite(data, 1, len, f) == len;
     return write_ok;
   });
   int rc = kExitOk;
-  if (!res) {
-    std::fprintf(stderr, "mabutrace: %s%s: %s\n", base.c_str(), path,
-                 httplib::to_string(res.error()).c_str());
+  if (open_failed) {
+    rc = kExitBadInput;
+  } else if (!res) {
+    std::fprintf(stderr, "mabutrace: %s%s: %s\n", base.c_str(), path, Describe(res.error()).c_str());
     rc = kExitBadInput;
   } else if (res->status != 200) {
     std::fprintf(stderr, "mabutrace: %s%s: HTTP %d\n", base.c_str(), path, res->status);
     rc = kExitBadInput;
-  }
-  if (!write_ok || std::fflush(f) != 0) {
-    std::fprintf(stderr, "mabutrace: %s: write failed\n", out.c_str());
+  } else if (!open()) {  // 200 with an empty body
     rc = kExitBadInput;
   }
-  if (f != stdout) std::fclose(f);
+  if (f && (!write_ok || std::fflush(f) != 0)) {
+    std::fprintf(stderr, "mabutrace: %s: write failed: %s\n", out.c_str(), std::strerror(errno));
+    rc = kExitBadInput;
+  }
+  if (f && f != stdout && std::fclose(f) != 0) rc = kExitBadInput;
   return rc;
 }
 
