@@ -23,7 +23,7 @@ build: deps
 # the live trace on http://127.0.0.1:$(PORT)/, then writes $(OUT)/trace.json
 # and $(OUT)/trace.pftrace.
 demo: build
-	./$(BUILD)/examples/pipeline/mabutrace-pipeline-demo --seconds $(SECONDS) --port $(PORT) --out $(OUT)
+	$(BUILD)/examples/pipeline/mabutrace-pipeline-demo --seconds $(SECONDS) --port $(PORT) --out $(OUT)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
