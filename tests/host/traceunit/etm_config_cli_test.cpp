@@ -1,31 +1,17 @@
 // etm_config_cli_test.cpp: `mabutrace etm-config` run as a process.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "run_cli.h"
+
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;
-};
-
-Result RunCli(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string("'") + MABUTRACE_CLI_PATH + "' " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using mt_cli::Result;
+using mt_cli::RunCli;
 
 TEST(EtmConfigCli, DecodeConfigrJson) {
   const Result r = RunCli("etm-config --decode TRCCONFIGR=0x18C1 --format json");

@@ -1,7 +1,6 @@
 // trbe_cli_test.cpp: `mabutrace trbe status|linearize|simulate` run as a
 // process: output, JSON keys and exit codes (0 ok, 1 bad input, 2 usage).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <fstream>
@@ -9,26 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "run_cli.h"
+
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;
-};
-
-// Runs the CLI with `args` (shell words); stdout captured, stderr dropped.
-Result RunCli(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string("'") + MABUTRACE_CLI_PATH + "' " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using mt_cli::Result;
+using mt_cli::RunCli;
 
 std::string Temp(const std::string& name) { return ::testing::TempDir() + "/trbe_cli_" + name; }
 
