@@ -9,9 +9,11 @@
  * instruction per translation block, no chaining), so the lines between two
  * calls of bench_mark() are the instructions of what ran between them.
  * Regions, in order: BENCH_REPS x { one empty C block } (the loop's own
- * cost), then BENCH_REPS x { TRACE_SCOPE("bench") }; each region is a mark
- * per repetition. The first scope after init takes the slow path (it binds
- * the context and takes a chunk) and is warmed up before.
+ * cost), then BENCH_REPS x { TRACE_SCOPE("bench") }, in Thread mode; then
+ * the same two run by the PendSV handler (Handler mode, the ISR context);
+ * each region is a mark per repetition. The first scope of each context
+ * takes the slow path (it binds the context and takes a chunk) and is
+ * warmed up before.
  */
 #include <stdint.h>
 
@@ -34,6 +36,17 @@ __attribute__((noipa)) static void one_scope(void) {
   __asm__ volatile("" ::: "memory");
 }
 
+/* Handler mode: PendSV (ICSR.PENDSVSET, Armv7-M ARM B3.2.4) runs `fn`;
+ * DSB + ISB make it run before the next instruction. */
+#define SCB_ICSR (*(volatile uint32_t*)0xE000ED04u)
+static void (*volatile g_handler_body)(void);
+void PendSV_Handler(void) { g_handler_body(); }
+static void in_handler(void (*fn)(void)) {
+  g_handler_body = fn;
+  SCB_ICSR = 1u << 28;
+  __asm__ volatile("dsb\n\tisb" ::: "memory");
+}
+
 int main(void) {
   mabutrace_config_t cfg;
   mabutrace_config_default(&cfg);
@@ -42,6 +55,12 @@ int main(void) {
   cfg.max_depth = 8;
   cfg.memory = g_trace_memory;
   if (mabutrace_memory_required(&cfg) > sizeof g_trace_memory) return 1;
+#if !defined(BENCH_SYSTICK)
+  /* The counter clock: the path DWT_CYCCNT takes on silicon (QEMU has no
+   * CYCCNT). BENCH_SYSTICK measures the SysTick fallback instead. */
+  timer1_start_free_running();
+  mabutrace_cortex_m_use_counter(&TIMER1_VALUE, 1, 25000000u);
+#endif
   if (mabutrace_init_with_config(&cfg) != MABUTRACE_OK) return 1;
   one_scope(); /* warm-up: binds the context, takes the first chunk */
 
@@ -52,6 +71,15 @@ int main(void) {
   }
   for (int i = 0; i < BENCH_REPS; ++i) {
     one_scope();
+    bench_mark();
+  }
+  in_handler(one_scope); /* warm-up of the ISR context */
+  for (int i = 0; i < BENCH_REPS; ++i) {
+    in_handler(empty_block);
+    bench_mark();
+  }
+  for (int i = 0; i < BENCH_REPS; ++i) {
+    in_handler(one_scope);
     bench_mark();
   }
   return 0;

@@ -16,7 +16,8 @@
  *     it also interrupts the SysTick handler while that one records: nested
  *     writers of the ISR context): counter "timer_ticks" = 1, 2, 3, ..., and
  *     an instant "preempted SysTick" when it did.
- * At the end SysTick stops, the last links are taken, the stream is
+ * At the end SysTick stops, the last links are taken, the trace memory is
+ * sent out on UART1 as a debugger's RAM dump would have it, the stream is
  * flushed and the run ends through semihosting (status 0).
  *
  * tests/port/qemu/check_qemu_trace.py recomputes the counter values and
@@ -52,6 +53,7 @@ __attribute__((unused)) static void uart_output(const uint8_t* data, size_t len)
 }
 
 void SysTick_Handler(void) {
+  mabutrace_cortex_m_clock_poll();
   TRACE_SCOPE("SysTick", COLOR_RED);
   const uint32_t t = g_ticks + 1u;
   g_ticks = t;
@@ -104,6 +106,14 @@ static void drain_links(void) {
   }
 }
 
+/* Sends the trace memory out on UART1 as a debugger would dump it (R-C3):
+ * the check converts it with --elf and compares it with the stream. */
+static void dump_trace_memory(void) {
+#if FW_TRACED
+  uart1_write(mabutrace_dump_region.base, mabutrace_dump_region.bytes); /* mabutrace */
+#endif
+}
+
 int main(void) {
   uart0_init();
   /* SysTick runs before init (without its interrupt) so that the port takes
@@ -113,6 +123,13 @@ int main(void) {
   SYST_CSR = 5u; /* ENABLE | CLKSOURCE = processor clock */
 
   mabutrace_cortex_m_set_core_hz(25000000u);
+#if defined(__ARM_ARCH_7EM__)
+  /* Both clocks get tested: the Cortex-M4 build times with timer 1 (the
+   * counter fast path, as DWT_CYCCNT on silicon), the Cortex-M3 build with
+   * SysTick. */
+  timer1_start_free_running();
+  mabutrace_cortex_m_use_counter(&TIMER1_VALUE, 1, 25000000u);
+#endif
   mabutrace_config_t cfg;                                               /* mabutrace */
   mabutrace_config_default(&cfg);                                       /* mabutrace */
   cfg.buffer_size = 64 * 1024;                                          /* mabutrace */
@@ -143,6 +160,7 @@ int main(void) {
   SYST_CSR = 5u;   /* no more interrupts */
   TIMER0_CTRL = 0; /* (SysTick keeps counting: it is the clock) */
   drain_links();
+  dump_trace_memory(); /* before the last flush: its newest records are not synced yet */
   if (mabutrace_flush_output() != MABUTRACE_OK) return 1;
   return 0;
 }

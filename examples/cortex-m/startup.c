@@ -16,6 +16,7 @@ extern void (*__init_array_end[])(void);
 int main(void);
 void Reset_Handler(void);
 void SysTick_Handler(void);
+void PendSV_Handler(void);
 
 /* Anything unexpected (a fault) ends the run with a failure status, so a
  * test sees it instead of hanging until its timeout. */
@@ -36,7 +37,7 @@ __attribute__((section(".vectors"), used)) static void (*const g_vectors[16 + 9]
     Default_Handler,          /* 11 SVCall */
     Default_Handler,          /* 12 DebugMonitor */
     0,                        /* 13 reserved */
-    Default_Handler,          /* 14 PendSV */
+    PendSV_Handler,           /* 14 PendSV */
     SysTick_Handler,          /* 15 SysTick */
     Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 0..3 */
     Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 4..7 */
@@ -65,4 +66,5 @@ void semihost_exit(int ok) {
 
 /* Default handlers for builds that do not define them (the bench). */
 __attribute__((weak)) void SysTick_Handler(void) {}
+__attribute__((weak)) void PendSV_Handler(void) {}
 __attribute__((weak)) void Timer0_Handler(void) {}

@@ -105,6 +105,7 @@ struct Geometry {
   bool big = false;
   uint8_t endian = 0;
   uint64_t pointer_size = 0, clock_hz = 0, origin = 0, pid = 0, session = 0;
+  uint64_t flags = 0;  // dump::kFlag*
   uint64_t num_chunks = 0, chunk_words = 0, max_threads = 0;
   uint64_t chunks_off = 0, threads_off = 0, data_off = 0, chunk_stride = 0, thread_stride = 0;
   uint64_t c_gen = 0, c_seq = 0, c_base = 0, c_commit = 0, c_thread = 0, c_tid = 0;
@@ -134,6 +135,7 @@ Status CheckDescriptor(const uint8_t* data, size_t len, size_t at, Geometry* g) 
   }
   if (FIELD(word_size) != 8) return Status::Error(AT(word_size), "dump descriptor: word size is not 8");
   g->pointer_size = FIELD(pointer_size);
+  g->flags = FIELD(flags);
   if (g->pointer_size != 4 && g->pointer_size != 8)
     return Status::Error(AT(pointer_size), "dump descriptor: pointer size " + std::to_string(g->pointer_size) +
                                                " (4 or 8 expected)");
@@ -300,6 +302,17 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
                                                            std::to_string(ch.words) + " valid words in a " +
                                                            std::to_string(chunk_words) + "-word chunk: skipped"));
       continue;
+    }
+    if (g.flags & dump::kFlagZeroedChunks) {
+      // The commit word may lag (single-core writers): the records go on
+      // to the first zero header word or the chunk's end.
+      const uint64_t words_off = data_off + uint64_t(i) * chunk_words * 8;
+      while (ch.words < chunk_words) {
+        const uint64_t h = r.Get(words_off + uint64_t(ch.words) * 8, 8);
+        const unsigned n = RecordWords(h);
+        if (h == 0 || n == 0 || ch.words + n > chunk_words) break;
+        ch.words += n;
+      }
     }
     if (ch.words) chunks.push_back(ch);
   }

@@ -208,7 +208,9 @@ void mabutrace_stop_server(void);
 /* ---- Recording functions behind the macros ---------------------------------
  * Call the macros, not these: they add the color flag and the C cleanup. */
 typedef struct mabutrace_scope {
-  uint32_t session; /* 0 = nothing recorded, end is a no-op */
+  /* 0 = nothing recorded, end is a no-op. Else the session (host,
+   * FreeRTOS) or the begin record's address (single-core MCU ports). */
+  uint32_t session;
 } mabutrace_scope_t;
 
 #define MABUTRACE_COLOR_SET 0x1000000u /* flag: a color was given */

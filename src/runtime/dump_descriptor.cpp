@@ -28,6 +28,9 @@ void WriteDumpDescriptor(Runtime& rt, const Layout& l) {
   d.endianness = stream::kLittleEndian;
 #endif
   d.word_size = 8;
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+  d.flags = dump::kFlagZeroedChunks;
+#endif
   const auto* base = static_cast<const uint8_t*>(rt.memory);
   d.block_address = uint64_t(uintptr_t(base));
   d.descriptor_offset = uint64_t(reinterpret_cast<const uint8_t*>(&d) - base);

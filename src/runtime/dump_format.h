@@ -26,6 +26,14 @@ namespace mabutrace::dump {
 constexpr uint8_t kMagic[8] = {'M', 'A', 'B', 'U', 'D', 'M', 'P', 0x1A};
 constexpr uint16_t kVersion = 1;
 
+// flags: the chunks are zeroed when taken, and the commit word of a chunk
+// still being written may lag behind its records (single-core MCU ports,
+// whose recording fast path moves only the writer's cursor: recorder.cpp
+// EmitFast). A reader takes the records past the commit word up to the
+// first zero header word (a record still being written has one: headers
+// are written last).
+constexpr uint8_t kFlagZeroedChunks = 1;
+
 struct DumpDescriptor {
   uint8_t magic[8];
   uint16_t version;            // kVersion
@@ -33,7 +41,7 @@ struct DumpDescriptor {
   uint8_t pointer_size;        // sizeof(void*) on the device
   uint8_t endianness;          // 1 little, 2 big (stream_format.h)
   uint8_t word_size;           // bytes per record word: 8
-  uint8_t reserved0;
+  uint8_t flags;               // kFlag* (0 in dumps of older writers)
   uint64_t block_address;      // device address of the memory block
   uint64_t descriptor_offset;  // of this descriptor in the block
   uint64_t block_bytes;        // size of the memory block
@@ -61,6 +69,7 @@ struct DumpDescriptor {
 
 // Where a host finds each field (docs/raw-dump.md lists the same table).
 static_assert(offsetof(DumpDescriptor, version) == 8);
+static_assert(offsetof(DumpDescriptor, flags) == 15);
 static_assert(offsetof(DumpDescriptor, block_address) == 16);
 static_assert(offsetof(DumpDescriptor, clock_hz) == 40);
 static_assert(offsetof(DumpDescriptor, pid) == 56);

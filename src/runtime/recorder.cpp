@@ -32,6 +32,15 @@ std::atomic<void (*)()> g_deinit_hook{nullptr};
 struct Writer {
   uint64_t* cur;
   uint64_t* end;
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+  // Single-core fast path (EmitFast, EmitMasked): `end` is `limit`, or `cur` when
+  // PollClock() found the context's base more than 2^31 ticks old and wants
+  // its next record on the slow path; deltas are 32-bit, from `base_lo`.
+  uint32_t base_lo;    // low 32 bits of `base`
+  uint32_t header_hi;  // header bits 32..63 every record of the context has (kInIsr)
+  uint64_t* limit;     // the chunk's true end
+  uint32_t counted;    // words of the chunk counted into `records` (SyncCommitOf)
+#endif
   uint64_t* begin;
   Chunk* chunk;
   uint64_t base;      // time base of records in `chunk`
@@ -39,7 +48,7 @@ struct Writer {
   uint32_t session;   // the session `chunk` belongs to
   uint32_t thread;    // registry slot | gen << 16
   uint32_t tid;
-#if defined(MABUTRACE_PORT_WRITER_CONTEXTS)
+#if defined(MABUTRACE_PORT_WRITER_CONTEXTS) && !defined(MABUTRACE_PORT_SINGLE_CORE)
   // MCU ports (EmitRecord): reservations in `chunk` not yet committed
   // (nested interrupts), and the chunk a nested writer left while
   // interrupted writers still wrote into it, with its final commit word.
@@ -57,7 +66,24 @@ struct Writer {
 // A port whose contexts can run out (an RTOS with more tasks than contexts)
 // defines MABUTRACE_PORT_CONTEXT_MAY_FAIL and returns an index past the end:
 // that caller's events are dropped and counted.
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+// The fast clock: a free-running 32-bit up-counter (or a down-counter,
+// inverted), read with one load; nullptr when the clock is the config's
+// function or needs more work (SysTick), which SlowNow() does. Next to the
+// writers, so that the fast path reaches both from one address.
+struct FastClock {
+  const volatile uint32_t* counter;
+  uint32_t invert;
+};
+struct SingleCoreState {
+  FastClock clock;
+  Writer writers[MABUTRACE_PORT_WRITER_CONTEXTS];
+};
+SingleCoreState g_single_core;
+Writer* const g_writers = g_single_core.writers;
+#else
 Writer g_writers[MABUTRACE_PORT_WRITER_CONTEXTS];
+#endif
 MT_INLINE Writer* CurrentWriter() {
   const uint32_t ctx = port::WriterContext();
 #if defined(MABUTRACE_PORT_CONTEXT_MAY_FAIL)
@@ -105,15 +131,50 @@ uint32_t RegisterThread(Runtime& rt, uint32_t tid) {
   return kNoSlot;
 }
 
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+// Single core: the fast path moves only the writer's cursor, not the
+// chunk's commit word. Readers run in Thread mode on the same core, so when
+// one looks, every reserved record is complete (an interrupt finishes
+// before the code it interrupted resumes); they bring the commit word up to
+// date first (SyncCommit). Records are counted here rather than on the fast
+// path. A record being written by an interrupted writer while a nested one
+// releases the chunk still has a zero header (chunks are zeroed when taken,
+// headers are written last): it counts as one.
+// Counting goes on from where the last sync stopped (`counted`), so the
+// work under the interrupt mask is only the records added since.
+void SyncCommitOf(Writer& w) {
+  const uint32_t words = uint32_t(w.cur - w.begin);
+  while (w.counted < words) {
+    const uint64_t h = ReadWord(w.begin + w.counted);
+    const unsigned k = RecordWords(h);
+    if (k == 0) {  // still being written (see above)
+      ++w.records;
+      w.counted = words;
+      break;
+    }
+    if (HeaderType(h) != RecordType::kTimeBase) ++w.records;
+    w.counted += k;
+  }
+  PublishCommit(w.chunk->commit, (uint64_t(w.records) << 32) | words);
+}
+#endif
+
 void ReleaseChunk(Writer& w) {
   if (w.chunk) {
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+    SyncCommitOf(w);
+#endif
     const uint64_t tag = w.chunk->tag.load(std::memory_order_relaxed);  // ours: stable
     w.chunk->tag.store(MakeTag(TagSeq(tag), kChunkFull), std::memory_order_release);
   }
   w.chunk = nullptr;
   w.cur = w.end = w.begin = nullptr;
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+  w.limit = nullptr;
+#endif
 }
 
+#if !defined(MABUTRACE_PORT_SINGLE_CORE)
 // Runs at thread exit. Holds the lifecycle lock so that a concurrent
 // mabutrace_deinit() cannot free the runtime under it.
 // `arg` is the exiting thread's Writer (what Attach registered): an RTOS
@@ -130,6 +191,7 @@ void OnThreadExit(void* arg) {
   }
   g_lifecycle_lock.unlock();
 }
+#endif
 
 // Binds the calling thread to the live session. False if not initialized.
 bool Attach(Writer& w, Runtime*& rt_out) {
@@ -140,12 +202,79 @@ bool Attach(Writer& w, Runtime*& rt_out) {
     w.session = rt->session;
     w.tid = port::CurrentThreadId();
     w.thread = RegisterThread(*rt, w.tid);
+#if !defined(MABUTRACE_PORT_SINGLE_CORE)  // (bare metal: contexts never exit)
     port::AtThreadExit(OnThreadExit, &w);
+#endif
   }
   rt_out = rt;
   return true;
 }
 
+// Makes chunk `index` the writer's, taken at ring position `seq` (its tag
+// already says so): stamps the header under the sequence lock and points
+// the writer at it.
+void TakeChunk(Runtime& rt, Writer& w, uint32_t index, uint64_t seq, uint64_t now) {
+  Chunk& c = rt.chunks[index];
+  // Sequence lock: odd while the header changes, and before any new word.
+  const uint32_t gen = c.gen.load(std::memory_order_relaxed);
+  c.gen.store(gen + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  c.commit.store(0, std::memory_order_relaxed);
+  c.seq.store(seq, std::memory_order_relaxed);
+  c.base.store(now, std::memory_order_relaxed);
+  c.thread.store(w.thread, std::memory_order_relaxed);
+  c.tid.store(w.tid, std::memory_order_relaxed);
+  uint64_t* const words = rt.data + size_t(index) * rt.chunk_words;
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+  // Zeroed, so that where the cursor ran ahead of the records (a record
+  // still being written) a reader sees a zero header (SyncCommitOf, and the
+  // host's raw-dump reader: dump::kFlagZeroedChunks).
+  memset(words, 0, size_t(rt.chunk_words) * 8);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);  // one core: ordered before the records
+#endif
+  c.gen.store(gen + 2, std::memory_order_release);
+
+  w.chunk = &c;
+  w.begin = w.cur = words;
+  w.end = w.begin + rt.chunk_words;
+  w.base = now;
+  w.records = 0;
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+  w.limit = w.end;
+  w.base_lo = uint32_t(now);
+  w.counted = 0;
+#endif
+}
+
+void CountOverwritten(Runtime& rt, const Chunk& c, uint64_t old_tag) {
+  if (TagState(old_tag) == kChunkFull) {
+    rt.overwritten.fetch_add(c.commit.load(std::memory_order_relaxed) >> 32,
+                             std::memory_order_relaxed);
+  }
+}
+
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+// Takes the chunk at the ring position; its old records are the oldest.
+// One core, and the caller (EmitMasked) has interrupts masked: nothing else
+// runs, so the position moves without compare-and-swap. A chunk the other
+// context still fills is stepped over.
+bool AcquireChunk(Runtime& rt, Writer& w, uint64_t now) {
+  uint64_t seq = rt.next_seq.load(std::memory_order_relaxed);
+  for (uint32_t tries = 0; tries < rt.num_chunks; ++tries) {
+    ++seq;
+    const uint32_t index = uint32_t(seq % rt.num_chunks);
+    Chunk& c = rt.chunks[index];
+    const uint64_t tag = c.tag.load(std::memory_order_relaxed);
+    if (TagState(tag) == kChunkOwned) continue;
+    c.tag.store(MakeTag(seq, kChunkOwned), std::memory_order_relaxed);
+    rt.next_seq.store(seq, std::memory_order_relaxed);
+    CountOverwritten(rt, c, tag);
+    TakeChunk(rt, w, index, seq, now);
+    return true;
+  }
+  return false;
+}
+#else
 // Takes the chunk at the ring position; its old records are the oldest.
 //
 // The position (next_seq) only moves past a chunk once it is claimed (or
@@ -170,30 +299,13 @@ bool AcquireChunk(Runtime& rt, Writer& w, uint64_t now) {
       continue;
     }
     rt.next_seq.compare_exchange_strong(pos, seq, std::memory_order_acq_rel);
-    if (TagState(tag) == kChunkFull) {
-      rt.overwritten.fetch_add(c.commit.load(std::memory_order_relaxed) >> 32,
-                               std::memory_order_relaxed);
-    }
-    // Sequence lock: odd while the header changes, and before any new word.
-    const uint32_t gen = c.gen.load(std::memory_order_relaxed);
-    c.gen.store(gen + 1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-    c.commit.store(0, std::memory_order_relaxed);
-    c.seq.store(seq, std::memory_order_relaxed);
-    c.base.store(now, std::memory_order_relaxed);
-    c.thread.store(w.thread, std::memory_order_relaxed);
-    c.tid.store(w.tid, std::memory_order_relaxed);
-    c.gen.store(gen + 2, std::memory_order_release);
-
-    w.chunk = &c;
-    w.begin = w.cur = rt.data + size_t(index) * rt.chunk_words;
-    w.end = w.begin + rt.chunk_words;
-    w.base = now;
-    w.records = 0;
+    CountOverwritten(rt, c, tag);
+    TakeChunk(rt, w, index, seq, now);
     return true;
   }
   return false;
 }
+#endif
 
 // Makes room for `words` words at time `now`: attaches the thread, writes a
 // time base record or takes a new chunk. False: record nothing.
@@ -204,12 +316,21 @@ MT_NOINLINE bool SlowReserve(Writer& w, unsigned words, uint64_t& now) {
     rt->dropped.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-  if (w.chunk && uint64_t(w.end - w.cur) >= words + 2u) {
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+  uint64_t* const room_end = w.limit;
+#else
+  uint64_t* const room_end = w.end;
+#endif
+  if (w.chunk && uint64_t(room_end - w.cur) >= words + 2u) {
     // Delta out of range (a long pause, or a clock that went back).
-    WriteWord(w.cur, MakeHeader(0, RecordType::kTimeBase, 0));
     WriteWord(w.cur + 1, now);
+    WriteWord(w.cur, MakeHeader(0, RecordType::kTimeBase, 0));
     w.cur += 2;
     w.base = now;
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+    w.end = w.limit;
+    w.base_lo = uint32_t(now);
+#endif
     return true;
   }
   ReleaseChunk(w);
@@ -218,7 +339,114 @@ MT_NOINLINE bool SlowReserve(Writer& w, unsigned words, uint64_t& now) {
   return false;
 }
 
-#if defined(MABUTRACE_PORT_WRITER_CONTEXTS)
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+// Single-core MCU form of Emit() (R-B3; Cortex-M: docs/ports.md §2).
+//
+// Context 0 (Cortex-M: Thread mode) is written only by code that no other
+// writer of context 0 interrupts, so its records need no lock at all:
+// EmitFast() reads the 32-bit counter, checks room and the delta, moves the
+// cursor and writes the words (the header last). Other contexts (ISRs)
+// nest, and EmitMasked() reserves their space with interrupts masked.
+// Neither touches the chunk's commit word, counts records or checks the
+// session: readers sync the commit word (SyncCommit), deinit empties the
+// writers, and PollClock() sends a context whose time base grows stale to
+// the slow path. What the fast path cannot do (another context, a color,
+// a full chunk, a stale base, a clock that is not a plain counter) goes to
+// EmitMasked(). A dropped record returns 0, else the session.
+
+MT_NOINLINE uint64_t SlowNow() {
+  const mabutrace_clock_fn clock = g_clock.load(std::memory_order_relaxed);
+  return clock != nullptr ? clock() : port::NowTicksInCritical();
+}
+
+// Makes room for `words` words: binds the context, writes a time base
+// record or takes a new chunk, either based at the clock's time now (so
+// the record's delta is 0).
+MT_NOINLINE bool SlowReserveSingleCore(Writer& w, unsigned words) {
+  uint64_t now = SlowNow();
+  const bool ok = SlowReserve(w, words, now);
+  w.header_hi = port::ContextIsIsr(uint32_t(&w - g_writers)) ? uint32_t(kInIsr >> 32) : 0u;
+  return ok && uint32_t(w.end - w.cur) >= words;
+}
+
+MT_INLINE void WriteRecord(uint64_t* p, uint32_t header_hi, uint32_t delta, unsigned words,
+                           uintptr_t name, uint64_t value, uint32_t color) {
+  const unsigned fixed = color ? words - 1 : words;
+  if (fixed > 1) WriteWord(p + 1, name);
+  if (fixed > 2) WriteWord(p + 2, value);
+  if (color) WriteWord(p + fixed, color & 0xFFFFFFu);
+  // The header last (WriteWord is a volatile store: program order): a dump
+  // taken while the words go in sees a zero header, not a half record.
+  WriteWord(p, uint64_t(header_hi) << 32 | delta);
+}
+
+// What EmitMasked() records, in one register: bits 0..23 the color,
+// bit 24 MABUTRACE_COLOR_SET, bits 25..27 the RecordType, bits 28..30 the
+// words without the color word.
+constexpr uint32_t MaskedKind(RecordType type, unsigned words, uint32_t color = 0) {
+  return (color & 0x1FFFFFFu) | uint32_t(type) << 25 | uint32_t(words) << 28;
+}
+
+MT_NOINLINE mabutrace_scope_t EmitMasked(uintptr_t name, uint32_t kind, uint64_t value) {
+  const RecordType type = RecordType((kind >> 25) & 7);
+  const uint32_t color = kind & 0x1FFFFFFu;
+  const unsigned words = ((kind >> 28) & 7) + (color ? 1u : 0u);
+  Writer& w = g_writers[port::WriterContext()];
+  // Interrupts masked from here to the cursor bump; the clock read is
+  // inside so that records of a context are in time order.
+  const uint32_t irq = port::EnterCritical();
+  const FastClock fc = g_single_core.clock;
+  const uint32_t now = fc.counter != nullptr ? (*fc.counter ^ fc.invert) : uint32_t(SlowNow());
+  uint64_t* p = w.cur;
+  uint32_t delta = now - w.base_lo;
+  if (uintptr_t(p) + words * 8 > uintptr_t(w.end) || int32_t(delta) < 0) {
+    if (!SlowReserveSingleCore(w, words)) {
+      port::ExitCritical(irq);
+      return mabutrace_scope_t{0};
+    }
+    p = w.cur;
+    delta = 0;
+  }
+  w.cur = p + words;
+  const uint32_t hi = w.header_hi | uint32_t(type) << (kTypeShift - 32) | (color ? uint32_t(kHasColor >> 32) : 0u);
+  port::ExitCritical(irq);
+  WriteRecord(p, hi, delta, words, name, value, color);
+  return mabutrace_scope_t{uint32_t(uintptr_t(p))};
+}
+
+// Thread mode with a counter clock: no interrupt mask, no delta check (see
+// PollClock). Everything else goes to EmitMasked(). The name comes as a
+// 64-bit word (on a 32-bit core the caller's zero high half is a register
+// the store pairs with), and the scope token is the record's address (any
+// non-zero value means "recorded").
+template <RecordType kType, unsigned kWords>
+MT_INLINE mabutrace_scope_t EmitFast(uint64_t name, uint64_t value) {
+  SingleCoreState& sc = g_single_core;
+  Writer& w = sc.writers[0];
+  uint64_t* const p = w.cur;
+  if (MT_UNLIKELY(port::WriterContext() != 0 || uintptr_t(p) + kWords * 8 > uintptr_t(w.end) ||
+                  sc.clock.counter == nullptr)) {
+    return EmitMasked(uintptr_t(name), MaskedKind(kType, kWords), value);
+  }
+  const uint32_t delta = (*sc.clock.counter ^ sc.clock.invert) - w.base_lo;
+  // An interrupt may run PollClock() here and set `end` to the old cursor:
+  // then the next record takes the slow path, as it wants.
+  w.cur = p + kWords;
+  if (kWords > 1) WriteWord(p + 1, name);
+  if (kWords > 2) WriteWord(p + 2, value);
+  WriteWord(p, uint64_t(w.header_hi | uint32_t(kType) << (kTypeShift - 32)) << 32 | delta);
+  static_assert(sizeof p == 4, "the token is the record's address: 32-bit cores");
+  return mabutrace_scope_t{uint32_t(uintptr_t(p))};
+}
+
+template <RecordType kType, unsigned kWords>
+MT_INLINE mabutrace_scope_t EmitSC(uintptr_t name, uint64_t value, uint32_t color) {
+  if (MT_UNLIKELY(color != 0)) return EmitMasked(name, MaskedKind(kType, kWords, color), value);
+  return EmitFast<kType, kWords>(name, value);
+}
+#endif
+
+#if defined(MABUTRACE_PORT_WRITER_CONTEXTS) && !defined(MABUTRACE_PORT_SINGLE_CORE)
 // MCU form of Emit() below (R-B3). Interrupts are masked only while the
 // record's place is taken: clock read, room check, cursor bump. The words
 // are written with interrupts enabled; an interrupt that records in the same
@@ -305,7 +533,7 @@ template <unsigned kFixedWords>
 MT_INLINE void Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
   EmitRecord(type, kFixedWords, color, w1, w2);
 }
-#else
+#elif !defined(MABUTRACE_PORT_SINGLE_CORE)
 // Appends one record: header, then up to two payload words, then the color.
 template <unsigned kFixedWords>
 MT_INLINE void Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
@@ -355,6 +583,28 @@ uint32_t DeferredFlowEnds(size_t data_bytes) {
 }  // namespace
 
 Runtime* CurrentRuntime() { return g_runtime.load(std::memory_order_acquire); }
+
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+void SyncCommit(const Runtime& rt, uint32_t index) {
+  const uint32_t irq = port::EnterCritical();
+  for (Writer& w : g_single_core.writers) {
+    if (w.chunk == &rt.chunks[index]) SyncCommitOf(w);
+  }
+  port::ExitCritical(irq);
+}
+
+void PollClock() {
+  const uint32_t irq = port::EnterCritical();
+  const uint32_t now = uint32_t(SlowNow());
+  for (Writer& w : g_single_core.writers) {
+    // The fast path's delta is 32 bits and unchecked: with a poll at least
+    // every 2^31 ticks, a context whose base is 2^31 old is sent to the slow
+    // path (a time base record) before its delta can reach 2^32.
+    if (w.chunk && int32_t(now - w.base_lo) < 0) w.end = w.cur;
+  }
+  port::ExitCritical(irq);
+}
+#endif
 
 void SetDeinitHook(void (*fn)()) { g_deinit_hook.store(fn, std::memory_order_release); }
 
@@ -506,7 +756,19 @@ int mabutrace_init_with_config(const mabutrace_config_t* cfg) {
   rt->clock = c.clock;
   rt->clock_hz = c.clock ? c.clock_hz : port::ClockHz();
   g_clock.store(c.clock, std::memory_order_relaxed);
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+  g_single_core.clock = FastClock{};
+  if (!c.clock) g_single_core.clock.counter = port::FastCounter(&g_single_core.clock.invert);
+#endif
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+  {
+    const uint32_t irq = port::EnterCritical();
+    rt->origin = SlowNow();  // (port::NowTicks() would be a second copy of the clock)
+    port::ExitCritical(irq);
+  }
+#else
   rt->origin = Now();
+#endif
   rt->pid = port::ProcessId();
   if (c.process_name) {
     strncpy(rt->process_name, c.process_name, sizeof rt->process_name - 1);
@@ -538,6 +800,16 @@ void mabutrace_deinit(void) {
   }
   g_session.store(0, std::memory_order_release);
   g_clock.store(nullptr, std::memory_order_relaxed);  // the user's clock is not called again
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+  {
+    // The fast path checks no session: empty writers send it to the slow
+    // path, which finds none.
+    const uint32_t irq = port::EnterCritical();
+    for (Writer& w : g_single_core.writers) w = Writer{};
+    g_single_core.clock = FastClock{};
+    port::ExitCritical(irq);
+  }
+#endif
   // Wait out a running export before the memory goes.
   rt->export_lock.lock();
   g_runtime.store(nullptr, std::memory_order_release);
@@ -582,6 +854,9 @@ int mabutrace_get_stats(mabutrace_stats_t* out) {
   if (!rt) return MABUTRACE_ERR_NOT_INITIALIZED;
   uint64_t live = 0, words = 0;
   for (uint32_t i = 0; i < rt->num_chunks; ++i) {
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+    SyncCommit(*rt, i);
+#endif
     const uint64_t c = rt->chunks[i].commit.load(std::memory_order_acquire);
     live += c >> 32;
     words += c & 0xFFFFFFFFu;
@@ -600,6 +875,28 @@ int mabutrace_get_stats(mabutrace_stats_t* out) {
 
 // ---- the recording functions behind the macros ----------------------------
 
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+mabutrace_scope_t mabutrace_scope_begin(const char* name, uint32_t color) {
+  return EmitSC<RecordType::kScopeBegin, 2>(uintptr_t(name), 0, color);
+}
+
+void mabutrace_scope_end(mabutrace_scope_t* scope) {
+  // Only after a recorded begin, in the same session.
+  // Only after a recorded begin. (A re-init between the two makes this end
+  // one without a begin in the new session: the exporters drop and count
+  // such ends. Before init and after deinit the slow path refuses it.)
+  if (!scope || scope->session == 0) return;
+  EmitFast<RecordType::kScopeEnd, 1>(0, 0);
+}
+
+void mabutrace_instant(const char* name, uint32_t color) {
+  EmitSC<RecordType::kInstant, 2>(uintptr_t(name), 0, color);
+}
+
+void mabutrace_counter(const char* name, int64_t value, uint32_t color) {
+  EmitSC<RecordType::kCounter, 3>(uintptr_t(name), uint64_t(value), color);
+}
+#else
 mabutrace_scope_t mabutrace_scope_begin(const char* name, uint32_t color) {
   Emit<2>(RecordType::kScopeBegin, color, uint64_t(uintptr_t(name)), 0);
   // The end is recorded only if the begin could have been: same session.
@@ -624,6 +921,7 @@ void mabutrace_instant(const char* name, uint32_t color) {
 void mabutrace_counter(const char* name, int64_t value, uint32_t color) {
   Emit<3>(RecordType::kCounter, color, uint64_t(uintptr_t(name)), uint64_t(value));
 }
+#endif
 
 void mabutrace_flow_out(uint16_t* link, const char* name, uint32_t color) {
   Runtime* rt = CurrentRuntime();
@@ -634,16 +932,26 @@ void mabutrace_flow_out(uint16_t* link, const char* name, uint32_t color) {
   uint32_t n = rt->flow_seq.fetch_add(1, std::memory_order_relaxed) + 1;
   if (MT_UNLIKELY(n == 0)) n = rt->flow_seq.fetch_add(1, std::memory_order_relaxed) + 1;
   *link = LinkForFlow(n);
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+  // (Flows take the masked path: one copy of the record code instead of
+  // two more inlined fast paths, docs/ports.md §4.)
+  EmitMasked(uintptr_t(name), MaskedKind(RecordType::kFlowOut, 3, color), uint64_t(*link) | (uint64_t(n) << 16));
+#else
   Emit<3>(RecordType::kFlowOut, color, uint64_t(uintptr_t(name)),
           uint64_t(*link) | (uint64_t(n) << 16));
+#endif
 }
 
 void mabutrace_flow_in(uint16_t link, const char* name, uint32_t color) {
   Runtime* rt = CurrentRuntime();
   if (link == 0 || !rt) return;
   const uint32_t newest = rt->flow_seq.load(std::memory_order_relaxed);
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+  EmitMasked(uintptr_t(name), MaskedKind(RecordType::kFlowIn, 3, color), uint64_t(link) | (uint64_t(newest) << 16));
+#else
   Emit<3>(RecordType::kFlowIn, color, uint64_t(uintptr_t(name)),
           uint64_t(link) | (uint64_t(newest) << 16));
+#endif
 }
 
 }  // extern "C"

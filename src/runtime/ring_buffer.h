@@ -165,6 +165,16 @@ struct ChunkCopy {
 };
 bool CopyChunk(const Runtime& rt, uint32_t index, uint64_t* words, ChunkCopy* out);
 
+#if defined(MABUTRACE_PORT_SINGLE_CORE)
+// Single-core ports: the recording fast path moves only its cursor; readers
+// (Thread mode only) bring chunk `index`'s commit word up to date first.
+void SyncCommit(const Runtime& rt, uint32_t index);
+// Extends the clock and sends contexts whose time base is over 2^31 ticks
+// old to the slow path: the port calls it at least every 2^31 ticks
+// (Cortex-M: mabutrace_cortex_m_clock_poll() in the SysTick handler).
+void PollClock();
+#endif
+
 #if defined(MABUTRACE_PORT_SINGLE_CORE) || defined(MABUTRACE_PORT_PLAIN_WORDS)
 // MCU ports: a word below the commit mark is never written while it is read
 // (a recycled chunk is caught by its sequence lock), so plain volatile

@@ -22,6 +22,7 @@
 #define mabutrace_cortex_m_clock_source() (0)
 #define mabutrace_cortex_m_prefer_systick(on) ((void)0)
 #define mabutrace_cortex_m_clock_poll() ((void)0)
+#define mabutrace_cortex_m_use_counter(counter, counts_down, hz) ((void)0)
 #else
 
 #ifdef __cplusplus
@@ -36,22 +37,33 @@ void mabutrace_cortex_m_set_core_hz(uint32_t hz);
  * SYST_CSR.CLKSOURCE = 0 (default 1,000,000). */
 void mabutrace_cortex_m_set_systick_ref_hz(uint32_t hz);
 
-/* Which timestamp source init picked: DWT_CYCCNT when it counts (real
+/* Which timestamp source init picked: the counter given to
+ * mabutrace_cortex_m_use_counter(), else DWT_CYCCNT when it counts (real
  * silicon with the DWT), else SysTick (QEMU does not emulate CYCCNT). If
  * SysTick is not running, init starts it free-running (reload 0xFFFFFF,
  * processor clock, no interrupt). */
 typedef enum mabutrace_cortex_m_clock {
   MABUTRACE_CORTEX_M_CLOCK_NONE = 0, /* not chosen yet (before init) */
   MABUTRACE_CORTEX_M_CLOCK_DWT = 1,
-  MABUTRACE_CORTEX_M_CLOCK_SYSTICK = 2
+  MABUTRACE_CORTEX_M_CLOCK_SYSTICK = 2,
+  MABUTRACE_CORTEX_M_CLOCK_COUNTER = 3 /* mabutrace_cortex_m_use_counter() */
 } mabutrace_cortex_m_clock_t;
 mabutrace_cortex_m_clock_t mabutrace_cortex_m_clock_source(void);
 /* Forces SysTick even where DWT_CYCCNT counts (call before init). */
 void mabutrace_cortex_m_prefer_systick(int on);
 
-/* Reads the clock so that no SysTick period (or 2^32 DWT cycles) goes
- * unseen: call it from the SysTick handler if that handler records
- * nothing, or at least once per period from anywhere. */
+/* Times with the application's free-running 32-bit timer instead: a
+ * register that runs through all 2^32 values at hz counts per second,
+ * counting up or down (counts_down != 0). For cores without DWT_CYCCNT
+ * (Cortex-M0/M0+, QEMU) that have such a timer; as fast as DWT (one load).
+ * Call before init; hz 0 goes back to DWT/SysTick. */
+void mabutrace_cortex_m_use_counter(const volatile uint32_t* counter, int counts_down, uint32_t hz);
+/* Keeps timestamps exact. Call it from the SysTick handler (or at least once
+ * per SysTick period, and once per 2^31 clock counts: 12.8 s of DWT at
+ * 168 MHz). It extends the clock (no SysTick period or 2^32 counter wrap
+ * goes unseen) and sends any context whose last time base is over 2^31
+ * counts old to the recorder's slow path, which writes a new one: the fast
+ * path keeps 32-bit deltas. */
 void mabutrace_cortex_m_clock_poll(void);
 
 #ifdef __cplusplus

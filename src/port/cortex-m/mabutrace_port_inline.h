@@ -66,10 +66,11 @@ MABUTRACE_PORT_INLINE void ExitCritical(uint32_t primask) {
 // ---- context --------------------------------------------------------------
 // IPSR (Armv7-M ARM B1.4.2) holds the number of the exception being
 // handled, 0 in Thread mode.
+// (MRS of IPSR alone reads the other xPSR bits as zero.)
 MABUTRACE_PORT_INLINE uint32_t Ipsr() {
   uint32_t ipsr;
   __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
-  return ipsr & 0x1FFu;
+  return ipsr;
 }
 MABUTRACE_PORT_INLINE bool InIsr() { return Ipsr() != 0; }
 // Writer context of the caller: 0 Thread mode, 1 Handler mode.
@@ -84,23 +85,31 @@ inline void CpuRelax() { __asm__ volatile("nop"); }
 // Extends a 32-bit DWT_CYCCNT or the 24-bit SysTick down-counter to 64-bit
 // ticks. Written only with interrupts masked.
 struct ClockState {
-  uint32_t source;    // kClockDwt or kClockSysTick (chosen by ClockHz())
-  uint32_t last;      // DWT: last CYCCNT read
-  uint64_t high;      // DWT: bits 32..63; SysTick: ticks of whole periods
+  uint32_t source;                   // kClock*, chosen by ClockHz()
+  uint32_t last;                     // counter: last value read
+  uint64_t high;                     // counter: bits 32..63; SysTick: ticks of whole periods
+  const volatile uint32_t* counter;  // DWT_CYCCNT or the application's timer; nullptr: SysTick
+  uint32_t invert;                   // 0xFFFFFFFF for a down-counter
 };
-constexpr uint32_t kClockDwt = 1, kClockSysTick = 2;
+constexpr uint32_t kClockDwt = 1, kClockSysTick = 2, kClockCounter = 3;
 extern ClockState g_clock_state;
+
+// The recorder's fast clock (recorder.cpp EmitSingleCore): the 32-bit
+// counter it may read directly (value ^ *invert), or nullptr for SysTick.
+const volatile uint32_t* FastCounter(uint32_t* invert);
 
 // Ticks now, with interrupts already masked (the recording hot path calls it
 // inside its reservation, so records of a context are in time order).
-// DWT: exact while read at least once per 2^32 cycles (26 s at 168 MHz).
-// SysTick: exact while read at least once per SysTick period, and while no
-// one else reads SYST_CSR (that clears COUNTFLAG): trace something in the
-// SysTick handler, or call mabutrace_cortex_m_clock_poll() there.
+// Counter (DWT_CYCCNT or the application's timer): exact while read here
+// at least once per 2^32 counts. SysTick: exact while read at least once
+// per SysTick period, and while no one else reads SYST_CSR (that clears
+// COUNTFLAG). The recorder's fast path reads the counter without coming
+// here, so call mabutrace_cortex_m_clock_poll() from the SysTick handler
+// (it also keeps the recorder's 32-bit deltas exact: PollClock).
 MABUTRACE_PORT_INLINE uint64_t NowTicksInCritical() {
   ClockState& s = g_clock_state;
-  if (s.source == kClockDwt) {
-    const uint32_t c = DwtCyccnt();
+  if (s.counter != nullptr) {
+    const uint32_t c = *s.counter ^ s.invert;
     if (c < s.last) s.high += uint64_t{1} << 32;
     s.last = c;
     return s.high | c;

@@ -7,17 +7,22 @@
 #include <string.h>
 
 #include "mabutrace_cortex_m.h"
-#include "port.h"
+#include "../../runtime/port.h"  // (relative: the Arduino IDE puts only src/ on the path)
+#include "../../runtime/ring_buffer.h"
 
 namespace mabutrace::port {
 
-ClockState g_clock_state = {0, 0, 0};
+ClockState g_clock_state = {0, 0, 0, nullptr, 0};
 
 namespace {
 
 uint32_t g_core_hz = 25000000u;     // MPS2 boards' processor clock
 uint32_t g_systick_ref_hz = 1000000u;
 bool g_prefer_systick = false;
+// mabutrace_cortex_m_use_counter(): the application's free-running timer.
+const volatile uint32_t* g_user_counter = nullptr;
+uint32_t g_user_counter_invert = 0;
+uint32_t g_user_counter_hz = 0;
 
 // DEMCR (Armv7-M ARM C1.6.5): TRCENA, bit 24, powers the DWT and ITM.
 volatile uint32_t& Demcr() { return *reinterpret_cast<volatile uint32_t*>(0xE000EDFCu); }
@@ -45,25 +50,29 @@ bool DwtCounts() {
 // its rate in Hz.
 uint64_t ClockHz() {
   const uint32_t primask = EnterCritical();
-  ClockState& s = g_clock_state;
-  uint64_t hz;
-  if (!g_prefer_systick && DwtCounts()) {
-    s = ClockState{kClockDwt, DwtCyccnt(), 0};
-    hz = g_core_hz;
-  } else {
+  uint32_t source = kClockCounter, hz = g_user_counter_hz, invert = g_user_counter_invert;
+  const volatile uint32_t* counter = g_user_counter;
+  if (counter == nullptr && !g_prefer_systick && DwtCounts()) {
+    source = kClockDwt, hz = g_core_hz, invert = 0, counter = &DwtCyccnt();
+  }
+  if (counter == nullptr) {
     if (!(SystCsr() & kSystEnable)) {
       // Nobody runs SysTick: run it free, without its interrupt.
       SystRvr() = 0xFFFFFFu;
       SystCvr() = 0;
       SystCsr() = kSystEnable | kSystClkSource;
     }
-    s = ClockState{kClockSysTick, 0, 0};
     const uint32_t stale = SystCsr();  // reading clears a stale COUNTFLAG
-    (void)stale;
-    hz = (SystCsr() & kSystClkSource) ? g_core_hz : g_systick_ref_hz;
+    source = kClockSysTick, hz = (stale & kSystClkSource) ? g_core_hz : g_systick_ref_hz;
   }
+  g_clock_state = ClockState{source, counter ? *counter ^ invert : 0u, 0, counter, invert};
   ExitCritical(primask);
   return hz;
+}
+
+const volatile uint32_t* FastCounter(uint32_t* invert) {
+  *invert = g_clock_state.invert;
+  return g_clock_state.counter;
 }
 
 // Track ids: 1 for the main loop, 2 for the ISR track (never 0).
@@ -105,8 +114,13 @@ mabutrace_cortex_m_clock_t mabutrace_cortex_m_clock_source(void) {
   return mabutrace_cortex_m_clock_t(g_clock_state.source);
 }
 void mabutrace_cortex_m_prefer_systick(int on) { g_prefer_systick = on != 0; }
+void mabutrace_cortex_m_use_counter(const volatile uint32_t* counter, int counts_down, uint32_t hz) {
+  g_user_counter = hz ? counter : nullptr;
+  g_user_counter_invert = counts_down ? 0xFFFFFFFFu : 0u;
+  g_user_counter_hz = hz;
+}
 void mabutrace_cortex_m_clock_poll(void) {
-  if (g_clock_state.source != 0) (void)NowTicks();
+  if (g_clock_state.source != 0) mabutrace::PollClock();
 }
 
 }  // extern "C"

@@ -16,8 +16,14 @@
    started on the ISR track and ended on main, every pair complete; scopes
    nested main_loop > compute > inner and balanced; 13 "checkpoint"
    instants; nothing lost, dropped or orphaned.
+   The clock: no scope ends before it begins, and SysTick and timer 0
+   interrupts are spaced as main.c programs them, in trace time (the M4
+   build times with CMSDK timer 1 through the counter fast path, the M3
+   build with SysTick).
 4. protoc decodes the .pftrace with Perfetto's schema; it must have the ISR
    thread track and the same counter values.
+5. The RAM dump the firmware sends on UART1 (the second -serial) converts
+   with --elf, holds only events the stream has, and reaches its newest.
 Exit 0 = pass, 1 = a check failed (each failure is printed).
 """
 import argparse
@@ -33,6 +39,9 @@ CHECKPOINT_EVERY = 16     # main.c: instant every 16th iteration
 MIN_TICKS = 20            # SysTick interrupts expected at least (about 50 run)
 BURST = 8                 # main.c BURST: instants per SysTick
 MIN_NESTED = 20           # timer interrupts inside the SysTick handler, at least
+SYSTICK_PERIOD = 500      # main.c: processor clocks between SysTick interrupts
+TIMER_PERIOD = 37         # main.c: peripheral clocks between timer 0 interrupts
+CLOCK_HZ = 25e6           # MPS2 processor and peripheral clock
 
 FAILURES = []
 
@@ -51,11 +60,13 @@ def lcg_values(n):
     return out
 
 
-def run_qemu(args, out_path):
-    if os.path.exists(out_path):
-        os.remove(out_path)
+def run_qemu(args, out_path, dump_path):
+    for p in (out_path, dump_path):
+        if os.path.exists(p):
+            os.remove(p)
     cmd = [args.qemu, "-M", args.machine, "-nographic", "-monitor", "none", "-semihosting",
-           "-icount", "shift=0", "-serial", "file:" + out_path, "-kernel", args.elf]
+           "-icount", "shift=0", "-serial", "file:" + out_path, "-serial", "file:" + dump_path,
+           "-kernel", args.elf]
     try:
         r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=args.timeout)
     except subprocess.TimeoutExpired:
@@ -69,12 +80,43 @@ def run_qemu(args, out_path):
         return f.read()
 
 
-def convert(args, stream, out):
-    r = subprocess.run([args.cli, "convert", stream, "-o", out], capture_output=True, timeout=60)
+def convert(args, stream, out, extra=()):
+    r = subprocess.run([args.cli, "convert", stream, "-o", out, *extra], capture_output=True, timeout=60)
     if r.returncode != 0:
         fail("mabutrace convert -o %s: exit %d\n%s" % (out, r.returncode, r.stderr.decode(errors="replace")))
         return False
     return True
+
+
+def check_times(events, systick, timer_ts):
+    """The clock: no scope ends before it begins, and the interrupts come at
+    the periods main.c programs, measured in trace time. Under -icount the
+    25 MHz SysTick (M3 build's clock) and CMSDK timer 1 (M4 build's clock,
+    the counter fast path) run on QEMU's virtual clock, so a wrong tick rate,
+    a lost 32-bit delta or a bad time base shows here."""
+    open_at = collections.defaultdict(list)
+    for e in events:
+        if e.get("ph") == "B":
+            open_at[e["tid"]].append(e["ts"])
+        elif e.get("ph") == "E" and open_at[e["tid"]]:
+            begin = open_at[e["tid"]].pop()
+            if e["ts"] < begin:
+                fail("a scope on tid %s ends at %s us, before it begins (%s us)" % (e["tid"], e["ts"], begin))
+                return
+
+    def median_step(ts):
+        steps = sorted(b - a for a, b in zip(ts, ts[1:]))
+        return steps[len(steps) // 2] if steps else 0.0
+
+    for what, ts, clocks in (("SysTick", sorted(e["ts"] for e in systick), SYSTICK_PERIOD),
+                             ("timer 0", sorted(timer_ts), TIMER_PERIOD)):
+        want = clocks / CLOCK_HZ * 1e6
+        got = median_step(ts)
+        if abs(got - want) > 0.1 * want:
+            fail("%s interrupts every %.3f us in the trace (median), main.c programs %.3f us"
+                 % (what, got, want))
+        else:
+            print("clock: %s every %.3f us (median; programmed %.3f us)" % (what, got, want))
 
 
 def check_json(path, expected_values):
@@ -180,6 +222,9 @@ def check_json(path, expected_values):
     if any(e["tid"] != main_tid for e in events if e.get("ph") == "f"):
         fail("a flow ends outside main")
 
+    check_times(events, systick, timer_ts=[e["ts"] for e in events
+                                            if e.get("ph") == "C" and e.get("name") == "timer_ticks"])
+
     checkpoints = sum(1 for e in events if e.get("ph") == "i" and e.get("name") == "checkpoint")
     want = len(range(0, ITERATIONS, CHECKPOINT_EVERY))
     if checkpoints != want:
@@ -225,6 +270,48 @@ def check_pftrace(args, path, expected_values, ticks):
     print("pftrace: %d bytes, decoded by protoc, counters match" % os.path.getsize(path))
 
 
+def event_key(e, names):
+    return (e.get("ph"), e.get("name"), e.get("ts"), names.get(e.get("tid")),
+            json.dumps(e.get("args", {}), sort_keys=True) if e.get("ph") == "C" else None)
+
+
+def check_dump(args, dump, stream_json):
+    """The RAM dump (main.c sends the trace memory out on UART1 before its
+    last flush, as a debugger would read it) converted with --elf: every
+    event in it is one the stream has, and it reaches the stream's newest
+    event, although the newest records are past their chunks' commit words
+    (the single-core writer moves only its cursor; the dump reader follows
+    the records to the first zero header)."""
+    out = os.path.join(args.workdir, "dump.json")
+    if not convert(args, dump, out, ("--elf", args.elf)):
+        return
+    with open(out) as f:
+        dump_events = json.load(f)["traceEvents"]
+    with open(stream_json) as f:
+        stream_events = json.load(f)["traceEvents"]
+
+    def timed(events):
+        names = {e["tid"]: e["args"]["name"] for e in events
+                 if e.get("ph") == "M" and e.get("name") == "thread_name"}
+        return [event_key(e, names) for e in events if e.get("ph") in ("B", "E", "i", "C", "s", "f")]
+    got, have = timed(dump_events), set(timed(stream_events))
+    if not got:
+        fail("the RAM dump holds no events")
+        return
+    extra = [k for k in got if k not in have]
+    if extra:
+        fail("%d events of the RAM dump are not in the stream, e.g. %s" % (len(extra), extra[:3]))
+    newest_dump = max(k[2] for k in got)
+    newest_stream = max(k[2] for k in have)
+    if newest_dump != newest_stream:
+        fail("the RAM dump ends at %s us, the stream at %s us: records past the commit word were lost"
+             % (newest_dump, newest_stream))
+    if extra or newest_dump != newest_stream:
+        return
+    print("dump: %d bytes, %d events, all in the stream, newest at %s us as in the stream"
+          % (os.path.getsize(dump), len(got), newest_dump))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--qemu", required=True)
@@ -239,8 +326,9 @@ def main():
     os.makedirs(args.workdir, exist_ok=True)
     stream = os.path.join(args.workdir, "trace.bin")
 
-    first = run_qemu(args, stream)
-    second = run_qemu(args, os.path.join(args.workdir, "trace2.bin"))
+    dump = os.path.join(args.workdir, "trace.dump")
+    first = run_qemu(args, stream, dump)
+    second = run_qemu(args, os.path.join(args.workdir, "trace2.bin"), os.path.join(args.workdir, "trace2.dump"))
     if first is None or second is None:
         return 1
     if first != second:
@@ -252,6 +340,7 @@ def main():
         ticks = check_json(js, expected)
         if ticks is not None and convert(args, stream, pf):
             check_pftrace(args, pf, expected, ticks)
+        check_dump(args, dump, js)
     if FAILURES:
         print("%d check(s) failed" % len(FAILURES))
         return 1

@@ -10,11 +10,12 @@ Runs examples/cortex-m/fw_bench_*.elf as
 symbol"), so each log line is one executed instruction (an I/O instruction
 that QEMU re-executes shows twice in a row and is counted once). bench.c calls
 bench_mark() between repetitions: region k is the instructions from one
-bench_mark() call to the next. The first BENCH_REPS regions run an empty
-function (call + return + loop: the harness), the next BENCH_REPS run a
-function holding one TRACE_SCOPE. Per scope = region - harness (median of
-each; min and max are printed too: max shows a slow path, e.g. a chunk
-change).
+bench_mark() call to the next. Four groups of BENCH_REPS regions: in
+Thread mode an empty function (call + return + loop: the harness), then a
+function holding one TRACE_SCOPE; then the same two from the PendSV
+handler (Handler mode: the ISR context's path). Per scope = region -
+harness (median of each; min and max are printed too: max shows a slow
+path, e.g. a chunk change).
 
   count_instructions.py --qemu Q --elf E [--machine M] [--max N] [--log L]
 Exit 1 if the median exceeds --max (when given) or the run fails.
@@ -63,10 +64,11 @@ def count(qemu, machine, elf, log):
                     regions.append(n)
                 started, n = True, 0
             n += 1
-    if len(regions) != 2 * BENCH_REPS:
+    if len(regions) != 4 * BENCH_REPS:
         raise SystemExit("FAIL: found %d regions in %s, expected %d (symbol names in the log?)"
-                         % (len(regions), log, 2 * BENCH_REPS))
-    return regions[:BENCH_REPS], regions[BENCH_REPS:]
+                         % (len(regions), log, 4 * BENCH_REPS))
+    r = BENCH_REPS
+    return regions[:r], regions[r:2 * r], regions[2 * r:3 * r], regions[3 * r:]
 
 
 def main():
@@ -74,20 +76,24 @@ def main():
     ap.add_argument("--qemu", default="qemu-system-arm")
     ap.add_argument("--machine", default="mps2-an386")
     ap.add_argument("--elf", required=True)
-    ap.add_argument("--max", type=int, default=0, help="fail if the median is above")
+    ap.add_argument("--max", type=int, default=0, help="fail if Thread mode's median is above")
+    ap.add_argument("--max-isr", type=int, default=0, help="fail if Handler mode's median is above")
     ap.add_argument("--log", help="keep the exec log here")
     args = ap.parse_args()
     log = args.log or tempfile.NamedTemporaryFile(suffix=".log", delete=False).name
-    harness, scope = count(args.qemu, args.machine, args.elf, log)
-    base = statistics.median(harness)
-    per = [s - base for s in scope]
-    med = statistics.median(per)
-    print("%s: TRACE_SCOPE begin+end = %d instructions (median of %d; min %d, max %d); "
-          "harness %d" % (args.elf, med, len(per), min(per), max(per), base))
-    if args.max and med > args.max:
-        print("FAIL: %d > %d instructions" % (med, args.max))
-        return 1
-    return 0
+    thread_harness, thread_scope, isr_harness, isr_scope = count(args.qemu, args.machine, args.elf, log)
+    status = 0
+    for mode, harness, scope, limit in (("Thread mode", thread_harness, thread_scope, args.max),
+                                        ("Handler mode", isr_harness, isr_scope, args.max_isr)):
+        base = statistics.median(harness)
+        per = [s - base for s in scope]
+        med = statistics.median(per)
+        print("%s: TRACE_SCOPE begin+end in %s = %d instructions (median of %d; min %d, max %d); "
+              "harness %d" % (args.elf, mode, med, len(per), min(per), max(per), base))
+        if limit and med > limit:
+            print("FAIL: %s: %d > %d instructions" % (mode, med, limit))
+            status = 1
+    return status
 
 
 if __name__ == "__main__":
