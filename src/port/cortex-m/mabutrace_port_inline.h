@@ -53,7 +53,8 @@ MABUTRACE_PORT_INLINE volatile uint32_t& DwtCyccnt() { return *reinterpret_cast<
 // ---- critical section: PRIMASK (Armv7-M ARM B1.4.3, B5.2.1 CPS) -----------
 // EnterCritical() sets PRIMASK (execution priority 0: every configurable
 // interrupt is held pending) and returns the previous PRIMASK, so critical
-// sections nest. Costs 3 instructions (MRS, CPSID, and MSR on exit).
+// sections nest. NMI and HardFault still preempt it: their handlers must
+// not record. Costs 3 instructions (MRS, CPSID, and MSR on exit).
 MABUTRACE_PORT_INLINE uint32_t EnterCritical() {
   uint32_t primask;
   __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask) : : "memory");
