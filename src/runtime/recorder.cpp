@@ -17,6 +17,9 @@
 #define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MT_NOINLINE __attribute__((noinline))
 #define MT_INLINE inline __attribute__((always_inline))
+// Init, chunk changes, registration: rare. GCC optimizes cold functions for
+// size at any -O (on an MCU, flash matters more than their speed).
+#define MT_COLD __attribute__((cold))
 
 namespace mabutrace {
 namespace {
@@ -108,7 +111,7 @@ MT_INLINE uint64_t Now() {
 
 // ---- thread registry ----------------------------------------------------
 
-uint32_t RegisterThread(Runtime& rt, uint32_t tid) {
+MT_COLD uint32_t RegisterThread(Runtime& rt, uint32_t tid) {
   // A free slot first, then one whose thread has exited (its old chunks
   // then lose their name: the generation tells the exporter).
   for (uint32_t pass = 0; pass < 2; ++pass) {
@@ -620,7 +623,7 @@ void EndExport(Runtime* rt) {
   if (rt) rt->export_lock.unlock();
 }
 
-Layout ComputeLayout(const mabutrace_config_t& cfg) {
+MT_COLD Layout ComputeLayout(const mabutrace_config_t& cfg) {
   Layout l;
   // Chunk: a power of two of 256 B .. 4 KiB giving at least 32 chunks.
   size_t chunk_bytes = 4096;
@@ -683,7 +686,7 @@ size_t mabutrace_memory_required(const mabutrace_config_t* cfg) {
   return ConfigValid(c) ? ComputeLayout(c).total : 0;
 }
 
-static void CarveWorkspace(Runtime& rt, uint8_t* base, const Layout& l, const mabutrace_config_t& c) {
+MT_COLD static void CarveWorkspace(Runtime& rt, uint8_t* base, const Layout& l, const mabutrace_config_t& c) {
   uint8_t* p = base + l.workspace_offset;
   auto* ws = new (p) ExportWorkspace{};
   size_t off = l.workspace_offset + sizeof(ExportWorkspace);
@@ -717,7 +720,7 @@ static void CarveWorkspace(Runtime& rt, uint8_t* base, const Layout& l, const ma
   rt.workspace = ws;
 }
 
-int mabutrace_init_with_config(const mabutrace_config_t* cfg) {
+MT_COLD int mabutrace_init_with_config(const mabutrace_config_t* cfg) {
   mabutrace_config_t c;
   mabutrace_config_default(&c);
   if (cfg) c = *cfg;
@@ -789,7 +792,7 @@ int mabutrace_init(void) { return mabutrace_init_with_config(nullptr); }
 
 int mabutrace_is_initialized(void) { return g_session.load(std::memory_order_acquire) != 0; }
 
-void mabutrace_deinit(void) {
+MT_COLD void mabutrace_deinit(void) {
   // Servers stop first: they export from the memory that goes below.
   if (auto hook = g_deinit_hook.load(std::memory_order_acquire)) hook();
   g_lifecycle_lock.lock();
@@ -822,7 +825,7 @@ void mabutrace_deinit(void) {
   g_lifecycle_lock.unlock();
 }
 
-int mabutrace_set_thread_name(const char* name) {
+MT_COLD int mabutrace_set_thread_name(const char* name) {
   if (!name) return MABUTRACE_ERR_INVALID_ARG;
   Writer* wp = CurrentWriter();
   if (!wp) return MABUTRACE_ERR_NO_MEMORY;  // MCU: out of writer contexts
@@ -847,7 +850,7 @@ int mabutrace_set_thread_name(const char* name) {
   return MABUTRACE_OK;
 }
 
-int mabutrace_get_stats(mabutrace_stats_t* out) {
+MT_COLD int mabutrace_get_stats(mabutrace_stats_t* out) {
   if (!out) return MABUTRACE_ERR_INVALID_ARG;
   memset(out, 0, sizeof *out);
   Runtime* rt = CurrentRuntime();
