@@ -135,28 +135,30 @@ MT_COLD uint32_t RegisterThread(Runtime& rt, uint32_t tid) {
 }
 
 #if defined(MABUTRACE_PORT_SINGLE_CORE)
-// Single core: the fast path moves only the writer's cursor, not the
-// chunk's commit word. Readers run in Thread mode on the same core, so when
-// one looks, every reserved record is complete (an interrupt finishes
-// before the code it interrupted resumes); they bring the commit word up to
-// date first (SyncCommit). Records are counted here rather than on the fast
-// path. A record being written by an interrupted writer while a nested one
-// releases the chunk still has a zero header (chunks are zeroed when taken,
-// headers are written last): it counts as one.
-// Counting goes on from where the last sync stopped (`counted`), so the
-// work under the interrupt mask is only the records added since.
+// Single core: recording moves only the writer's cursor, not the chunk's
+// commit word. Readers run in Thread mode on the same core, so when one
+// looks, every reserved record is complete (an interrupt finishes before
+// the code it interrupted resumes); they bring the commit word up to date
+// first (SyncCommit). A nested interrupt that releases a chunk while the
+// interrupted one still writes its record publishes a commit word that
+// covers it: the record is complete before any reader runs.
+// Interrupt contexts count their records as they reserve them (under the
+// mask, EmitMasked). Thread mode's fast path does not: its records are
+// counted here, by walking the headers from where the last sync stopped
+// (`counted`), with interrupts enabled (nothing else writes that chunk, and
+// its reader or slow path is Thread mode itself).
 void SyncCommitOf(Writer& w) {
   const uint32_t words = uint32_t(w.cur - w.begin);
-  while (w.counted < words) {
-    const uint64_t h = ReadWord(w.begin + w.counted);
-    const unsigned k = RecordWords(h);
-    if (k == 0) {  // still being written (see above)
-      ++w.records;
-      w.counted = words;
-      break;
+  if (&w == &g_writers[0]) {
+    uint32_t i = w.counted, n = w.records;
+    while (i < words) {
+      const uint64_t h = ReadWord(w.begin + i);
+      const unsigned k = RecordWords(h);
+      if (k == 0) break;  // (a damaged chunk: never for a complete one)
+      n += HeaderType(h) != RecordType::kTimeBase;
+      i += k;
     }
-    if (HeaderType(h) != RecordType::kTimeBase) ++w.records;
-    w.counted += k;
+    w.counted = i, w.records = n;
   }
   PublishCommit(w.chunk->commit, (uint64_t(w.records) << 32) | words);
 }
@@ -258,10 +260,11 @@ void CountOverwritten(Runtime& rt, const Chunk& c, uint64_t old_tag) {
 
 #if defined(MABUTRACE_PORT_SINGLE_CORE)
 // Takes the chunk at the ring position; its old records are the oldest.
-// One core, and the caller (EmitMasked) has interrupts masked: nothing else
-// runs, so the position moves without compare-and-swap. A chunk the other
-// context still fills is stepped over.
+// One core: with interrupts masked nothing else runs, so the position
+// moves without compare-and-swap. A chunk the other context still fills is
+// stepped over.
 bool AcquireChunk(Runtime& rt, Writer& w, uint64_t now) {
+  const uint32_t irq = port::EnterCritical();
   uint64_t seq = rt.next_seq.load(std::memory_order_relaxed);
   for (uint32_t tries = 0; tries < rt.num_chunks; ++tries) {
     ++seq;
@@ -272,9 +275,13 @@ bool AcquireChunk(Runtime& rt, Writer& w, uint64_t now) {
     c.tag.store(MakeTag(seq, kChunkOwned), std::memory_order_relaxed);
     rt.next_seq.store(seq, std::memory_order_relaxed);
     CountOverwritten(rt, c, tag);
+    port::ExitCritical(irq);
+    // Owned now: interrupt contexts step over it, and only its new owner
+    // (with its readers, if that is Thread mode) looks at it.
     TakeChunk(rt, w, index, seq, now);
     return true;
   }
+  port::ExitCritical(irq);
   return false;
 }
 #else
@@ -366,7 +373,9 @@ MT_NOINLINE uint64_t SlowNow() {
 // record or takes a new chunk, either based at the clock's time now (so
 // the record's delta is 0).
 MT_NOINLINE bool SlowReserveSingleCore(Writer& w, unsigned words) {
+  const uint32_t irq = port::EnterCritical();  // the clock's extension is shared
   uint64_t now = SlowNow();
+  port::ExitCritical(irq);
   const bool ok = SlowReserve(w, words, now);
   w.header_hi = port::ContextIsIsr(uint32_t(&w - g_writers)) ? uint32_t(kInIsr >> 32) : 0u;
   return ok && uint32_t(w.end - w.cur) >= words;
@@ -394,16 +403,33 @@ MT_NOINLINE mabutrace_scope_t EmitMasked(uintptr_t name, uint32_t kind, uint64_t
   const RecordType type = RecordType((kind >> 25) & 7);
   const uint32_t color = kind & 0x1FFFFFFu;
   const unsigned words = ((kind >> 28) & 7) + (color ? 1u : 0u);
-  Writer& w = g_writers[port::WriterContext()];
+  const uint32_t ctx = port::WriterContext();
+  Writer& w = g_writers[ctx];
   // Interrupts masked from here to the cursor bump; the clock read is
   // inside so that records of a context are in time order.
-  const uint32_t irq = port::EnterCritical();
+  uint32_t irq = port::EnterCritical();
   const FastClock fc = g_single_core.clock;
-  const uint32_t now = fc.counter != nullptr ? (*fc.counter ^ fc.invert) : uint32_t(SlowNow());
+  uint32_t now;
+  bool stale;
+  if (fc.counter != nullptr) {
+    now = *fc.counter ^ fc.invert;
+    stale = int32_t(now - w.base_lo) < 0;  // and PollClock()
+  } else {
+    // No fast counter, or no poll yet: check the delta in 64 bits.
+    const uint64_t t = SlowNow();
+    now = uint32_t(t);
+    stale = t - w.base >= (uint64_t{1} << 31);
+  }
   uint64_t* p = w.cur;
   uint32_t delta = now - w.base_lo;
-  if (uintptr_t(p) + words * 8 > uintptr_t(w.end) || int32_t(delta) < 0) {
-    if (!SlowReserveSingleCore(w, words)) {
+  if (uintptr_t(p) + words * 8 > uintptr_t(w.end) || stale) {
+    // Thread mode's slow path runs with interrupts enabled, masking only
+    // what it shares (the clock, the ring): its chunk's records are counted
+    // and a new chunk zeroed without holding interrupts off.
+    if (ctx == 0) port::ExitCritical(irq);
+    const bool ok = SlowReserveSingleCore(w, words);
+    if (ctx == 0) irq = port::EnterCritical();
+    if (!ok) {
       port::ExitCritical(irq);
       return mabutrace_scope_t{0};
     }
@@ -411,6 +437,7 @@ MT_NOINLINE mabutrace_scope_t EmitMasked(uintptr_t name, uint32_t kind, uint64_t
     delta = 0;
   }
   w.cur = p + words;
+  if (ctx != 0) ++w.records;  // (SyncCommitOf)
   const uint32_t hi = w.header_hi | uint32_t(type) << (kTypeShift - 32) | (color ? uint32_t(kHasColor >> 32) : 0u);
   port::ExitCritical(irq);
   WriteRecord(p, hi, delta, words, name, value, color);
@@ -446,6 +473,27 @@ template <RecordType kType, unsigned kWords>
 MT_INLINE mabutrace_scope_t EmitSC(uintptr_t name, uint64_t value, uint32_t color) {
   if (MT_UNLIKELY(color != 0)) return EmitMasked(name, MaskedKind(kType, kWords, color), value);
   return EmitFast<kType, kWords>(name, value);
+}
+
+// The fast path once more, out of line for instants and counters (record
+// type and size in `kind`, as EmitMasked takes them): flash for the
+// recording core stays under 4 KiB (docs/ports.md §4) at a few
+// instructions more than the inlined copies scopes get.
+MT_NOINLINE void EmitFastAny(uintptr_t name, uint32_t kind, uint64_t value) {
+  SingleCoreState& sc = g_single_core;
+  Writer& w = sc.writers[0];
+  uint64_t* const p = w.cur;
+  const unsigned words = kind >> 28;
+  if (MT_UNLIKELY(port::WriterContext() != 0 || (kind & 0x1FFFFFFu) != 0 ||
+                  uintptr_t(p) + words * 8 > uintptr_t(w.end) || sc.clock.counter == nullptr)) {
+    EmitMasked(name, kind, value);
+    return;
+  }
+  const uint32_t delta = (*sc.clock.counter ^ sc.clock.invert) - w.base_lo;
+  w.cur = p + words;
+  WriteWord(p + 1, name);
+  if (words > 2) WriteWord(p + 2, value);
+  WriteWord(p, uint64_t(w.header_hi | ((kind >> 25) & 7) << (kTypeShift - 32)) << 32 | delta);
 }
 #endif
 
@@ -589,16 +637,32 @@ Runtime* CurrentRuntime() { return g_runtime.load(std::memory_order_acquire); }
 
 #if defined(MABUTRACE_PORT_SINGLE_CORE)
 void SyncCommit(const Runtime& rt, uint32_t index) {
+  // From an interrupt (not supported, docs/ports.md §3) a writer may be
+  // mid-record: leave the commit words as they are, which is always safe.
+  if (port::InIsr()) return;
+  const Chunk* const c = &rt.chunks[index];
+  if (g_writers[0].chunk == c) {
+    SyncCommitOf(g_writers[0]);  // Thread mode's: this code is Thread mode
+    return;
+  }
   const uint32_t irq = port::EnterCritical();
-  for (Writer& w : g_single_core.writers) {
-    if (w.chunk == &rt.chunks[index]) SyncCommitOf(w);
+  for (uint32_t i = 1; i < MABUTRACE_PORT_WRITER_CONTEXTS; ++i) {
+    if (g_writers[i].chunk == c) SyncCommitOf(g_writers[i]);
   }
   port::ExitCritical(irq);
 }
 
 void PollClock() {
+  if (!CurrentRuntime()) return;
   const uint32_t irq = port::EnterCritical();
   const uint32_t now = uint32_t(SlowNow());
+  // The first poll turns the fast path on (with a counter clock): from now
+  // on the application polls, which is what keeps its 32-bit deltas exact.
+  // Until then every record takes EmitMasked()'s 64-bit check.
+  FastClock& fc = g_single_core.clock;
+  if (fc.counter == nullptr && g_clock.load(std::memory_order_relaxed) == nullptr) {
+    fc.counter = port::FastCounter(&fc.invert);
+  }
   for (Writer& w : g_single_core.writers) {
     // The fast path's delta is 32 bits and unchecked: with a poll at least
     // every 2^31 ticks, a context whose base is 2^31 old is sent to the slow
@@ -760,8 +824,7 @@ MT_COLD int mabutrace_init_with_config(const mabutrace_config_t* cfg) {
   rt->clock_hz = c.clock ? c.clock_hz : port::ClockHz();
   g_clock.store(c.clock, std::memory_order_relaxed);
 #if defined(MABUTRACE_PORT_SINGLE_CORE)
-  g_single_core.clock = FastClock{};
-  if (!c.clock) g_single_core.clock.counter = port::FastCounter(&g_single_core.clock.invert);
+  g_single_core.clock = FastClock{};  // off until the first PollClock()
 #endif
 #if defined(MABUTRACE_PORT_SINGLE_CORE)
   {
@@ -884,7 +947,6 @@ mabutrace_scope_t mabutrace_scope_begin(const char* name, uint32_t color) {
 }
 
 void mabutrace_scope_end(mabutrace_scope_t* scope) {
-  // Only after a recorded begin, in the same session.
   // Only after a recorded begin. (A re-init between the two makes this end
   // one without a begin in the new session: the exporters drop and count
   // such ends. Before init and after deinit the slow path refuses it.)
@@ -893,11 +955,11 @@ void mabutrace_scope_end(mabutrace_scope_t* scope) {
 }
 
 void mabutrace_instant(const char* name, uint32_t color) {
-  EmitSC<RecordType::kInstant, 2>(uintptr_t(name), 0, color);
+  EmitFastAny(uintptr_t(name), MaskedKind(RecordType::kInstant, 2, color), 0);
 }
 
 void mabutrace_counter(const char* name, int64_t value, uint32_t color) {
-  EmitSC<RecordType::kCounter, 3>(uintptr_t(name), uint64_t(value), color);
+  EmitFastAny(uintptr_t(name), MaskedKind(RecordType::kCounter, 3, color), uint64_t(value));
 }
 #else
 mabutrace_scope_t mabutrace_scope_begin(const char* name, uint32_t color) {

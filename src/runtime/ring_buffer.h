@@ -18,7 +18,8 @@
 //
 // MCU ports replace the thread-local writer with per-context writers, a
 // short interrupt-masked reservation and plain word stores (the port macros
-// below and recorder.cpp EmitRecord; docs/ports.md §1-2). The layout of
+// below and recorder.cpp EmitFast/EmitMasked/EmitRecord; docs/ports.md
+// §1-2). The layout of
 // Chunk does not change.
 #ifndef MABUTRACE_RUNTIME_RING_BUFFER_H
 #define MABUTRACE_RUNTIME_RING_BUFFER_H
@@ -188,9 +189,10 @@ inline void WriteWord(uint64_t* p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC
 #endif
 
 #if defined(MABUTRACE_PORT_SINGLE_CORE)
-// Stores a chunk's commit word. Must run with interrupts masked (the
-// recorder's commit critical section), which makes the two 32-bit halves
-// one store for every reader on the core.
+// Stores a chunk's commit word as two 32-bit halves. Safe where no reader
+// can run between them: with interrupts masked (an interrupt context's
+// chunk), or for Thread mode's own chunk from Thread mode (readers run in
+// Thread mode, and an interrupt's chunk change skips chunks still owned).
 inline void PublishCommit(std::atomic<uint64_t>& commit, uint64_t v) {
   static_assert(sizeof commit == 8, "commit word is 8 bytes");
   auto* half = reinterpret_cast<volatile uint32_t*>(&commit);

@@ -55,15 +55,19 @@ void mabutrace_cortex_m_prefer_systick(int on);
 /* Times with the application's free-running 32-bit timer instead: a
  * register that runs through all 2^32 values at hz counts per second,
  * counting up or down (counts_down != 0). For cores without DWT_CYCCNT
- * (Cortex-M0/M0+, QEMU) that have such a timer; as fast as DWT (one load).
+ * (parts whose DWT has no cycle counter, and QEMU) that have such a timer;
+ * as fast as DWT (one load).
  * Call before init; hz 0 goes back to DWT/SysTick. */
 void mabutrace_cortex_m_use_counter(const volatile uint32_t* counter, int counts_down, uint32_t hz);
-/* Keeps timestamps exact. Call it from the SysTick handler (or at least once
- * per SysTick period, and once per 2^31 clock counts: 12.8 s of DWT at
- * 168 MHz). It extends the clock (no SysTick period or 2^32 counter wrap
- * goes unseen) and sends any context whose last time base is over 2^31
- * counts old to the recorder's slow path, which writes a new one: the fast
- * path keeps 32-bit deltas. */
+/* Keeps timestamps exact and turns the fast recording path on. Call it from
+ * the SysTick handler (or at least once per SysTick period, and once per
+ * 2^31 clock counts: 12.8 s of DWT at 168 MHz). It extends the clock (no
+ * SysTick period or 2^32 counter wrap goes unseen) and sends any context
+ * whose last time base is over 2^31 counts old to the recorder's slow path,
+ * which writes a new one. The first call after init enables Thread mode's
+ * fast path with a counter clock (32-bit deltas, which rely on the polls);
+ * without polls every record checks its delta in 64 bits, about 2.5 times
+ * the instructions (docs/ports.md §4). Does nothing before init. */
 void mabutrace_cortex_m_clock_poll(void);
 
 #ifdef __cplusplus

@@ -7,10 +7,12 @@
 //   context 0  Thread mode: the main loop, track "main"
 //   context 1  Handler mode: every ISR, track "ISR" (all records have the
 //              kInIsr bit; the exporters show them as the ISR track)
-// A context's space reservation runs with PRIMASK set (interrupts masked,
-// a few instructions); the record's words are written with interrupts
-// enabled; the commit word is published when the last nested writer of the
-// context is done (docs/ports.md §2).
+// Context 0 records without masking interrupts (nothing else writes its
+// cursor); context 1's reservation runs with PRIMASK set (interrupts
+// masked, a few dozen instructions); the words are written with interrupts
+// enabled, and readers bring the chunks' commit words up to date
+// (docs/ports.md §2). No RTOS: tasks would share context 0 (use the
+// FreeRTOS port).
 //
 // Register addresses and bits are from the Armv7-M Architecture Reference
 // Manual (DDI 0403E): IPSR B1.4.2, PRIMASK B1.4.3, SysTick B3.3, DWT C1.8,
@@ -95,9 +97,12 @@ struct ClockState {
 constexpr uint32_t kClockDwt = 1, kClockSysTick = 2, kClockCounter = 3;
 extern ClockState g_clock_state;
 
-// The recorder's fast clock (recorder.cpp EmitSingleCore): the 32-bit
-// counter it may read directly (value ^ *invert), or nullptr for SysTick.
-const volatile uint32_t* FastCounter(uint32_t* invert);
+// The recorder's fast clock (recorder.cpp EmitFast): the 32-bit counter it
+// may read directly (value ^ *invert), or nullptr for SysTick.
+MABUTRACE_PORT_INLINE const volatile uint32_t* FastCounter(uint32_t* invert) {
+  *invert = g_clock_state.invert;
+  return g_clock_state.counter;
+}
 
 // Ticks now, with interrupts already masked (the recording hot path calls it
 // inside its reservation, so records of a context are in time order).

@@ -16,13 +16,20 @@ ClockState g_clock_state = {0, 0, 0, nullptr, 0};
 
 namespace {
 
-uint32_t g_core_hz = 25000000u;     // MPS2 boards' processor clock
-uint32_t g_systick_ref_hz = 1000000u;
-bool g_prefer_systick = false;
-// mabutrace_cortex_m_use_counter(): the application's free-running timer.
-const volatile uint32_t* g_user_counter = nullptr;
-uint32_t g_user_counter_invert = 0;
-uint32_t g_user_counter_hz = 0;
+// The settings of mabutrace_cortex_m.h, in one place (one address to load),
+// zero-initialized (.bss): 0 means the default.
+constexpr uint32_t kDefaultCoreHz = 25000000u;  // MPS2 boards' processor clock
+constexpr uint32_t kDefaultSystickRefHz = 1000000u;
+struct Settings {
+  uint32_t core_hz;
+  uint32_t systick_ref_hz;
+  bool prefer_systick;
+  // mabutrace_cortex_m_use_counter(): the application's free-running timer.
+  const volatile uint32_t* counter;
+  uint32_t counter_invert;
+  uint32_t counter_hz;
+};
+Settings g_settings;
 
 // DEMCR (Armv7-M ARM C1.6.5): TRCENA, bit 24, powers the DWT and ITM.
 volatile uint32_t& Demcr() { return *reinterpret_cast<volatile uint32_t*>(0xE000EDFCu); }
@@ -50,10 +57,12 @@ bool DwtCounts() {
 // its rate in Hz.
 uint64_t ClockHz() {
   const uint32_t primask = EnterCritical();
-  uint32_t source = kClockCounter, hz = g_user_counter_hz, invert = g_user_counter_invert;
-  const volatile uint32_t* counter = g_user_counter;
-  if (counter == nullptr && !g_prefer_systick && DwtCounts()) {
-    source = kClockDwt, hz = g_core_hz, invert = 0, counter = &DwtCyccnt();
+  const Settings& set = g_settings;
+  const uint32_t core_hz = set.core_hz ? set.core_hz : kDefaultCoreHz;
+  uint32_t source = kClockCounter, hz = set.counter_hz, invert = set.counter_invert;
+  const volatile uint32_t* counter = set.counter;
+  if (counter == nullptr && !set.prefer_systick && DwtCounts()) {
+    source = kClockDwt, hz = core_hz, invert = 0, counter = &DwtCyccnt();
   }
   if (counter == nullptr) {
     if (!(SystCsr() & kSystEnable)) {
@@ -63,16 +72,12 @@ uint64_t ClockHz() {
       SystCsr() = kSystEnable | kSystClkSource;
     }
     const uint32_t stale = SystCsr();  // reading clears a stale COUNTFLAG
-    source = kClockSysTick, hz = (stale & kSystClkSource) ? g_core_hz : g_systick_ref_hz;
+    source = kClockSysTick, hz = (stale & kSystClkSource) ? core_hz
+                                  : set.systick_ref_hz ? set.systick_ref_hz : kDefaultSystickRefHz;
   }
   g_clock_state = ClockState{source, counter ? *counter ^ invert : 0u, 0, counter, invert};
   ExitCritical(primask);
   return hz;
-}
-
-const volatile uint32_t* FastCounter(uint32_t* invert) {
-  *invert = g_clock_state.invert;
-  return g_clock_state.counter;
 }
 
 // Track ids: 1 for the main loop, 2 for the ISR track (never 0).
@@ -105,23 +110,22 @@ using namespace mabutrace::port;
 extern "C" {
 
 void mabutrace_cortex_m_set_core_hz(uint32_t hz) {
-  if (hz) g_core_hz = hz;
+  if (hz) g_settings.core_hz = hz;
 }
 void mabutrace_cortex_m_set_systick_ref_hz(uint32_t hz) {
-  if (hz) g_systick_ref_hz = hz;
+  if (hz) g_settings.systick_ref_hz = hz;
 }
 mabutrace_cortex_m_clock_t mabutrace_cortex_m_clock_source(void) {
   return mabutrace_cortex_m_clock_t(g_clock_state.source);
 }
-void mabutrace_cortex_m_prefer_systick(int on) { g_prefer_systick = on != 0; }
+void mabutrace_cortex_m_prefer_systick(int on) { g_settings.prefer_systick = on != 0; }
 void mabutrace_cortex_m_use_counter(const volatile uint32_t* counter, int counts_down, uint32_t hz) {
-  g_user_counter = hz ? counter : nullptr;
-  g_user_counter_invert = counts_down ? 0xFFFFFFFFu : 0u;
-  g_user_counter_hz = hz;
+  Settings& set = g_settings;
+  set.counter = hz ? counter : nullptr;
+  set.counter_invert = counts_down ? 0xFFFFFFFFu : 0u;
+  set.counter_hz = hz;
 }
-void mabutrace_cortex_m_clock_poll(void) {
-  if (g_clock_state.source != 0) mabutrace::PollClock();
-}
+void mabutrace_cortex_m_clock_poll(void) { mabutrace::PollClock(); }
 
 }  // extern "C"
 

