@@ -3,12 +3,17 @@
 // "/trace.json" Chrome JSON, "/trace.pftrace" Perfetto protobuf, streamed with
 // chunked encoding from the export workspace (no allocation per request).
 // Not built here (no Espressif toolchain): docs/ports.md §5.
+// ESP-IDF / Arduino-ESP32 only: the Arduino IDE and PlatformIO compile every
+// source under src/ for whatever board they target (src/mabutrace_port_inline.h
+// picks the port).
+#if defined(ESP_PLATFORM) || defined(ARDUINO_ARCH_ESP32)
+
 #include <string.h>
 
 #include "../host/capture_page.h"  // the host server's page (plain text, shared)
 #include "esp_http_server.h"
 #include "mabutrace/mabutrace.h"
-#include "ring_buffer.h"
+#include "../../runtime/ring_buffer.h"  // relative: Arduino builds have only src/ on the path
 
 namespace {
 
@@ -62,6 +67,12 @@ extern "C" {
 int mabutrace_start_server(uint16_t port) {
   if (g_server) return MABUTRACE_ERR_ALREADY_RUNNING;
   if (!mabutrace_is_initialized()) return MABUTRACE_ERR_NOT_INITIALIZED;
+  // Port 0 ("any free port" on the host) cannot be read back here: the
+  // server would run while mabutrace_server_port() says 0 (= none), on a
+  // control port of 1. 65535 would give control port 0. (Found by
+  // tests/port/freertos http_test.cpp.)
+  if (port == 0) return MABUTRACE_ERR_UNSUPPORTED;
+  if (port == 65535) return MABUTRACE_ERR_INVALID_ARG;
   httpd_config_t config = HTTPD_DEFAULT_CONFIG();
   config.server_port = port;
   config.ctrl_port = uint16_t(port + 1);  // the default 32768 would clash with a second server
@@ -99,3 +110,5 @@ void mabutrace_stop_server(void) {
 }
 
 }  // extern "C"
+
+#endif  // ESP_PLATFORM || ARDUINO_ARCH_ESP32

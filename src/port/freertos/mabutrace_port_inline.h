@@ -26,6 +26,8 @@
 
 #include <stdint.h>
 
+#include <atomic>
+
 #include "esp_timer.h"
 #include "freertos/FreeRTOS.h"
 #include "freertos/task.h"
@@ -68,8 +70,10 @@ constexpr uint32_t kSchedContext = kTaskContexts + portNUM_PROCESSORS;
 constexpr uint32_t kNoContext = MABUTRACE_PORT_WRITER_CONTEXTS;
 
 // Set by the task-switch hooks while they record (per core; the scheduler
-// runs them with interrupts masked on that core).
-extern volatile bool g_in_switch_hook[portNUM_PROCESSORS];
+// runs them with interrupts masked on that core). Atomic (relaxed: plain
+// byte loads and stores): a task on the other core may read it, see
+// InSwitchHook().
+extern std::atomic<bool> g_in_switch_hook[portNUM_PROCESSORS];
 // The calling task's context, taking one at its first record (port.cpp);
 // kNoContext when all kTaskContexts are in use. Without a TLS pointer it
 // searches the contexts by task handle (up to kTaskContexts compares).
@@ -78,9 +82,27 @@ uint32_t TaskContext();
 MABUTRACE_PORT_INLINE uint32_t CurrentCpu() { return uint32_t(xPortGetCoreID()); }
 MABUTRACE_PORT_INLINE bool InIsr() { return xPortInIsrContext() != 0; }
 
+// True in the task-switch hooks of the calling core. The flag alone is not
+// enough: a task without core affinity can read its core, be switched out
+// there, resume on the other core and read the flag while the first core
+// runs its hooks again; it would then write into that core's scheduler
+// context together with the hook (tests/port/freertos hooks_test.cpp,
+// MigratingTaskNeverWritesIntoTheSchedulerContext). So a set flag is read
+// again with the local core masked: then nothing else runs on that core and
+// its flag is set only if the caller is the hook. Costs nothing when the
+// flag is clear. *core becomes the core read under the mask.
+MABUTRACE_PORT_INLINE bool InSwitchHook(uint32_t* core) {
+  if (!g_in_switch_hook[*core].load(std::memory_order_relaxed)) return false;
+  const UBaseType_t irq = portSET_INTERRUPT_MASK_FROM_ISR();
+  *core = CurrentCpu();
+  const bool hook = g_in_switch_hook[*core].load(std::memory_order_relaxed);
+  portCLEAR_INTERRUPT_MASK_FROM_ISR(irq);
+  return hook;
+}
+
 MABUTRACE_PORT_INLINE uint32_t WriterContext() {
-  const uint32_t core = CurrentCpu();
-  if (g_in_switch_hook[core]) return kSchedContext + core;
+  uint32_t core = CurrentCpu();
+  if (InSwitchHook(&core)) return kSchedContext + core;
   if (InIsr()) return kIsrContext + core;
 #if defined(MABUTRACE_FREERTOS_USE_TLS)
   void* p = pvTaskGetThreadLocalStoragePointer(nullptr, CONFIG_MABUTRACE_TLS_INDEX);
@@ -108,8 +130,19 @@ MABUTRACE_PORT_INLINE uint64_t NowTicksInCritical() { return NowTicks(); }
 
 // Spinning on export/lifecycle locks happens only in tasks: let lower
 // priority tasks run (one tick) instead of busy-waiting at our priority.
+// Except in the idle task, which must never block: the TLSP deletion
+// callback of a task that deleted itself runs there (port.cpp
+// OnTaskDeleted -> the core's thread-exit hook, which takes the lifecycle
+// lock; an export waiting for another holds it). At the idle priority a
+// yield is enough: every other task has that priority or preempts.
+// (tests/port/freertos contexts_test.cpp, DeletionCallbackNeverBlocksTheIdleTask)
 inline void CpuRelax() {
-  if (!InIsr()) vTaskDelay(1);
+  if (InIsr()) return;
+  if (uxTaskPriorityGet(nullptr) == tskIDLE_PRIORITY) {
+    taskYIELD();
+  } else {
+    vTaskDelay(1);
+  }
 }
 
 // Runtime::names_lock: a portMUX spinlock (both cores), ISR-safe form.

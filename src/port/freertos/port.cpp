@@ -1,25 +1,38 @@
 // FreeRTOS / ESP-IDF port (R-D2): task contexts, task names, memory, and
 // the task-switch hooks (R-A11). Inline part: mabutrace_port_inline.h.
 // Not built here (no Espressif toolchain): see docs/ports.md §5.
+// ESP-IDF / Arduino-ESP32 only: the Arduino IDE and PlatformIO compile every
+// source under src/ for whatever board they target (src/mabutrace_port_inline.h
+// picks the port).
+#if defined(ESP_PLATFORM) || defined(ARDUINO_ARCH_ESP32)
+
 #include <stdio.h>
 #include <string.h>
 
 #include "esp_heap_caps.h"
 #include "mabutrace_freertos.h"
-#include "port.h"
+#include "../../runtime/port.h"  // relative: Arduino builds have only src/ on the path
 
 namespace mabutrace::port {
 
-volatile bool g_in_switch_hook[portNUM_PROCESSORS] = {};
+std::atomic<bool> g_in_switch_hook[portNUM_PROCESSORS] = {};
 
 namespace {
 
 // Which task contexts are taken, and the core's exit hook per context.
 portMUX_TYPE g_contexts_mux = portMUX_INITIALIZER_UNLOCKED;
 bool g_context_used[kTaskContexts] = {};
-TaskHandle_t g_context_task[kTaskContexts] = {};  // owner, for the search without TLS
+// Owner, for the search without TLS. Atomic (relaxed: plain word loads and
+// stores): the search reads every entry without the mux while another task
+// may be taking a context under it (a data race otherwise; ThreadSanitizer
+// found it in tests/port/freertos).
+std::atomic<TaskHandle_t> g_context_task[kTaskContexts] = {};
 void (*g_exit_fn[kTaskContexts])(void*) = {};
 void* g_exit_arg[kTaskContexts] = {};
+// Tasks that had the context before (bumped when a deleted task's context
+// is freed): part of the track id, so that the next task of the context
+// gets a track of its own (CurrentThreadId).
+uint32_t g_context_gen[kTaskContexts] = {};
 
 #if defined(MABUTRACE_FREERTOS_USE_TLS) && CONFIG_FREERTOS_TLSP_DELETION_CALLBACKS
 // Runs when a task that recorded is deleted (in the deleting or the idle
@@ -31,7 +44,8 @@ void OnTaskDeleted(int, void* value) {
   if (g_exit_fn[ctx]) g_exit_fn[ctx](g_exit_arg[ctx]);
   portENTER_CRITICAL(&g_contexts_mux);
   g_exit_fn[ctx] = nullptr;
-  g_context_task[ctx] = nullptr;
+  g_context_task[ctx].store(nullptr, std::memory_order_relaxed);
+  ++g_context_gen[ctx];
   g_context_used[ctx] = false;
   portEXIT_CRITICAL(&g_contexts_mux);
 }
@@ -45,7 +59,7 @@ uint32_t TaskContext() {
   // No TLS pointer to spare: find this task's context (written once per
   // task under the mux below; a task only ever looks for itself).
   for (uint32_t i = 0; i < kTaskContexts; ++i) {
-    if (g_context_task[i] == self) return i;
+    if (g_context_task[i].load(std::memory_order_relaxed) == self) return i;
   }
 #endif
   uint32_t ctx = kNoContext;
@@ -53,7 +67,7 @@ uint32_t TaskContext() {
   for (uint32_t i = 0; i < kTaskContexts; ++i) {
     if (!g_context_used[i]) {
       g_context_used[i] = true;
-      g_context_task[i] = self;
+      g_context_task[i].store(self, std::memory_order_relaxed);
       ctx = i;
       break;
     }
@@ -76,9 +90,20 @@ uint32_t TaskContext() {
 // esp_timer_get_time() counts µs.
 uint64_t ClockHz() { return 1000000u; }
 
-// A small registry id, never 0, stable for the context (seed 000 §4.2 used
-// TCB address bits, which collide: SPEC §10).
-uint32_t CurrentThreadId() { return WriterContext() + 1; }
+// A small registry id, never 0, stable for the task (seed 000 §4.2 used
+// TCB address bits, which collide: SPEC §10): context + 1, plus the
+// contexts' count times the tasks that had the context before. Without the
+// second part a task that takes a deleted task's context would get the
+// deleted task's track id, and the exports would merge both tasks into one
+// track under one name while the old task's events are still in the buffer
+// (tests/port/freertos contexts_test.cpp, DeletedTaskContextIsReleasedAndReused).
+// (tid - 1) % MABUTRACE_PORT_WRITER_CONTEXTS is still the context.
+uint32_t CurrentThreadId() {
+  const uint32_t ctx = WriterContext();
+  const uint32_t gen = ctx < kTaskContexts ? g_context_gen[ctx] : 0u;
+  const uint32_t tid = ctx + 1 + gen * uint32_t(MABUTRACE_PORT_WRITER_CONTEXTS);
+  return tid != 0 ? tid : ctx + 1;  // (after 2^32 / contexts deletions)
+}
 
 void CurrentThreadName(char* buf, size_t len) {
   if (len == 0) return;
@@ -144,17 +169,19 @@ extern "C" {
 
 void mabutrace_freertos_task_switched_out(void) {
   const uint32_t core = CurrentCpu();
-  g_in_switch_hook[core] = true;
+  g_in_switch_hook[core].store(true, std::memory_order_relaxed);
   mabutrace_scope_end(&g_running[core]);
   g_running[core].session = 0;
-  g_in_switch_hook[core] = false;
+  g_in_switch_hook[core].store(false, std::memory_order_relaxed);
 }
 
 void mabutrace_freertos_task_switched_in(void) {
   const uint32_t core = CurrentCpu();
-  g_in_switch_hook[core] = true;
+  g_in_switch_hook[core].store(true, std::memory_order_relaxed);
   g_running[core] = mabutrace_scope_begin(pcTaskGetName(xTaskGetCurrentTaskHandle()), 0);
-  g_in_switch_hook[core] = false;
+  g_in_switch_hook[core].store(false, std::memory_order_relaxed);
 }
 
 }  // extern "C"
+
+#endif  // ESP_PLATFORM || ARDUINO_ARCH_ESP32

@@ -17,6 +17,10 @@
 // (bytes, total time, per-wait time) before httplib's parser sees it, and
 // httplib only parses and routes. One request per connection: the page
 // needs a handful of requests, and it keeps the bounds simple.
+// Host only: the Arduino IDE and PlatformIO compile every source under src/
+// for whatever board they target (src/mabutrace_port_inline.h picks the port).
+#if (defined(__linux__) || defined(__APPLE__)) && !defined(ARDUINO) && !defined(ESP_PLATFORM)
+
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -572,3 +576,5 @@ void mabutrace_stop_server(void) {
 }
 
 }  // extern "C"
+
+#endif  // host

@@ -1,4 +1,8 @@
 // Host port (Linux; macOS where noted): threads, names, memory.
+// Host only: the Arduino IDE and PlatformIO compile every source under src/
+// for whatever board they target (src/mabutrace_port_inline.h picks the port).
+#if (defined(__linux__) || defined(__APPLE__)) && !defined(ARDUINO) && !defined(ESP_PLATFORM)
+
 #include "port.h"
 
 #include <pthread.h>
@@ -72,3 +76,5 @@ bool AtThreadExit(void (*fn)(void*), void* arg) {
 }
 
 }  // namespace mabutrace::port
+
+#endif  // host

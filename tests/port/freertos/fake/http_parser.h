@@ -1,0 +1,14 @@
+/* http_parser.h of the FAKE ESP-IDF: the method enum esp_http_server uses
+ * (nodejs http_parser numbering, as bundled by ESP-IDF). */
+#ifndef FAKE_HTTP_PARSER_H
+#define FAKE_HTTP_PARSER_H
+
+enum http_method {
+  HTTP_DELETE = 0,
+  HTTP_GET = 1,
+  HTTP_HEAD = 2,
+  HTTP_POST = 3,
+  HTTP_PUT = 4,
+};
+
+#endif /* FAKE_HTTP_PARSER_H */
