@@ -21,13 +21,11 @@
 static uint8_t g_memory[48 * 1024] __attribute__((aligned(64)));
 static void out(const uint8_t* data, size_t len) { uart0_write(data, len); }
 
-#define SCB_ICSR (*(volatile uint32_t*)0xE000ED04u)
 static const char* volatile g_isr_name;
 void PendSV_Handler(void) { TRACE_INSTANT(g_isr_name); }
 static void instant_in_isr(const char* name) {
   g_isr_name = name;
-  SCB_ICSR = 1u << 28; /* PENDSVSET: PendSV runs before the next instruction */
-  __asm__ volatile("dsb\n\tisb" ::: "memory");
+  pendsv_now();
 }
 
 #if CLOCK_CASE == 1

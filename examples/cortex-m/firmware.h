@@ -48,6 +48,14 @@ static inline void uart1_write(const void* data, size_t len) {
   }
 }
 
+/* Runs the PendSV handler now: ICSR.PENDSVSET (Armv7-M ARM B3.2.4), then
+ * DSB + ISB so that it is taken before the next instruction. */
+#define SCB_ICSR (*(volatile uint32_t*)0xE000ED04u)
+static inline void pendsv_now(void) {
+  SCB_ICSR = 1u << 28;
+  __asm__ volatile("dsb\n\tisb" ::: "memory");
+}
+
 /* 1 when the firmware is built with tracing (main.c's size test deletes
  * every line that mentions it, so main.c's own #if lines must not). */
 #if defined(MABUTRACE_DISABLE)
