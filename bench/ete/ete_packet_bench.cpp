@@ -10,6 +10,7 @@
 // Both get the same configuration registers and the same chunking. The best
 // of --repeat runs is reported per decoder: MB/s (1 MB = 10^6 bytes of
 // trace input) and the ratio ours / OpenCSD. --json prints one JSON object.
+#include <CLI/CLI.hpp>
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include <algorithm>
@@ -178,28 +179,14 @@ double BestSeconds(int repeat, F&& f, Count* out) {
 
 int main(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string s = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", s.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (s == "--snapshots") a.snapshots = val();
-    else if (s == "--input") a.input = val();
-    else if (s == "--min-mib") a.min_mib = std::stod(val());
-    else if (s == "--repeat") a.repeat = std::max(1, std::stoi(val()));
-    else if (s == "--chunk") a.chunk = std::max<size_t>(1, std::stoul(val()));
-    else if (s == "--json") a.json = true;
-    else {
-      std::fprintf(stderr,
-                   "usage: ete_packet_bench [--snapshots DIR | --input RAW.bin] [--min-mib 64] [--repeat 5]"
-                   " [--chunk 65536] [--json]\n");
-      return 2;
-    }
-  }
+  CLI::App app{"ETE packet decoding: mabutrace vs OpenCSD on the same input"};
+  app.add_option("--snapshots", a.snapshots, "folder of the ETE snapshots (inputs)");
+  app.add_option("--min-mib", a.min_mib, "input size, MiB (captures repeated)")->check(CLI::PositiveNumber);
+  app.add_option("--repeat", a.repeat, "runs of each decoder; the best counts")->check(CLI::PositiveNumber);
+  app.add_option("--chunk", a.chunk, "bytes per decode call")->check(CLI::PositiveNumber);
+  app.add_flag("--json", a.json, "one JSON line instead of text");
+  app.add_option("--input", a.input, "a raw ETE byte file instead of the snapshots");
+  CLI11_PARSE(app, argc, argv);
   ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
   const std::vector<uint8_t> in = BuildInput(a);
   Count ours, ocsd;

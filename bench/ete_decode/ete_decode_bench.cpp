@@ -15,6 +15,7 @@
 // best of --repeat runs is reported: MB/s (10^6 bytes of trace input per
 // second of the thread's CPU time), element and instruction-range counts,
 // and the ratio.
+#include <CLI/CLI.hpp>
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include <algorithm>
@@ -157,29 +158,15 @@ double BestSeconds(int repeat, F&& f, Count* out) {
 
 int main(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string s = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", s.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (s == "--snapshots") a.snapshots = val();
-    else if (s == "--capture") a.capture = val();
-    else if (s == "--min-mib") a.min_mib = std::stod(val());
-    else if (s == "--repeat") a.repeat = std::max(1, std::stoi(val()));
-    else if (s == "--chunk") a.chunk = std::max<size_t>(1, std::stoul(val()));
-    else if (s == "--json") a.json = true;
-    else if (s == "--ours-only") a.ours_only = true;
-    else {
-      std::fprintf(stderr,
-                   "usage: ete_decode_bench [--snapshots DIR] [--capture NAME] [--min-mib 64] [--repeat 3]"
-                   " [--chunk 65536] [--json] [--ours-only]\n");
-      return 2;
-    }
-  }
+  CLI::App app{"Full ETE decode: mabutrace vs OpenCSD on the same input and memory image"};
+  app.add_option("--snapshots", a.snapshots, "folder of the ETE snapshots (inputs)");
+  app.add_option("--min-mib", a.min_mib, "input size, MiB (captures repeated)")->check(CLI::PositiveNumber);
+  app.add_option("--repeat", a.repeat, "runs of each decoder; the best counts")->check(CLI::PositiveNumber);
+  app.add_option("--chunk", a.chunk, "bytes per decode call")->check(CLI::PositiveNumber);
+  app.add_flag("--json", a.json, "one JSON line instead of text");
+  app.add_option("--capture", a.capture, "snapshot whose trace and memory image are decoded");
+  app.add_flag("--ours-only", a.ours_only, "skip OpenCSD (for profiling)");
+  CLI11_PARSE(app, argc, argv);
   ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
 
   ed::LoadedSnapshot snap;
