@@ -1,8 +1,8 @@
 // json_writer.cpp: see json_writer.h.
 #include "json_writer.h"
 
-#include "chrome_colors.h"
-#include "json_out.h"
+#include "format/chrome_colors.h"
+#include "format/json_out.h"
 
 namespace mabutrace::exporter {
 namespace {

@@ -2,10 +2,10 @@
 // perfetto_trace.proto (../shared/reference/perfetto/).
 #include "perfetto_writer.h"
 
-#include "perfetto_fields.h"
-#include "perfetto_sequence.h"
-#include "proto_out.h"
-#include "utf8.h"
+#include "format/perfetto_fields.h"
+#include "format/perfetto_sequence.h"
+#include "format/proto_out.h"
+#include "format/utf8.h"
 
 namespace mabutrace::exporter {
 namespace {
@@ -71,21 +71,7 @@ void PerfettoWriter::GlobalPacket(uint64_t ns) {
 
 void PerfettoWriter::Name(uint32_t field, std::string_view s) {
   const uint32_t slot = p_->Begin(field);
-  size_t written = 0;
-  std::string z(s);  // Utf8Length looks ahead until a NUL
-  for (auto* c = reinterpret_cast<const unsigned char*>(z.c_str()); *c;) {
-    const unsigned n = Utf8Length(c);
-    const unsigned out = n ? n : 3;
-    if (written + out > kMaxName) break;
-    if (n) {
-      p_->Raw(c, n);
-      c += n;
-    } else {
-      p_->Raw(kReplacementChar, 3);
-      ++c;
-    }
-    written += out;
-  }
+  PutValidUtf8(s.data(), s.size(), kMaxName, [this](const char* d, size_t n) { p_->Raw(d, n); });
   p_->End(slot);
 }
 

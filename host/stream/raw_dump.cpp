@@ -1,5 +1,5 @@
-// raw_dump.cpp: see raw_dump.h. Layouts: src/runtime/dump_format.h (the
-// descriptor), src/runtime/record_format.h (records), stream_format.h (the
+// raw_dump.cpp: see raw_dump.h. Layouts: src/format/dump_format.h (the
+// descriptor), src/format/record_format.h (records), stream_format.h (the
 // stream written here).
 #include "raw_dump.h"
 
@@ -8,9 +8,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "dump_format.h"
-#include "record_format.h"
-#include "stream_format.h"
+#include "format/dump_format.h"
+#include "format/record_format.h"
+#include "format/stream_format.h"
 
 namespace mabutrace::host {
 namespace {

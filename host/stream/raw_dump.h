@@ -4,7 +4,7 @@
 // convert` handle it like a captured stream (R-C3, docs/raw-dump.md).
 //
 // The dump is searched for the DumpDescriptor that mabutrace_init wrote
-// (src/runtime/dump_format.h); it gives the buffer geometry and the field
+// (src/format/dump_format.h); it gives the buffer geometry and the field
 // layout. Name pointers are resolved through the firmware ELF. Errors carry
 // the byte offset in the dump file:
 // - fatal (no descriptor, unknown version, geometry outside the dump): the

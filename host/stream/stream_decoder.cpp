@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "record_format.h"
-#include "stream_format.h"
+#include "format/record_format.h"
+#include "format/stream_format.h"
 
 namespace mabutrace::host {
 

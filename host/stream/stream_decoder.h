@@ -27,7 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "record_format.h"
+#include "format/record_format.h"
 
 namespace mabutrace::host {
 
@@ -50,7 +50,7 @@ struct StreamInfo {
   std::string process_name;
 };
 
-// The record types of src/runtime/record_format.h (the stream carries the
+// The record types of src/format/record_format.h (the stream carries the
 // ring buffer's own records); the decoder never yields kTimeBase.
 using EventType = ::mabutrace::RecordType;
 

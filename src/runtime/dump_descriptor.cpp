@@ -4,10 +4,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "dump_format.h"
+#include "../format/dump_format.h"
 #include "mabutrace/mabutrace.h"
 #include "ring_buffer.h"
-#include "stream_format.h"
+#include "../format/stream_format.h"
 
 extern "C" {
 volatile mabutrace_dump_region_t mabutrace_dump_region = {nullptr, 0};

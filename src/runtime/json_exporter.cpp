@@ -25,8 +25,8 @@
 //
 // The per-thread rules above live in trace_walker.h; this file only formats.
 // Memory: the export workspace (snapshot.h).
-#include "chrome_colors.h"
-#include "json_out.h"
+#include "../format/chrome_colors.h"
+#include "../format/json_out.h"
 #include "mabutrace/mabutrace.h"
 #include "trace_walker.h"
 

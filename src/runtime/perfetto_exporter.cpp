@@ -25,13 +25,13 @@
 // process track.
 #include <string.h>
 
-#include "json_out.h"
+#include "../format/json_out.h"
 #include "mabutrace/mabutrace.h"
-#include "perfetto_fields.h"
-#include "perfetto_sequence.h"
-#include "proto_out.h"
+#include "../format/perfetto_fields.h"
+#include "../format/perfetto_sequence.h"
+#include "../format/proto_out.h"
 #include "trace_walker.h"
-#include "utf8.h"
+#include "../format/utf8.h"
 
 namespace mabutrace {
 namespace {
@@ -339,20 +339,7 @@ class PerfettoSink final : public TraceSink {
   void Name(uint32_t field, const char* s) {
     if (!s) s = "(null)";
     const uint32_t slot = p_.Begin(field);  // a string is length-delimited too
-    size_t written = 0;
-    for (auto* c = reinterpret_cast<const unsigned char*>(s); *c;) {
-      const unsigned n = Utf8Length(c);
-      const unsigned out = n ? n : 3;
-      if (written + out > kMaxName) break;
-      if (n) {
-        p_.Raw(c, n);
-        c += n;
-      } else {
-        p_.Raw(kReplacementChar, 3);
-        ++c;
-      }
-      written += out;
-    }
+    PutValidUtf8(s, strlen(s), kMaxName, [this](const char* d, size_t n) { p_.Raw(d, n); });
     p_.End(slot);
   }
 

@@ -8,7 +8,7 @@
 
 #include "mabutrace/mabutrace.h"
 #include "port.h"
-#include "record_format.h"
+#include "../format/record_format.h"
 #include "ring_buffer.h"
 #include "snapshot.h"
 #include "stream_writer.h"

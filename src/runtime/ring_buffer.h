@@ -30,7 +30,7 @@
 #include <atomic>
 
 #include "mabutrace/mabutrace.h"
-#include "dump_format.h"
+#include "../format/dump_format.h"
 #include "port.h"
 
 namespace mabutrace {

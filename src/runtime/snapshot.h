@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "record_format.h"
+#include "../format/record_format.h"
 #include "ring_buffer.h"
 
 namespace mabutrace {

@@ -13,10 +13,10 @@
 
 #include <new>
 
-#include "record_format.h"
+#include "../format/record_format.h"
 #include "ring_buffer.h"
 #include "snapshot.h"
-#include "stream_format.h"
+#include "../format/stream_format.h"
 
 namespace mabutrace {
 namespace {

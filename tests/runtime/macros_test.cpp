@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "chrome_colors.h"
+#include "format/chrome_colors.h"
 #include "mabutrace/mabutrace.h"
 #include "test_util.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "mabutrace/mabutrace.h"
-#include "record_format.h"
-#include "stream_format.h"
+#include "format/record_format.h"
+#include "format/stream_format.h"
 #include "stream_test_util.h"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "mabutrace/mabutrace.h"
-#include "stream_format.h"
+#include "format/stream_format.h"
 #include "stream_test_util.h"
 #include "test_util.h"
 

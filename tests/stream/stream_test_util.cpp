@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "stream_format.h"
+#include "format/stream_format.h"
 
 namespace mt_stream {
 

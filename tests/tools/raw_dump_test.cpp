@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "child_process.h"
-#include "dump_format.h"
+#include "format/dump_format.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

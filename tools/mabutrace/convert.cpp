@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "raw_dump.h"
-#include "stream_format.h"
+#include "format/stream_format.h"
 
 namespace mabutrace::cli {
 

@@ -8,8 +8,8 @@
 // is then moved back 3 bytes to use a 1-byte length, which keeps .pftrace
 // files small. A message that does not fit sets overflow(); the caller
 // drops it.
-#ifndef MABUTRACE_RUNTIME_PROTO_OUT_H
-#define MABUTRACE_RUNTIME_PROTO_OUT_H
+#ifndef MABUTRACE_FORMAT_PROTO_OUT_H
+#define MABUTRACE_FORMAT_PROTO_OUT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -106,4 +106,4 @@ class ProtoOut {
 
 }  // namespace mabutrace
 
-#endif  // MABUTRACE_RUNTIME_PROTO_OUT_H
+#endif  // MABUTRACE_FORMAT_PROTO_OUT_H

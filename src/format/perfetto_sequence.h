@@ -12,8 +12,8 @@
 //   goes back in time names the default clock and an absolute time instead
 //   (it does not disturb the delta chain). Interning is per sequence.
 // This is what makes a .pftrace several times smaller than the JSON.
-#ifndef MABUTRACE_RUNTIME_PERFETTO_SEQUENCE_H
-#define MABUTRACE_RUNTIME_PERFETTO_SEQUENCE_H
+#ifndef MABUTRACE_FORMAT_PERFETTO_SEQUENCE_H
+#define MABUTRACE_FORMAT_PERFETTO_SEQUENCE_H
 
 #include <stdint.h>
 
@@ -76,4 +76,4 @@ inline void WriteSequencePacketHead(ProtoOut& p, uint32_t seq, uint64_t* last_ns
 
 }  // namespace mabutrace::pb
 
-#endif  // MABUTRACE_RUNTIME_PERFETTO_SEQUENCE_H
+#endif  // MABUTRACE_FORMAT_PERFETTO_SEQUENCE_H

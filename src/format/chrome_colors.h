@@ -3,8 +3,8 @@
 // color_scheme.html). Any other name makes Catapult's import throw, so the
 // JSON exporter only ever writes one of these. Perfetto ignores cname; the
 // exact RGB goes to args.color.
-#ifndef MABUTRACE_RUNTIME_CHROME_COLORS_H
-#define MABUTRACE_RUNTIME_CHROME_COLORS_H
+#ifndef MABUTRACE_FORMAT_CHROME_COLORS_H
+#define MABUTRACE_FORMAT_CHROME_COLORS_H
 
 #include <stdint.h>
 
@@ -63,4 +63,4 @@ inline const char* NearestReservedColor(uint32_t rgb) {
 
 }  // namespace mabutrace
 
-#endif  // MABUTRACE_RUNTIME_CHROME_COLORS_H
+#endif  // MABUTRACE_FORMAT_CHROME_COLORS_H

@@ -5,8 +5,8 @@
 //
 // C++17, header only, no dependencies beyond <stdint.h>: it is compiled into
 // the runtime (no heap, no exceptions) and into host tools.
-#ifndef MABUTRACE_RUNTIME_STREAM_FORMAT_H
-#define MABUTRACE_RUNTIME_STREAM_FORMAT_H
+#ifndef MABUTRACE_FORMAT_STREAM_FORMAT_H
+#define MABUTRACE_FORMAT_STREAM_FORMAT_H
 
 #include <stdint.h>
 
@@ -62,4 +62,4 @@ constexpr uint32_t kMaxStringBytes = 65535;
 
 }  // namespace mabutrace::stream
 
-#endif  // MABUTRACE_RUNTIME_STREAM_FORMAT_H
+#endif  // MABUTRACE_FORMAT_STREAM_FORMAT_H

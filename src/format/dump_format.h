@@ -13,8 +13,8 @@
 // All fields are in the device's byte order (`endianness`), at fixed
 // offsets (static_asserts below); offsets are bytes from the start of the
 // memory block, whose device address is `block_address`.
-#ifndef MABUTRACE_RUNTIME_DUMP_FORMAT_H
-#define MABUTRACE_RUNTIME_DUMP_FORMAT_H
+#ifndef MABUTRACE_FORMAT_DUMP_FORMAT_H
+#define MABUTRACE_FORMAT_DUMP_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -83,4 +83,4 @@ static_assert(sizeof(DumpDescriptor) == 200);
 
 }  // namespace mabutrace::dump
 
-#endif  // MABUTRACE_RUNTIME_DUMP_FORMAT_H
+#endif  // MABUTRACE_FORMAT_DUMP_FORMAT_H

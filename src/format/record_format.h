@@ -23,8 +23,8 @@
 // Sizes: scope begin 16 bytes, end 8, instant 16, counter 24, flow 24
 // (+8 with a color). 40 delta bits are 18 minutes of 1 ns ticks; a thread
 // that is quiet for longer writes a kTimeBase record first.
-#ifndef MABUTRACE_RUNTIME_RECORD_FORMAT_H
-#define MABUTRACE_RUNTIME_RECORD_FORMAT_H
+#ifndef MABUTRACE_FORMAT_RECORD_FORMAT_H
+#define MABUTRACE_FORMAT_RECORD_FORMAT_H
 
 #include <stdint.h>
 
@@ -86,4 +86,4 @@ inline unsigned RecordWords(uint64_t header) {
 
 }  // namespace mabutrace
 
-#endif  // MABUTRACE_RUNTIME_RECORD_FORMAT_H
+#endif  // MABUTRACE_FORMAT_RECORD_FORMAT_H

@@ -1,11 +1,8 @@
 // json_out.h: a JSON text writer over a fixed staging buffer that is handed
 // to a mabutrace_write_fn whenever it fills. No allocation, no printf.
-//
-// Strings follow trace-formats.md §1.9: '"', '\\' and U+0000..U+001F are
-// escaped; other bytes pass as UTF-8, and bytes that are not valid UTF-8
-// become U+FFFD so that a viewer's JSON.parse never fails on a name.
-#ifndef MABUTRACE_RUNTIME_JSON_OUT_H
-#define MABUTRACE_RUNTIME_JSON_OUT_H
+// Strings go through the toolkit's one escaper (json_escape.h).
+#ifndef MABUTRACE_FORMAT_JSON_OUT_H
+#define MABUTRACE_FORMAT_JSON_OUT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -75,8 +72,10 @@ class JsonOut {
     Char('#');
     for (int shift = 20; shift >= 0; shift -= 4) Char(kDigits[(rgb >> shift) & 0xF]);
   }
-  // A quoted string; NULL is written as "(null)".
+  // A quoted string (json_escape.h); NULL is written as "(null)".
   void String(const char* s);
+  // s[0 .. n) quoted; an embedded NUL is written as \u0000.
+  void String(const char* s, size_t n);
 
  private:
   char* buf_;
@@ -90,4 +89,4 @@ class JsonOut {
 
 }  // namespace mabutrace
 
-#endif  // MABUTRACE_RUNTIME_JSON_OUT_H
+#endif  // MABUTRACE_FORMAT_JSON_OUT_H

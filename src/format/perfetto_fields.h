@@ -3,8 +3,8 @@
 // host/export/perfetto_writer.cpp). Source: perfetto_trace.proto in
 // ../shared/reference/perfetto/ (snapshot ec5d16b), summarised in
 // trace-formats.md Part 2.
-#ifndef MABUTRACE_RUNTIME_PERFETTO_FIELDS_H
-#define MABUTRACE_RUNTIME_PERFETTO_FIELDS_H
+#ifndef MABUTRACE_FORMAT_PERFETTO_FIELDS_H
+#define MABUTRACE_FORMAT_PERFETTO_FIELDS_H
 
 #include <stdint.h>
 
@@ -45,4 +45,4 @@ constexpr uint32_t kUnitCount = 2;
 
 }  // namespace mabutrace::pb
 
-#endif  // MABUTRACE_RUNTIME_PERFETTO_FIELDS_H
+#endif  // MABUTRACE_FORMAT_PERFETTO_FIELDS_H
