@@ -18,7 +18,7 @@ set(MABUTRACE_FORMAT_SOURCES
   src/format/json_out.cpp)
 set(MABUTRACE_RECORDER_SOURCES
   src/runtime/recorder.cpp
-  src/runtime/snapshot.cpp
+  src/runtime/chunk_reader.cpp
   src/runtime/stream_writer.cpp
   src/runtime/dump_descriptor.cpp)
 set(MABUTRACE_EXPORTER_SOURCES

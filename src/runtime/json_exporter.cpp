@@ -24,7 +24,7 @@
 // arrow even though link ids (16 bit) cycle.
 //
 // The per-thread rules above live in trace_walker.h; this file only formats.
-// Memory: the export workspace (snapshot.h).
+// Memory: the export workspace (export_workspace.h).
 #include "../format/chrome_colors.h"
 #include "../format/json_out.h"
 #include "mabutrace/mabutrace.h"

@@ -10,7 +10,7 @@
 #include "port.h"
 #include "../format/record_format.h"
 #include "ring_buffer.h"
-#include "snapshot.h"
+#include "chunk_reader.h"
 #include "stream_writer.h"
 
 #define MT_LIKELY(x) __builtin_expect(!!(x), 1)

@@ -93,7 +93,7 @@ using NamesLock = port::IrqLock;
 using NamesLock = SpinLock;
 #endif
 
-struct ExportWorkspace;  // exporter memory, carved at init (json_exporter.h)
+struct ExportWorkspace;  // reader memory, carved at init (export_workspace.h)
 
 // Everything init sets up; lives in the one allocation of init.
 struct Runtime {

@@ -15,7 +15,7 @@
 
 #include "../format/record_format.h"
 #include "ring_buffer.h"
-#include "snapshot.h"
+#include "chunk_reader.h"
 #include "../format/stream_format.h"
 
 namespace mabutrace {
@@ -232,7 +232,7 @@ void Flush(const Runtime& rt, StreamState& s) {
     const uint64_t seq = TagSeq(rt.chunks[i].tag.load(std::memory_order_acquire));
     if (s.sent[i].seq != 0 && seq != s.sent[i].seq) Retire(s, i);
   }
-  Snapshot snap(rt);
+  ChunkReader snap(rt);
   for (uint32_t k = 0; k < snap.size(); ++k) {
     ChunkCopy info;
     if (!snap.Load(k, &info)) continue;  // recycled: the runtime counts it

@@ -14,13 +14,13 @@
 // - a thread whose chunk was recycled during the walk has its open scopes
 //   closed (flag "truncated").
 // It makes two passes: the first marks the flow starts present, the second
-// calls the sink. Memory: the export workspace (snapshot.h).
+// calls the sink. Memory: the export workspace (export_workspace.h).
 #ifndef MABUTRACE_RUNTIME_TRACE_WALKER_H
 #define MABUTRACE_RUNTIME_TRACE_WALKER_H
 
 #include <stdint.h>
 
-#include "snapshot.h"
+#include "chunk_reader.h"
 
 namespace mabutrace {
 
@@ -103,7 +103,7 @@ class TraceWalker {
 
   const Runtime& rt_;
   ExportWorkspace& ws_;
-  Snapshot snap_;
+  ChunkReader snap_;
   TraceSink* sink_ = nullptr;
   WalkCounts counts_;
   uint64_t end_ns_ = 0;

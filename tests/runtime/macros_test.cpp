@@ -1,5 +1,5 @@
 // Every C++ macro: the record it leaves in the ring buffer (read back through
-// mabutrace::Snapshot) and the JSON the exporter writes for it (R-A1..R-A6).
+// mabutrace::ChunkReader) and the JSON the exporter writes for it (R-A1..R-A6).
 #include <gtest/gtest.h>
 #include <string.h>
 #include <sys/sysinfo.h>

@@ -207,7 +207,7 @@ void RunStress(bool flows) {
 // position and claiming its chunk let others recycle newer chunks first
 // (AcquireChunk now claims before it advances the position), and the export
 // listed chunks taken while it was listing, leaving holes in a thread's run
-// (the Snapshot now lists only chunks taken before it began).
+// (the ChunkReader now lists only chunks taken before it began).
 TEST(Stress, WritersAndConcurrentExports) { RunStress(false); }
 
 // The same with flow arrows between the writers: never an "f" without its

@@ -21,7 +21,7 @@ ReadResult ReadAll() {
   if (!rt) return res;
   res.initialized = true;
   {
-    mabutrace::Snapshot snap(*rt);
+    mabutrace::ChunkReader snap(*rt);
     res.chunks_listed = snap.size();
     for (uint32_t i = 0; i < snap.size(); ++i) {
       mabutrace::ChunkCopy info;

@@ -1,7 +1,7 @@
 // test_util.h: helpers shared by the runtime tests.
 //
 // - ReadRecords(): what the ring buffer holds, decoded through
-//   mabutrace::Snapshot (the same reader the exporters use).
+//   mabutrace::ChunkReader (the same reader the exporters use).
 // - ExportJson(): mabutrace_export_json into a string, parsed strictly with
 //   nlohmann::json, then checked against every rule json_exporter.cpp
 //   promises (CheckTrace). Failures are reported with ADD_FAILURE, so a
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "mabutrace/mabutrace.h"
-#include "snapshot.h"
+#include "chunk_reader.h"
 
 namespace mt_test {
 

@@ -1,5 +1,5 @@
-// snapshot.cpp: consistent copies of chunks under their sequence lock.
-#include "snapshot.h"
+// chunk_reader.cpp: consistent copies of chunks under their sequence lock.
+#include "chunk_reader.h"
 
 #include <algorithm>
 
@@ -35,7 +35,7 @@ bool CopyChunk(const Runtime& rt, uint32_t index, uint64_t* words, ChunkCopy* ou
   return true;
 }
 
-Snapshot::Snapshot(const Runtime& rt) : rt_(rt) {
+ChunkReader::ChunkReader(const Runtime& rt) : rt_(rt) {
   // Only chunks taken before the listing began: the listing reads one chunk
   // after another, so a chunk taken meanwhile may land where the listing has
   // already been while the same thread's next one lands ahead of it, which
@@ -52,7 +52,7 @@ Snapshot::Snapshot(const Runtime& rt) : rt_(rt) {
             [](const ChunkRef& a, const ChunkRef& b) { return a.seq < b.seq; });
 }
 
-bool Snapshot::Load(uint32_t i, ChunkCopy* info) const {
+bool ChunkReader::Load(uint32_t i, ChunkCopy* info) const {
   const ChunkRef& r = ref(i);
   if (!CopyChunk(rt_, r.index, rt_.workspace->copy, info)) return false;
   return info->seq == r.seq;

@@ -1,0 +1,88 @@
+// export_workspace.h: the memory readers of the ring buffer use (the
+// exporters, the trace walker, the binary stream writer), reserved at init
+// so that exporting allocates nothing. Sizes: docs/runtime.md.
+#ifndef MABUTRACE_RUNTIME_EXPORT_WORKSPACE_H
+#define MABUTRACE_RUNTIME_EXPORT_WORKSPACE_H
+
+#include <stdint.h>
+
+#include "ring_buffer.h"
+
+namespace mabutrace {
+
+// A chunk in use, as a ChunkReader listed it (chunk_reader.h).
+struct ChunkRef {
+  uint64_t seq;
+  uint32_t index;
+  uint32_t thread;  // slot | slot gen << 16, as the chunk said when listed
+};
+
+// Per-thread state of an exporter (json_exporter, tests).
+struct OpenScope {
+  const char* name;
+  uint64_t ns;      // begin time, ns since the trace origin
+};
+
+// Event-name iids a Perfetto thread sequence has interned, direct-mapped
+// by iid: a collision only re-sends a name (same iid, same text).
+constexpr uint32_t kSentIids = 32;
+
+struct ThreadState {
+  uint32_t key = 0;          // slot | gen << 16 of the thread it tracks
+  uint32_t tid = 0;
+  bool seen = false;
+  uint32_t depth = 0;        // open scopes on `stack`
+  uint32_t too_deep = 0;     // open scopes past max_depth (not drawn)
+  uint64_t last_ns = 0;      // last time written on this thread
+  OpenScope* stack = nullptr;
+  // The Perfetto exporter's packet sequence of this thread
+  // (perfetto_sequence.h): its incremental clock, and names interned on it.
+  uint64_t seq_ns = 0;
+  uint16_t sent_iids[kSentIids] = {};
+  uint64_t sent_colors = 0;  // bit i: color string iid i + 1 interned on it
+};
+
+// An interned name of the protobuf exporter (pointer identity).
+struct InternEntry {
+  const char* name;
+  uint32_t iid;      // 0 = empty slot
+  uint32_t flags;    // exporter-defined (e.g. counter track described)
+};
+
+// A flow end met before its start was written (trace_walker.h).
+struct FlowEnd {
+  uint32_t tid;
+  uint32_t key;   // the thread's slot | gen << 16
+  uint32_t flow;
+  uint64_t ns;
+};
+
+struct StreamState;  // stream_writer.h
+
+// Memory for readers, reserved at init (sizes in docs/runtime.md).
+struct ExportWorkspace {
+  ChunkRef* order;           // num_chunks entries
+  uint64_t* copy;            // chunk_words words
+  ThreadState* threads;      // max_threads entries
+  OpenScope* stacks;         // max_threads * max_depth entries
+  uint64_t* flow_present;    // flow starts in the buffer (trace_walker.h)
+  uint64_t* flow_written;    // flow starts written by this export
+  uint32_t flow_window;      // bits of each bitmap: the newest flows checked
+  FlowEnd* deferred;         // flow ends waiting for their start
+  uint32_t deferred_cap;
+  char* out;                 // output staging buffer
+  uint32_t out_cap;
+  uint8_t* packet;           // one protobuf packet being encoded
+  uint32_t packet_cap;
+  InternEntry* interned;     // open-addressing table, power-of-two size
+  uint32_t intern_cap;
+  StreamState* stream;       // binary stream state kept between flushes (stream_writer.h)
+};
+
+constexpr uint32_t kExportOutBytes = 4096;
+constexpr uint32_t kExportPacketBytes = 2048;
+constexpr uint32_t kExportInternEntries = 512;
+
+}  // namespace mabutrace
+
+#endif  // MABUTRACE_RUNTIME_EXPORT_WORKSPACE_H
