@@ -15,7 +15,9 @@
 #                               (Chrome JSON, Perfetto); they need the
 #                               format sources too
 set(MABUTRACE_FORMAT_SOURCES
-  src/format/json_out.cpp)
+  src/format/json_out.cpp
+  src/format/chrome_json_writer.cpp
+  src/format/perfetto_writer.cpp)
 set(MABUTRACE_RECORDER_SOURCES
   src/runtime/recorder.cpp
   src/runtime/chunk_reader.cpp

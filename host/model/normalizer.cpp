@@ -1,4 +1,6 @@
 // normalizer.cpp: see trace_model.h (Normalizer).
+#include "format/trace_rules.h"
+#include "format/trace_vocabulary.h"
 #include "trace_model.h"
 
 namespace mabutrace::model {
@@ -47,8 +49,7 @@ void Normalizer::OnEnd(Track t, std::string_view, uint64_t ns, std::string_view 
     ++orphan_ends_;  // its begin came before the capture started
     return;
   }
-  if (ns <= s.begins.back()) ns = s.begins.back() + 1;
-  ns = Clamp(s, ns);
+  ns = Clamp(s, format::EndTime(s.begins.back(), ns));
   out_.OnEnd(t, s.stack.back(), ns, flag);
   s.stack.pop_back();
   s.begins.pop_back();
@@ -73,42 +74,47 @@ void Normalizer::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
     ++flow_ends_dropped_;  // an arrow needs both ends
     return;
   }
-  // A deferred end keeps its own time: it binds to the slice open then.
-  ThreadState& s = State(t);
+  // A late end keeps its own time: it binds to the slice open then.
+  State(t);
   if (ns > max_ns_) max_ns_ = ns;
   out_.OnFlow(t, start, id, ns);
-  (void)s;
 }
 
 void Normalizer::FlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
                            uint32_t cpu, uint32_t color) {
   ThreadState& s = State(t);
   ns = Clamp(s, ns);
-  const bool enclosed = !s.stack.empty();
-  if (!enclosed) {
-    // A flow binds to the enclosing slice: give it one.
-    OnBegin(t, name.empty() ? (start ? "flow_out" : "flow_in") : name, ns, cpu, color);
-  } else if (!name.empty()) {
-    OnInstant(t, name, ns, cpu, color);
-  }
-  if (id) OnFlow(t, start, id, ns);
-  if (!enclosed) OnEnd(t, "", ns + 1, "");
+  format::FlowPoint(*this, t, start, id, name, ns, cpu, color, !s.stack.empty());
+}
+
+void Normalizer::OnMetadata(std::string_view key, int64_t value) {
+  meta_.push_back({std::string(key), false, value, {}});
+}
+
+void Normalizer::OnMetadata(std::string_view key, std::string_view value) {
+  meta_.push_back({std::string(key), true, 0, std::string(value)});
 }
 
 bool Normalizer::Finish() {
   for (auto& [key, s] : threads_) {
     while (!s.stack.empty()) {
       ++open_closed_;
-      uint64_t ns = max_ns_ > s.begins.back() ? max_ns_ : s.begins.back() + 1;
-      ns = Clamp(s, ns);
-      out_.OnEnd(s.track, s.stack.back(), ns, "open_at_end");
+      const uint64_t ns = Clamp(s, format::EndTime(s.begins.back(), max_ns_));
+      out_.OnEnd(s.track, s.stack.back(), ns, format::flag::kOpenAtEnd);
       s.stack.pop_back();
       s.begins.pop_back();
     }
   }
-  out_.OnMetadata("orphan_ends", int64_t(orphan_ends_));
-  out_.OnMetadata("open_closed", int64_t(open_closed_));
-  out_.OnMetadata("flow_ends_without_start", int64_t(flow_ends_dropped_));
+  for (const Meta& m : meta_) {
+    if (m.is_string) {
+      out_.OnMetadata(m.key, m.text);
+    } else {
+      out_.OnMetadata(m.key, m.number);
+    }
+  }
+  out_.OnMetadata(format::stat::kOrphanScopeEnds, int64_t(orphan_ends_));
+  out_.OnMetadata(format::stat::kOpenScopesClosed, int64_t(open_closed_));
+  out_.OnMetadata(format::stat::kFlowEndsWithoutStart, int64_t(flow_ends_dropped_));
   return out_.Finish();
 }
 

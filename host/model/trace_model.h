@@ -1,67 +1,43 @@
 // trace_model.h: the streaming host trace model (R-E1).
 //
-// Every decoder feeds an EventSink and every exporter implements one, so a
+// Every decoder feeds an EventSink and every writer implements one, so a
 // decoder and a writer are joined without holding the trace in memory.
-// Times are ns since the trace origin (uint64). A Track names where an
-// event goes: a thread (pid, tid). Counters live on their thread's process
-// and are keyed by name. Flows join two points by a 64-bit id.
+// The events, their units and the sink are the format layer's
+// (format/trace_events.h): the same vocabulary the device export uses, so
+// the device's writers (format/chrome_json_writer.h, perfetto_writer.h)
+// serve the host unchanged.
 //
-// Writers may assume the walker's rules (src/runtime/trace_walker.h): per
-// track, B/E balanced with the same name, an end after its begin, times
-// never backwards, flow ends only after their start was passed on. Inputs
-// that do not guarantee them (a stream captured mid-scope, say) go through
-// Normalizer first, which enforces them.
+// Writers may assume the rules of format/trace_rules.h. Inputs that do not
+// guarantee them (a stream captured mid-scope, a decoder's timeline) go
+// through Normalizer first, which enforces them.
 #ifndef MABUTRACE_HOST_MODEL_TRACE_MODEL_H
 #define MABUTRACE_HOST_MODEL_TRACE_MODEL_H
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
+
+#include "format/trace_events.h"
 
 namespace mabutrace::model {
 
-struct Track {
-  uint32_t pid = 0;
-  uint32_t tid = 0;
-  bool operator==(const Track&) const = default;
-};
+using Track = format::Track;
+using EventSink = format::EventSink;
 
-// The sink. string_views are valid only during the call. colors are
-// 0x1000000 | 0xRRGGBB when set, else 0.
-class EventSink {
- public:
-  virtual ~EventSink() = default;
-  // Before any event of the process / thread.
-  virtual void OnProcess(uint32_t pid, std::string_view name) = 0;
-  virtual void OnThread(Track t, std::string_view name) = 0;
-  virtual void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) = 0;
-  // `flag` is empty for a recorded end, else why the end was synthesized
-  // (e.g. "open_at_end").
-  virtual void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) = 0;
-  virtual void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) = 0;
-  virtual void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) = 0;
-  // One end of arrow `id` (never 0), bound to the slice open on `t` at `ns`.
-  virtual void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) = 0;
-  // A key/value of the trace's metadata (statistics, clock, ...).
-  virtual void OnMetadata(std::string_view key, int64_t value) = 0;
-  virtual void OnMetadata(std::string_view key, std::string_view value) = 0;
-  // The trace ended: write trailers and flush. Returns false if writing failed.
-  virtual bool Finish() = 0;
-};
-
-// Enforces the walker's rules on any input, then forwards to `out`:
-// - an end with no open begin on its track is dropped (orphan_ends);
+// Enforces format/trace_rules.h on any input, then forwards to `out`:
+// - an end with no open begin on its track is dropped (orphan_scope_ends);
 // - an end takes the name of its begin and lands >= begin + 1 ns;
 // - a track's times never go backwards (clamped up);
-// - a flow end whose start was not passed on is dropped;
+// - a flow end whose start was not passed on is dropped
+//   (flow_ends_without_start);
 // - a flow point with no slice open gets a 1 ns carrier slice;
-// - Finish() closes open slices at the last time seen (flag "open_at_end")
-//   and adds the repair counts as metadata.
+// - metadata is held until Finish(), which closes open slices at the last
+//   time seen (flag open_at_end), then passes the metadata on, then the
+//   repair counts (format::stat keys).
 // Threads not announced with OnThread are announced on first use.
 class Normalizer final : public EventSink {
  public:
@@ -80,11 +56,12 @@ class Normalizer final : public EventSink {
   void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) override;
   void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) override;
-  void OnMetadata(std::string_view key, int64_t value) override { out_.OnMetadata(key, value); }
-  void OnMetadata(std::string_view key, std::string_view value) override {
-    out_.OnMetadata(key, value);
-  }
+  void OnMetadata(std::string_view key, int64_t value) override;
+  void OnMetadata(std::string_view key, std::string_view value) override;
   bool Finish() override;
+  // An arrow end the producer could not resolve to its start: counted as
+  // one dropped by the Normalizer.
+  void FlowEndWithoutStart() { ++flow_ends_dropped_; }
 
   uint64_t orphan_ends() const { return orphan_ends_; }
   uint64_t open_closed() const { return open_closed_; }
@@ -104,6 +81,13 @@ class Normalizer final : public EventSink {
   std::unordered_set<uint32_t> processes_;
   std::map<std::pair<uint32_t, uint32_t>, ThreadState> threads_;
   std::unordered_set<uint64_t> flow_starts_;
+  struct Meta {
+    std::string key;
+    bool is_string;
+    int64_t number;
+    std::string text;
+  };
+  std::vector<Meta> meta_;
   uint64_t max_ns_ = 0;
   uint64_t orphan_ends_ = 0, open_closed_ = 0, flow_ends_dropped_ = 0;
 };

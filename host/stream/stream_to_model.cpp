@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "format/trace_vocabulary.h"
+
 namespace mabutrace::host {
 
 StreamToModel::StreamToModel(model::EventSink& out)
@@ -63,18 +65,22 @@ void StreamToModel::OnEvent(const Event& e) {
 Status StreamToModel::Finish() {
   Status s = dec_.Finish();
   for (const PendingEnd& p : pending_) {
-    // 0 again: the start was lost; the Normalizer drops it and counts it.
     const uint32_t id = Resolve(p.link, p.newest);
-    if (id) norm_.OnFlow(p.t, false, id, p.ns);
+    if (id) {
+      norm_.OnFlow(p.t, false, id, p.ns);
+    } else {
+      norm_.FlowEndWithoutStart();  // its start was lost: the point stays, no arrow
+    }
   }
+  namespace stat = format::stat;
   const StreamInfo& info = dec_.info();
-  norm_.OnMetadata("clock_hz", int64_t(info.clock_hz));
-  norm_.OnMetadata("stream_version", int64_t(info.version));
-  norm_.OnMetadata("stream_events", int64_t(dec_.events()));
-  norm_.OnMetadata("lost_records", int64_t(dec_.lost_records()));
-  norm_.OnMetadata("dropped_records", int64_t(dec_.dropped_records()));
-  norm_.OnMetadata("damaged_records", int64_t(dec_.record_errors().size()));
-  if (!s.ok) norm_.OnMetadata("stream_error", s.message);
+  norm_.OnMetadata(stat::kClockHz, int64_t(info.clock_hz));
+  norm_.OnMetadata(stat::kStreamVersion, int64_t(info.version));
+  norm_.OnMetadata(stat::kStreamEvents, int64_t(dec_.events()));
+  norm_.OnMetadata(stat::kLostRecords, int64_t(dec_.lost_records()));
+  norm_.OnMetadata(stat::kDroppedRecords, int64_t(dec_.dropped_records()));
+  norm_.OnMetadata(stat::kDamagedRecords, int64_t(dec_.record_errors().size()));
+  if (!s.ok) norm_.OnMetadata(stat::kStreamError, s.message);
   write_ok_ = norm_.Finish();
   return s;
 }

@@ -1,45 +1,20 @@
-// json_out.h: a JSON text writer over a fixed staging buffer that is handed
-// to a mabutrace_write_fn whenever it fills. No allocation, no printf.
-// Strings go through the toolkit's one escaper (json_escape.h).
+// json_out.h: JSON text primitives over a ByteOut (byte_out.h): numbers
+// without printf, exact microseconds, colors, and strings through the
+// toolkit's one escaper (json_escape.h). No allocation.
 #ifndef MABUTRACE_FORMAT_JSON_OUT_H
 #define MABUTRACE_FORMAT_JSON_OUT_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
-#include "mabutrace/mabutrace.h"
+#include "byte_out.h"
 
 namespace mabutrace {
 
-class JsonOut {
+class JsonOut : public ByteOut {
  public:
-  JsonOut(char* buf, uint32_t cap, mabutrace_write_fn write, void* user)
-      : buf_(buf), cap_(cap), write_(write), user_(user) {}
+  using ByteOut::ByteOut;
 
-  bool failed() const { return failed_; }
-  uint64_t bytes() const { return total_ + len_; }
-
-  void Flush() {
-    if (len_ && !failed_ && write_(user_, buf_, len_) != 0) failed_ = true;
-    total_ += len_;
-    len_ = 0;
-  }
-  void Raw(const char* s, size_t n) {
-    while (n) {
-      if (len_ == cap_) Flush();
-      size_t k = cap_ - len_ < n ? cap_ - len_ : n;
-      memcpy(buf_ + len_, s, k);
-      len_ += uint32_t(k);
-      s += k;
-      n -= k;
-    }
-  }
-  void Raw(const char* s) { Raw(s, strlen(s)); }
-  void Char(char c) {
-    if (len_ == cap_) Flush();
-    buf_[len_++] = c;
-  }
   void U64(uint64_t v) {
     char tmp[20];
     int n = 0;
@@ -67,6 +42,7 @@ class JsonOut {
     Char(char('0' + frac / 10 % 10));
     Char(char('0' + frac % 10));
   }
+  // "#rrggbb" without the quotes.
   void Hex6(uint32_t rgb) {
     static const char kDigits[] = "0123456789abcdef";
     Char('#');
@@ -76,15 +52,6 @@ class JsonOut {
   void String(const char* s);
   // s[0 .. n) quoted; an embedded NUL is written as \u0000.
   void String(const char* s, size_t n);
-
- private:
-  char* buf_;
-  uint32_t cap_;
-  uint32_t len_ = 0;
-  uint64_t total_ = 0;
-  mabutrace_write_fn write_;
-  void* user_;
-  bool failed_ = false;
 };
 
 }  // namespace mabutrace

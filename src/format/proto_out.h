@@ -27,6 +27,7 @@ class ProtoOut {
   const uint8_t* data() const { return buf_; }
   uint32_t size() const { return len_; }
   bool overflow() const { return overflow_; }
+  uint32_t room() const { return cap_ - len_; }
 
   void Tag(uint32_t field, WireType wt) { Varint((uint64_t(field) << 3) | wt); }
   void Varint(uint64_t v) {

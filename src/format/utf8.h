@@ -36,27 +36,40 @@ inline unsigned Utf8Length(const unsigned char* s, size_t avail) {
 // U+FFFD, written in place of each byte that is not valid UTF-8.
 constexpr char kReplacementChar[] = "\xEF\xBF\xBD";
 
-// Calls put(const char* p, size_t n) with s[0 .. n) made valid UTF-8, in
-// pieces, stopping before a character that would take the output past
-// `max_bytes`. Returns the bytes put.
-template <class Put>
-size_t PutValidUtf8(const char* s, size_t n, size_t max_bytes, Put&& put) {
+// Bytes of s[0 .. n) to keep so that, made valid UTF-8, it takes at most
+// `max_out` bytes: whole characters only, each invalid byte counted as the
+// 3 bytes of its U+FFFD. Every writer cuts a name with it, so that a name
+// reads the same in every format.
+inline size_t Utf8Prefix(const char* s, size_t n, size_t max_out) {
   const auto* p = reinterpret_cast<const unsigned char*>(s);
   size_t i = 0, out = 0;
   while (i < n) {
     const unsigned k = Utf8Length(p + i, n - i);
-    const unsigned w = k ? k : 3;
-    if (out + w > max_bytes) break;
-    if (k) {
-      put(s + i, k);
-      i += k;
-    } else {
-      put(kReplacementChar, 3);
-      ++i;
-    }
+    const size_t w = k ? k : 3;
+    if (out + w > max_out) break;
+    i += k ? k : 1;
     out += w;
   }
-  return out;
+  return i;
+}
+
+// Calls put(const char* p, size_t n) with s[0 .. n) made valid UTF-8, in
+// pieces (runs of valid characters, and U+FFFD for each invalid byte).
+template <class Put>
+void PutValidUtf8(const char* s, size_t n, Put&& put) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s);
+  size_t run = 0, i = 0;
+  while (i < n) {
+    const unsigned k = Utf8Length(p + i, n - i);
+    if (k) {
+      i += k;
+      continue;
+    }
+    if (i > run) put(s + run, i - run);
+    put(kReplacementChar, 3);
+    run = ++i;
+  }
+  if (n > run) put(s + run, n - run);
 }
 
 }  // namespace mabutrace

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "../format/perfetto_sequence.h"
 #include "ring_buffer.h"
 
 namespace mabutrace {
@@ -23,10 +24,6 @@ struct OpenScope {
   uint64_t ns;      // begin time, ns since the trace origin
 };
 
-// Event-name iids a Perfetto thread sequence has interned, direct-mapped
-// by iid: a collision only re-sends a name (same iid, same text).
-constexpr uint32_t kSentIids = 32;
-
 struct ThreadState {
   uint32_t key = 0;          // slot | gen << 16 of the thread it tracks
   uint32_t tid = 0;
@@ -35,18 +32,17 @@ struct ThreadState {
   uint32_t too_deep = 0;     // open scopes past max_depth (not drawn)
   uint64_t last_ns = 0;      // last time written on this thread
   OpenScope* stack = nullptr;
-  // The Perfetto exporter's packet sequence of this thread
-  // (perfetto_sequence.h): its incremental clock, and names interned on it.
-  uint64_t seq_ns = 0;
-  uint16_t sent_iids[kSentIids] = {};
-  uint64_t sent_colors = 0;  // bit i: color string iid i + 1 interned on it
+  // The Perfetto export's track and packet sequence of this thread
+  // (format/perfetto_writer.h), kept by its tables (perfetto_exporter.cpp).
+  format::PerfettoSequence sequence = {};
 };
 
-// An interned name of the protobuf exporter (pointer identity).
+// An entry of the protobuf export's intern table (perfetto_exporter.cpp):
+// an event name by address, or a counter track by text.
 struct InternEntry {
-  const char* name;
-  uint32_t iid;      // 0 = empty slot
-  uint32_t flags;    // exporter-defined (e.g. counter track described)
+  const char* name;  // nullptr = empty slot
+  uint32_t value;    // the name's iid, or the counter track's uuid
+  uint32_t kind;     // perfetto_exporter.cpp's InternKind
 };
 
 // A flow end met before its start was written (trace_walker.h).

@@ -1,49 +1,70 @@
 // trace_walker.cpp: the per-thread rules shared by every exporter.
+#include "../format/trace_events.h"
+#if MABUTRACE_FORMAT_WRITERS  // C++17: see trace_events.h
+
 #include "trace_walker.h"
 
 #include <string.h>
 
+#include "../format/trace_rules.h"
+
 namespace mabutrace {
 
-size_t CollectExportStats(const Runtime& rt, const WalkCounts& counts, StatItem* out) {
+namespace {
+
+std::string_view Name(const char* s) { return s ? s : format::kNullName; }
+// A flow point's name: none when NULL (an unnamed point).
+std::string_view FlowName(const char* s) { return s ? s : std::string_view(); }
+
+}  // namespace
+
+bool ExportTrace(const Runtime& rt, format::EventSink& sink, const ByteOut& out) {
+  namespace stat = format::stat;
+  sink.OnProcess(rt.pid, rt.process_name);
+  TraceWalker walker(rt);
+  walker.Run(sink, &out);
   mabutrace_stats_t st;
   mabutrace_get_stats(&st);
-  const StatItem items[] = {
-      {"clock_hz", rt.clock_hz},
-      {"events_written", st.events_written},
-      {"events_overwritten", st.events_overwritten},
-      {"events_dropped", st.events_dropped},
-      {"bytes_in_use", st.bytes_in_use},
-      {"buffer_size", st.buffer_size},
-      {"chunk_size", st.chunk_size},
-      {"threads", st.threads},
-      {"exported_records", counts.records},
-      {"orphan_scope_ends", counts.orphan_ends},
-      {"open_scopes_closed", counts.open_closed},
-      {"scopes_too_deep", counts.too_deep},
-      {"flow_ends_without_start", counts.flow_ends_without_start},
-      {"flow_starts_lost_during_export", counts.flow_starts_lost},
-      {"flow_ends_unconfirmed", counts.flow_ends_unconfirmed},
-      {"chunks_lost_during_export", counts.chunks_lost},
-      {"corrupt_chunks", counts.corrupt_chunks},
+  const WalkCounts& c = walker.counts();
+  sink.OnMetadata(stat::kClock, rt.clock ? "user" : "CLOCK_MONOTONIC");
+  const struct {
+    const char* key;
+    uint64_t value;
+  } items[] = {
+      {stat::kClockHz, rt.clock_hz},
+      {stat::kEventsWritten, st.events_written},
+      {stat::kEventsOverwritten, st.events_overwritten},
+      {stat::kEventsDropped, st.events_dropped},
+      {stat::kBytesInUse, st.bytes_in_use},
+      {stat::kBufferSize, st.buffer_size},
+      {stat::kChunkSize, st.chunk_size},
+      {stat::kThreads, st.threads},
+      {stat::kExportedRecords, c.records},
+      {stat::kOrphanScopeEnds, c.orphan_ends},
+      {stat::kOpenScopesClosed, c.open_closed},
+      {stat::kScopesTooDeep, c.too_deep},
+      {stat::kFlowEndsWithoutStart, c.flow_ends_without_start},
+      {stat::kFlowStartsLostDuringExport, c.flow_starts_lost},
+      {stat::kFlowEndsUnconfirmed, c.flow_ends_unconfirmed},
+      {stat::kChunksLostDuringExport, c.chunks_lost},
+      {stat::kCorruptChunks, c.corrupt_chunks},
   };
-  static_assert(sizeof items / sizeof *items <= kMaxStatItems, "raise kMaxStatItems");
-  size_t n = 0;
-  for (const StatItem& it : items) out[n++] = it;
-  return n;
+  for (const auto& it : items) sink.OnMetadata(it.key, int64_t(it.value));
+  return sink.Finish();
 }
 
 TraceWalker::TraceWalker(const Runtime& rt) : rt_(rt), ws_(*rt.workspace), snap_(rt) {}
 
-void TraceWalker::Run(TraceSink& sink) {
+void TraceWalker::Run(format::EventSink& sink, const ByteOut* out) {
   sink_ = &sink;
+  out_ = out;
   MarkFlowStarts();
   for (uint32_t i = 0; i <= rt_.max_threads; ++i) ws_.threads[i] = ThreadState{};
-  for (uint32_t i = 0; i < snap_.size() && !sink.Failed(); ++i) WriteChunk(i);
+  for (uint32_t i = 0; i < snap_.size() && !Failed(); ++i) WriteChunk(i);
   WriteDeferredFlowEnds();
   for (uint32_t i = 0; i <= rt_.max_threads; ++i) {
     ThreadState& t = ws_.threads[i];
-    if (t.seen) CloseAll(t, end_ns_, "open_at_export");
+    if (t.seen) CloseAll(t, end_ns_, format::flag::kOpenAtEnd);
   }
 }
 
@@ -94,35 +115,33 @@ bool TraceWalker::FlowBit(const uint64_t* bits, uint32_t n) const {
 uint64_t TraceWalker::FlowIn(ThreadState& t, const Record& r, uint64_t ns) {
   const uint32_t n = FlowForLink(r.link, r.flow);
   const bool enclosed = t.depth > 0 && !t.too_deep;
+  uint32_t id = 0;
   if (FlowBit(ws_.flow_written, n)) {
-    return sink_->OnFlow(t, false, n, r.name, ns, r.cpu, r.color, enclosed);
-  }
-  if (FlowBit(ws_.flow_present, n)) {
+    id = n;
+  } else if (FlowBit(ws_.flow_present, n)) {
     if (deferred_ < ws_.deferred_cap) {
-      ws_.deferred[deferred_++] = FlowEnd{t.tid, t.key, n, ns};
-      return sink_->OnFlow(t, false, 0, r.name, ns, r.cpu, r.color, enclosed);
+      ws_.deferred[deferred_++] = FlowEnd{t.tid, t.key, n, ns};  // its arrow end comes later
+    } else {
+      ++counts_.flow_ends_unconfirmed;
+      id = n;
     }
-    ++counts_.flow_ends_unconfirmed;
-    return sink_->OnFlow(t, false, n, r.name, ns, r.cpu, r.color, enclosed);
+  } else {
+    // The start was overwritten (or is too old): keep the point, never a
+    // dangling arrow end.
+    ++counts_.flow_ends_without_start;
   }
-  // The start was overwritten (or is too old): keep the named point, never
-  // a dangling arrow end.
-  ++counts_.flow_ends_without_start;
-  if (r.name) sink_->OnInstant(t, r.name, ns, r.cpu, r.color);
-  return ns;
+  return format::FlowPoint(*sink_, TrackOf(t), false, id, FlowName(r.name), ns, r.cpu, r.color,
+                           enclosed);
 }
 
 void TraceWalker::WriteDeferredFlowEnds() {
-  for (uint32_t i = 0; i < deferred_ && !sink_->Failed(); ++i) {
+  for (uint32_t i = 0; i < deferred_ && !Failed(); ++i) {
     const FlowEnd& e = ws_.deferred[i];
     if (!FlowBit(ws_.flow_written, e.flow)) {
       ++counts_.flow_starts_lost;  // its chunk was recycled during the export
       continue;
     }
-    ThreadState t;
-    t.tid = e.tid;
-    t.key = e.key;
-    sink_->OnFlowEnd(t, e.flow, e.ns);
+    sink_->OnFlow({rt_.pid, e.tid}, false, e.flow, e.ns);
   }
 }
 
@@ -133,7 +152,7 @@ void TraceWalker::WriteChunk(uint32_t i) {
   if (!snap_.Load(i, &info)) {
     // Recycled since it was listed: this thread's records have a gap.
     ++counts_.chunks_lost;
-    if (ThreadState* t = Find(snap_.ref(i).thread)) CloseAll(*t, t->last_ns, "truncated");
+    if (ThreadState* t = Find(snap_.ref(i).thread)) CloseAll(*t, t->last_ns, format::flag::kTruncated);
     return;
   }
   ThreadState& t = Thread(info);
@@ -152,7 +171,7 @@ ThreadState& TraceWalker::Thread(const ChunkCopy& info) {
   if (slot >= rt_.max_threads) slot = rt_.max_threads;  // defensive: the spare state
   ThreadState& t = ws_.threads[slot];
   if (t.seen && t.key == info.thread) return t;
-  if (t.seen) CloseAll(t, t.last_ns, "thread_exited");  // the slot was reused
+  if (t.seen) CloseAll(t, t.last_ns, format::flag::kThreadExited);  // the slot was reused
   t = ThreadState{};
   t.seen = true;
   t.key = info.thread;
@@ -169,7 +188,7 @@ ThreadState& TraceWalker::Thread(const ChunkCopy& info) {
     }
     rt_.names_lock.unlock();
   }
-  sink_->OnThread(t, name);
+  sink_->OnThread(TrackOf(t), name);
   return t;
 }
 
@@ -185,7 +204,7 @@ void TraceWalker::Write(ThreadState& t, const Record& r) {
         break;
       }
       t.stack[t.depth++] = OpenScope{r.name, ns};
-      sink_->OnBegin(t, r.name, ns, r.cpu, r.color);
+      sink_->OnBegin(TrackOf(t), Name(r.name), ns, r.cpu, r.color);
       break;
     case RecordType::kScopeEnd:
       if (t.too_deep) {
@@ -194,17 +213,18 @@ void TraceWalker::Write(ThreadState& t, const Record& r) {
         ++counts_.orphan_ends;
       } else {
         ns = EndTime(t, ns);
-        EndTop(t, ns, r.cpu, nullptr);
+        EndTop(t, ns, "");
       }
       break;
     case RecordType::kInstant:
-      sink_->OnInstant(t, r.name, ns, r.cpu, r.color);
+      sink_->OnInstant(TrackOf(t), Name(r.name), ns, r.cpu, r.color);
       break;
     case RecordType::kCounter:
-      sink_->OnCounter(t, r.name, ns, r.value);
+      sink_->OnCounter(TrackOf(t), Name(r.name), ns, r.value);
       break;
     case RecordType::kFlowOut:
-      ns = sink_->OnFlow(t, true, r.flow, r.name, ns, r.cpu, r.color, t.depth > 0 && !t.too_deep);
+      ns = format::FlowPoint(*sink_, TrackOf(t), true, r.flow, FlowName(r.name), ns, r.cpu, r.color,
+                             t.depth > 0 && !t.too_deep);
       SetFlowBit(ws_.flow_written, r.flow);
       break;
     case RecordType::kFlowIn:
@@ -217,26 +237,26 @@ void TraceWalker::Write(ThreadState& t, const Record& r) {
   if (ns > end_ns_) end_ns_ = ns;
 }
 
-// An end never at or before its begin: Perfetto sorts an E before a B of the
-// same timestamp, which would orphan it (trace-formats.md §1.3).
+// An end never at or before its begin (format::EndTime).
 uint64_t TraceWalker::EndTime(const ThreadState& t, uint64_t ns) const {
-  const uint64_t min = t.stack[t.depth - 1].ns + 1;
-  return ns < min ? min : ns;
+  return format::EndTime(t.stack[t.depth - 1].ns, ns);
 }
 
-void TraceWalker::EndTop(ThreadState& t, uint64_t ns, uint32_t cpu, const char* flag) {
+void TraceWalker::EndTop(ThreadState& t, uint64_t ns, std::string_view flag) {
   const OpenScope& s = t.stack[--t.depth];
-  sink_->OnEnd(t, s.name, ns, cpu, flag);
+  sink_->OnEnd(TrackOf(t), Name(s.name), ns, flag);
   t.last_ns = ns;
   if (ns > end_ns_) end_ns_ = ns;
 }
 
-void TraceWalker::CloseAll(ThreadState& t, uint64_t ns, const char* flag) {
+void TraceWalker::CloseAll(ThreadState& t, uint64_t ns, std::string_view flag) {
   t.too_deep = 0;
   while (t.depth) {
-    EndTop(t, EndTime(t, ns > t.last_ns ? ns : t.last_ns), 0, flag);
+    EndTop(t, EndTime(t, ns > t.last_ns ? ns : t.last_ns), flag);
     ++counts_.open_closed;
   }
 }
 
 }  // namespace mabutrace
+
+#endif  // MABUTRACE_FORMAT_WRITERS

@@ -267,18 +267,10 @@ def compare_with_json(events, tracks, path):
     with open(path) as f:
         doc = json.load(f)
     evs = doc["traceEvents"]
-    # JSON gives a flow point outside any slice a 1 ns carrier slice (B, s|f,
-    # E); Perfetto needs none (an INSTANT carries the flow): leave them out.
-    carriers = set()
-    for k in range(len(evs) - 2):
-        a, b, c = evs[k:k + 3]
-        if (a["ph"], c["ph"]) == ("B", "E") and b["ph"] in "sf" and a["tid"] == c["tid"] \
-                and round(c["ts"] * 1000) - round(a["ts"] * 1000) == 1:
-            carriers.update((k, k + 2))
     want = {}
     for k, e in enumerate(evs):
         ph = e["ph"]
-        if ph not in ("B", "E", "C") or k in carriers:
+        if ph not in ("B", "E", "C"):
             continue
         ns = round(e["ts"] * 1000)
         if ph == "C":

@@ -80,8 +80,8 @@ TEST(Normalizer, RepairsABrokenInput) {
   EXPECT_TRUE(Has(l, "I 8 send 22"));
   EXPECT_TRUE(Has(l, "s 8 5 22"));
   EXPECT_TRUE(Has(l, "E 8 b 22 open_at_end"));
-  EXPECT_TRUE(Has(l, "M orphan_ends 1"));
-  EXPECT_TRUE(Has(l, "M open_closed 1"));
+  EXPECT_TRUE(Has(l, "M orphan_scope_ends 1"));
+  EXPECT_TRUE(Has(l, "M open_scopes_closed 1"));
   EXPECT_TRUE(Has(l, "M flow_ends_without_start 1"));
   for (const auto& x : l) EXPECT_EQ(x.rfind("f ", 0), std::string::npos) << x;
 }

@@ -129,8 +129,8 @@ TEST_F(Json, ScopesOpenAtExportAreClosed) {
   const auto eb = trace.Find("E", kB);
   ASSERT_EQ(ea.size(), 1u);
   ASSERT_EQ(eb.size(), 1u);
-  EXPECT_EQ(ea[0]["args"]["open_at_export"], true);
-  EXPECT_EQ(eb[0]["args"]["open_at_export"], true);
+  EXPECT_EQ(ea[0]["args"]["open_at_end"], true);
+  EXPECT_EQ(eb[0]["args"]["open_at_end"], true);
   EXPECT_GE(mt_test::TsNs(eb[0]), 3000u) << "closed at the last timestamp of the trace";
   EXPECT_EQ(trace.Meta("open_scopes_closed"), 2u);
   // The scopes are still open in the buffer: ending them later is normal.

@@ -132,7 +132,7 @@ void CheckWorkloadJson(const std::string& text) {
   EXPECT_TRUE(thread_names.count("main"));
   EXPECT_TRUE(thread_names.count("worker \xe2\x9c\x93"));
   EXPECT_EQ(doc["metadata"].at("lost_records"), 0);
-  EXPECT_EQ(doc["metadata"].at("orphan_ends"), 0);
+  EXPECT_EQ(doc["metadata"].at("orphan_scope_ends"), 0);
 }
 
 TEST(CliConvert, StreamToJson) {

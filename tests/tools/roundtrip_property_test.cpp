@@ -268,7 +268,7 @@ TEST_P(RoundTripProperty, EventsStreamConvertEqual) {
   }
   EXPECT_EQ(got.flows, want.flows);
   EXPECT_EQ(doc["metadata"].at("lost_records"), 0);
-  EXPECT_EQ(doc["metadata"].at("orphan_ends"), 0);
+  EXPECT_EQ(doc["metadata"].at("orphan_scope_ends"), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RoundTripProperty, ::testing::Range(0, 40));

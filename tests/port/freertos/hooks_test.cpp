@@ -91,7 +91,7 @@ TEST_F(FreeRtosTest, SwitchHooksDrawOneSlicePerTaskRunOnEachCore) {
     EXPECT_EQ(slices.back().name, "IDLE" + c);  // still running at export
     const std::vector<json> ends = ft::Events(t, cpu, "E");
     ASSERT_EQ(ends.size(), size_t(2 * kRounds + 1));
-    EXPECT_TRUE(ends.back()["args"].value("open_at_export", false));
+    EXPECT_TRUE(ends.back()["args"].value("open_at_end", false));
     for (const json& e : ft::Events(t, cpu, "B")) EXPECT_EQ(e["args"]["cpu"], core);
 
     // Each task's own scopes lie inside its runs on the CPU track.

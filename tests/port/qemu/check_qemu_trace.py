@@ -229,7 +229,7 @@ def check_json(path, expected_values):
     want = len(range(0, ITERATIONS, CHECKPOINT_EVERY))
     if checkpoints != want:
         fail("%d 'checkpoint' instants, expected %d" % (checkpoints, want))
-    for key in ("lost_records", "dropped_records", "damaged_records", "orphan_ends",
+    for key in ("lost_records", "dropped_records", "damaged_records", "orphan_scope_ends",
                 "flow_ends_without_start"):
         if meta.get(key, 0) != 0:
             fail("metadata %s = %s, expected 0" % (key, meta.get(key)))

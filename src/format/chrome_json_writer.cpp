@@ -1,0 +1,191 @@
+// chrome_json_writer.cpp: see chrome_json_writer.h.
+#include "trace_events.h"
+#if MABUTRACE_FORMAT_WRITERS  // C++17: see trace_events.h
+
+#include "chrome_json_writer.h"
+
+#include "chrome_colors.h"
+#include "trace_vocabulary.h"
+#include "utf8.h"
+
+namespace mabutrace::format {
+
+void ChromeJsonWriter::Name(std::string_view s) {
+  out_.String(s.data(), Utf8Prefix(s.data(), s.size(), kMaxNameBytes));
+}
+
+bool ChromeJsonWriter::BeginEvent() {
+  if (in_metadata_ || finished_) {
+    ++events_after_metadata_;
+    return false;
+  }
+  if (!started_) {
+    started_ = true;
+    out_.Raw("{\"traceEvents\":[\n");
+  }
+  if (!first_) out_.Raw(",\n");
+  first_ = false;
+  return true;
+}
+
+void ChromeJsonWriter::Ids(Track t) {
+  out_.Raw(",\"pid\":");
+  out_.U64(t.pid);
+  out_.Raw(",\"tid\":");
+  out_.U64(t.tid);
+}
+
+// `{"ph":..,"name":..,"cat":..,"pid":..,"tid":..,"ts":..` (object left open).
+void ChromeJsonWriter::Head(Track t, char ph, std::string_view name, uint64_t ns) {
+  out_.Raw("{\"ph\":\"");
+  out_.Char(ph);
+  out_.Raw("\",\"name\":");
+  Name(name);
+  out_.Raw(",\"cat\":\"");
+  out_.Raw(kCategory);
+  out_.Char('"');
+  Ids(t);
+  out_.Raw(",\"ts\":");
+  out_.Micros(ns);
+}
+
+// `[,"cname":..],"args":{"cpu":N[,"color":"#rrggbb"]}` (event left open).
+void ChromeJsonWriter::Args(uint32_t cpu, uint32_t color) {
+  if (color) {
+    out_.Raw(",\"cname\":\"");
+    out_.Raw(NearestReservedColor(color & 0xFFFFFF));
+    out_.Char('"');
+  }
+  out_.Raw(",\"args\":{\"cpu\":");
+  out_.U64(cpu);
+  if (color) {
+    out_.Raw(",\"color\":\"");
+    out_.Hex6(color & 0xFFFFFF);
+    out_.Char('"');
+  }
+  out_.Char('}');
+}
+
+void ChromeJsonWriter::OnProcess(uint32_t pid, std::string_view name) {
+  if (name.empty() || !BeginEvent()) return;  // the viewer shows "Process N" by itself
+  out_.Raw("{\"ph\":\"M\",\"name\":\"process_name\"");
+  Ids({pid, pid});
+  out_.Raw(",\"args\":{\"name\":");
+  Name(name);
+  out_.Raw("}}");
+}
+
+void ChromeJsonWriter::OnThread(Track t, std::string_view name) {
+  if (!BeginEvent()) return;
+  out_.Raw("{\"ph\":\"M\",\"name\":\"thread_name\"");
+  Ids(t);
+  out_.Raw(",\"args\":{\"name\":");
+  if (!name.empty()) {
+    Name(name);
+  } else {
+    out_.Char('"');
+    out_.Raw(kThreadNamePrefix);
+    out_.U64(t.tid);
+    out_.Char('"');
+  }
+  out_.Raw("}}");
+}
+
+void ChromeJsonWriter::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
+                               uint32_t color) {
+  if (!BeginEvent()) return;
+  Head(t, 'B', name, ns);
+  Args(cpu, color);
+  out_.Char('}');
+}
+
+void ChromeJsonWriter::OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) {
+  if (!BeginEvent()) return;
+  Head(t, 'E', name, ns);
+  if (!flag.empty()) {
+    out_.Raw(",\"args\":{");
+    out_.String(flag.data(), flag.size());
+    out_.Raw(":true}");
+  }
+  out_.Char('}');
+}
+
+void ChromeJsonWriter::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
+                                 uint32_t color) {
+  if (!BeginEvent()) return;
+  Head(t, 'i', name, ns);
+  Args(cpu, color);
+  out_.Raw(",\"s\":\"t\"}");
+}
+
+void ChromeJsonWriter::OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) {
+  if (!BeginEvent()) return;
+  out_.Raw("{\"ph\":\"C\",\"name\":");
+  Name(name);
+  Ids(t);
+  out_.Raw(",\"ts\":");
+  out_.Micros(ns);
+  out_.Raw(",\"args\":{\"value\":");
+  out_.I64(value);
+  out_.Raw("}}");
+}
+
+void ChromeJsonWriter::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
+  if (!BeginEvent()) return;
+  out_.Raw(start ? "{\"ph\":\"s\"" : "{\"ph\":\"f\"");
+  out_.Raw(",\"name\":\"");
+  out_.Raw(kFlowName);
+  out_.Raw("\",\"cat\":\"");
+  out_.Raw(kFlowCategory);
+  out_.Raw("\",\"id\":");
+  out_.U64(id);
+  Ids(t);
+  out_.Raw(",\"ts\":");
+  out_.Micros(ns);
+  out_.Raw(start ? "}" : ",\"bp\":\"e\"}");
+}
+
+// Closes traceEvents and opens the metadata object (once).
+void ChromeJsonWriter::OpenMetadata() {
+  if (in_metadata_) return;
+  if (!started_) out_.Raw("{\"traceEvents\":[\n");
+  started_ = true;
+  in_metadata_ = true;
+  out_.Raw("\n],\"displayTimeUnit\":\"ns\",\"metadata\":{\"producer\":\"");
+  out_.Raw(kProducer);
+  out_.Raw("\",\"format_version\":");
+  out_.U64(kFormatVersion);
+}
+
+void ChromeJsonWriter::MetadataKey(std::string_view key) {
+  OpenMetadata();
+  out_.Char(',');
+  out_.String(key.data(), key.size());
+  out_.Char(':');
+}
+
+void ChromeJsonWriter::OnMetadata(std::string_view key, int64_t value) {
+  if (finished_) return;
+  MetadataKey(key);
+  out_.I64(value);
+}
+
+void ChromeJsonWriter::OnMetadata(std::string_view key, std::string_view value) {
+  if (finished_) return;
+  MetadataKey(key);
+  out_.String(value.data(), value.size());
+}
+
+bool ChromeJsonWriter::Finish() {
+  if (finished_) return !out_.failed();
+  if (events_after_metadata_) OnMetadata(stat::kEventsAfterMetadata, int64_t(events_after_metadata_));
+  OpenMetadata();
+  finished_ = true;
+  out_.Raw("}}\n");
+  out_.Flush();
+  return !out_.failed();
+}
+
+}  // namespace mabutrace::format
+
+#endif  // MABUTRACE_FORMAT_WRITERS

@@ -1,0 +1,74 @@
+// chrome_json_writer.h: a trace as Chrome trace-event JSON, object form
+// (trace-formats.md Part 1), streamed event by event: the one JSON writer
+// of the toolkit, used by the device export (mabutrace_export_json) and
+// by every host tool (mabutrace convert, ete/cptracer export).
+//
+//   {"traceEvents":[
+//     {"ph":"M","name":"process_name",...}, {"ph":"M","name":"thread_name",...},
+//     {"ph":"B","name":N,"cat":"mabutrace","pid":P,"tid":T,"ts":US[,"cname":C],
+//      "args":{"cpu":K[,"color":"#rrggbb"]}},
+//     {"ph":"E",...,"ts":US[,"args":{FLAG:true}]},
+//     {"ph":"i",...,"s":"t"}, {"ph":"C","name":N,...,"args":{"value":V}},
+//     {"ph":"s"|"f","name":"flow","cat":"mabutrace.flow","id":ID,...[,"bp":"e"]}
+//   ],"displayTimeUnit":"ns","metadata":{"producer":"mabutrace","format_version":1,...}}
+//
+// - ts: microseconds with 3 decimals from integer ns, exact (§1.2, P6);
+//   pid/tid integers; names made valid UTF-8 and cut at kMaxNameBytes.
+// - cname: the nearest colour Catapult reserves (chrome_colors.h; any other
+//   name makes its importer throw); the exact RGB goes to args.color.
+// - C events carry only the series in args (§1.3: every key is a series).
+// - Flows are v1 s/f with "bp":"e", bound to the enclosing slice (§1.5);
+//   ids are the producer's, unique per arrow.
+// The writer trusts the producer's rules (trace_rules.h). Metadata must
+// come after the last event (the object is streamed); an event after it is
+// dropped and counted in stat::kEventsAfterMetadata.
+//
+// Memory: none of its own beyond a few flags; output through `out`.
+// Not thread-safe. C++17, no heap, no exceptions.
+#ifndef MABUTRACE_FORMAT_CHROME_JSON_WRITER_H
+#define MABUTRACE_FORMAT_CHROME_JSON_WRITER_H
+
+#include <stdint.h>
+
+#include "json_out.h"
+#include "trace_events.h"
+
+namespace mabutrace::format {
+
+class ChromeJsonWriter : public EventSink {
+ public:
+  // `out` must outlive the writer; nothing is written before the first call.
+  explicit ChromeJsonWriter(JsonOut& out) : out_(out) {}
+
+  void OnProcess(uint32_t pid, std::string_view name) override;
+  void OnThread(Track t, std::string_view name) override;
+  void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
+  void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) override;
+  void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
+  void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) override;
+  void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) override;
+  void OnMetadata(std::string_view key, int64_t value) override;
+  void OnMetadata(std::string_view key, std::string_view value) override;
+  // Closes the arrays and objects and flushes `out`; false if a write failed.
+  bool Finish() override;
+
+ private:
+  bool BeginEvent();  // false (event dropped) once metadata has begun
+  void Head(Track t, char ph, std::string_view name, uint64_t ns);
+  void Args(uint32_t cpu, uint32_t color);
+  void Ids(Track t);
+  void Name(std::string_view s);
+  void OpenMetadata();
+  void MetadataKey(std::string_view key);
+
+  JsonOut& out_;
+  bool started_ = false;   // "{"traceEvents":[" written
+  bool first_ = true;      // no event written yet
+  bool in_metadata_ = false;
+  bool finished_ = false;
+  uint64_t events_after_metadata_ = 0;
+};
+
+}  // namespace mabutrace::format
+
+#endif  // MABUTRACE_FORMAT_CHROME_JSON_WRITER_H

@@ -1,0 +1,446 @@
+// perfetto_writer.cpp: see perfetto_writer.h. Field numbers and enum
+// values: perfetto_fields.h (perfetto_trace.proto).
+#include "trace_events.h"
+#if MABUTRACE_FORMAT_WRITERS  // C++17: see trace_events.h
+
+#include "perfetto_writer.h"
+
+#include "mabutrace/mabutrace.h"
+#include "perfetto_fields.h"
+#include "trace_vocabulary.h"
+#include "utf8.h"
+
+namespace mabutrace::format {
+namespace {
+
+constexpr uint32_t kGlobalSequence = 1;
+
+// Debug annotation names, interned in each thread sequence's clearing
+// packet; iid = index.
+enum AnnotationIid : uint32_t { kAnnCpu = 1, kAnnColor, kAnnFirstFlag };
+const char* const kAnnotationNames[] = {nullptr, "cpu", "color", flag::kOpenAtEnd,
+                                        flag::kTruncated, flag::kThreadExited};
+constexpr uint32_t kAnnotationCount = sizeof kAnnotationNames / sizeof *kAnnotationNames;
+
+// The interned iid of a flag name, 0 when it has none (written inline).
+uint32_t FlagIid(std::string_view flag) {
+  for (uint32_t i = kAnnFirstFlag; i < kAnnotationCount; ++i) {
+    if (flag == kAnnotationNames[i]) return i;
+  }
+  return 0;
+}
+
+// "#rrggbb", 7 bytes.
+void ColorText(uint32_t color, char* rgb) {
+  static const char kHex[] = "0123456789abcdef";
+  rgb[0] = '#';
+  for (int i = 0; i < 6; ++i) rgb[1 + i] = kHex[(color >> (20 - 4 * i)) & 0xF];
+}
+
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (char c : s) h = (h ^ uint8_t(c)) * 0x100000001B3ull;
+  return h;
+}
+
+// Room a metadata annotation needs besides its key and value bytes (tags,
+// lengths, the value's varint) and what closing the packet needs.
+constexpr uint32_t kAnnotationOverhead = 24;
+
+}  // namespace
+
+// A string field holding s made valid UTF-8, cut at kMaxNameBytes.
+void PerfettoWriter::Name(uint32_t field, std::string_view s) {
+  const uint32_t slot = p_.Begin(field);  // a string is length-delimited too
+  PutValidUtf8(s.data(), Utf8Prefix(s.data(), s.size(), kMaxNameBytes),
+               [this](const char* d, size_t n) { p_.Raw(d, n); });
+  p_.End(slot);
+}
+
+// Frames the encoded packet as Trace.packet (field 1) and writes it.
+void PerfettoWriter::Emit() {
+  if (p_.overflow()) {
+    ++packets_dropped_;
+    return;
+  }
+  char head[6];
+  uint32_t n = 0, len = p_.size();
+  head[n++] = char(pb::kTracePacket << 3 | ProtoOut::kLengthDelimited);
+  while (len >= 0x80) {
+    head[n++] = char(len | 0x80);
+    len >>= 7;
+  }
+  head[n++] = char(len);
+  out_.Raw(head, n);
+  out_.Raw(reinterpret_cast<const char*>(p_.data()), p_.size());
+}
+
+// Starts a packet on sequence 1 at absolute time `ns`; the first one
+// clears the sequence (which interns nothing).
+void PerfettoWriter::GlobalPacket(uint64_t ns) {
+  p_.Reset();
+  p_.U64(pb::kTimestamp, ns);
+  p_.U64(pb::kSequenceId, kGlobalSequence);
+  if (!global_cleared_) {
+    global_cleared_ = true;
+    p_.U64(pb::kSequenceFlags, pb::kIncrementalStateCleared);
+  }
+}
+
+bool PerfettoWriter::Accept() {
+  if (!metadata_begun_ && !finished_) return true;
+  ++events_after_metadata_;
+  return false;
+}
+
+// ---- tracks -------------------------------------------------------------------
+
+// The uuid of pid's track, described on first use (and again when
+// `describe_named` brings a name).
+uint64_t PerfettoWriter::ProcessUuid(uint32_t pid, std::string_view name, bool describe_named) {
+  bool fresh = false;
+  const uint64_t uuid = tables_.ProcessTrack(pid, next_uuid_, &fresh);
+  if (!uuid) return 0;
+  if (fresh) ++next_uuid_;
+  if (!first_process_) first_process_ = uuid;
+  if (!fresh && (name.empty() || !describe_named)) return uuid;
+  GlobalPacket(0);
+  const uint32_t td = p_.Begin(pb::kTrackDescriptor);
+  p_.U64(pb::kTdUuid, uuid);
+  const uint32_t pd = p_.Begin(pb::kTdProcess);
+  p_.I64(pb::kPdPid, int32_t(pid));
+  if (!name.empty()) Name(pb::kPdName, name);
+  p_.End(pd);
+  p_.End(td);
+  Emit();
+  return uuid;
+}
+
+void PerfettoWriter::OnProcess(uint32_t pid, std::string_view name) {
+  if (Accept()) ProcessUuid(pid, name, true);
+}
+
+// The thread's sequence, its track described and the sequence started on
+// first use; nullptr (counted) when the tables are full.
+PerfettoSequence* PerfettoWriter::Thread(Track t, std::string_view name) {
+  PerfettoSequence* s = tables_.Sequence(t);
+  if (!s) {
+    ++packets_dropped_;
+    return nullptr;
+  }
+  if (s->uuid) return s;
+  const uint64_t parent = ProcessUuid(t.pid, {}, false);
+  s->uuid = next_uuid_++;
+  s->sequence_id = next_sequence_++;
+  GlobalPacket(0);
+  const uint32_t td = p_.Begin(pb::kTrackDescriptor);
+  p_.U64(pb::kTdUuid, s->uuid);
+  if (parent) p_.U64(pb::kTdParent, parent);
+  const uint32_t th = p_.Begin(pb::kTdThread);
+  p_.I64(pb::kThPid, int32_t(t.pid));
+  p_.I64(pb::kThTid, int32_t(t.tid));
+  if (!name.empty()) {
+    Name(pb::kThName, name);
+  } else {
+    char fallback[24];
+    size_t n = sizeof kThreadNamePrefix - 1;
+    for (size_t i = 0; i < n; ++i) fallback[i] = kThreadNamePrefix[i];
+    char digits[10];
+    size_t d = 0;
+    uint32_t v = t.tid;
+    do {
+      digits[d++] = char('0' + v % 10);
+      v /= 10;
+    } while (v);
+    while (d) fallback[n++] = digits[--d];
+    Name(pb::kThName, std::string_view(fallback, n));
+  }
+  p_.End(th);
+  p_.End(td);
+  Emit();
+  StartSequence(*s);
+  return s;
+}
+
+// The clearing packet of a thread sequence: the incremental clock 64
+// starts at 0 ns of the default clock (§2.8), events default to clock 64
+// and to the thread's track, and the annotation names are interned.
+void PerfettoWriter::StartSequence(const PerfettoSequence& s) {
+  p_.Reset();
+  p_.U64(pb::kSequenceId, s.sequence_id);
+  p_.U64(pb::kSequenceFlags, pb::kIncrementalStateCleared);
+  const uint32_t cs = p_.Begin(pb::kClockSnapshot);
+  uint32_t c = p_.Begin(pb::kCsClocks);
+  p_.U64(pb::kClkId, pb::kClockBoottime);
+  p_.U64(pb::kClkTimestamp, 0);
+  p_.End(c);
+  c = p_.Begin(pb::kCsClocks);
+  p_.U64(pb::kClkId, pb::kClockIncremental);
+  p_.U64(pb::kClkTimestamp, 0);
+  p_.U64(pb::kClkIncremental, 1);
+  p_.End(c);
+  p_.End(cs);
+  const uint32_t d = p_.Begin(pb::kTracePacketDefaults);
+  p_.U64(pb::kTpdTimestampClockId, pb::kClockIncremental);
+  const uint32_t ted = p_.Begin(pb::kTpdTrackEventDefaults);
+  p_.U64(pb::kTedTrackUuid, s.uuid);
+  p_.End(ted);
+  p_.End(d);
+  const uint32_t id = p_.Begin(pb::kInternedData);
+  for (uint32_t i = 1; i < kAnnotationCount; ++i) {
+    const uint32_t e = p_.Begin(pb::kIdAnnotationNames);
+    p_.U64(pb::kIidIid, i);
+    p_.String(pb::kIidName, kAnnotationNames[i]);
+    p_.End(e);
+  }
+  p_.End(id);
+  Emit();
+}
+
+void PerfettoWriter::OnThread(Track t, std::string_view name) {
+  if (Accept()) Thread(t, name);
+}
+
+// ---- events -------------------------------------------------------------------
+
+// The iid of `color` among the trace's interned color strings (1..64), 0
+// when the table is full (the color is then written inline).
+uint32_t PerfettoWriter::ColorIid(uint32_t color) {
+  const uint32_t key = color | MABUTRACE_COLOR_SET;
+  uint32_t i = (key * 2654435761u) >> 26;  // 6 bits
+  for (uint32_t probes = 0; probes < kColorSlots; ++probes, i = (i + 1) % kColorSlots) {
+    if (colors_[i] == key) return i + 1;
+    if (colors_[i] == 0) {
+      colors_[i] = key;
+      return i + 1;
+    }
+  }
+  return 0;
+}
+
+// Starts a packet at `ns` on s's sequence with a TrackEvent named `name`
+// (none when empty), interning the name and `color` as needed; returns
+// the open TrackEvent.
+uint32_t PerfettoWriter::EventPacket(PerfettoSequence& s, uint64_t ns, std::string_view name,
+                                     uint32_t color) {
+  if (ns > max_ns_) max_ns_ = ns;
+  p_.Reset();
+  if (ns >= s.last_ns) {
+    p_.U64(pb::kTimestamp, ns - s.last_ns);
+    s.last_ns = ns;
+  } else {  // back in time: absolute, on the default clock
+    p_.U64(pb::kTimestamp, ns);
+    p_.U64(pb::kTimestampClockId, pb::kClockBoottime);
+  }
+  p_.U64(pb::kSequenceId, s.sequence_id);
+  p_.U64(pb::kSequenceFlags, pb::kNeedsIncrementalState);
+  // One interned_data per packet (it is not a repeated field): the name and
+  // the color go in together.
+  const uint64_t name_iid = name.empty() ? 0 : tables_.NameIid(name);
+  bool send_name = false;
+  if (name_iid) {
+    uint16_t& sent = s.sent_iids[name_iid % kSentIids];
+    send_name = sent != uint16_t(name_iid);
+    sent = uint16_t(name_iid);
+  }
+  color_iid_ = color ? ColorIid(color) : 0;
+  const uint64_t color_bit = color_iid_ ? uint64_t(1) << (color_iid_ - 1) : 0;
+  const bool send_color = color_bit && !(s.sent_colors & color_bit);
+  s.sent_colors |= color_bit;
+  if (send_name || send_color) {
+    const uint32_t id = p_.Begin(pb::kInternedData);
+    if (send_name) {
+      const uint32_t en = p_.Begin(pb::kIdEventNames);
+      p_.U64(pb::kIidIid, name_iid);
+      Name(pb::kIidName, name);
+      p_.End(en);
+    }
+    if (send_color) {
+      char rgb[7];
+      ColorText(color, rgb);
+      const uint32_t sv = p_.Begin(pb::kIdAnnotationStrings);
+      p_.U64(pb::kIidIid, color_iid_);
+      p_.Bytes(pb::kInternedStringStr, rgb, sizeof rgb);
+      p_.End(sv);
+    }
+    p_.End(id);
+  }
+  const uint32_t te = p_.Begin(pb::kTrackEvent);
+  if (name_iid) {
+    p_.U64(pb::kTeNameIid, name_iid);
+  } else if (!name.empty()) {
+    Name(pb::kTeName, name);  // table full: inline
+  }
+  return te;
+}
+
+void PerfettoWriter::Annotations(uint32_t cpu, uint32_t color) {
+  uint32_t da = p_.Begin(pb::kTeAnnotations);
+  p_.U64(pb::kDaNameIid, kAnnCpu);
+  p_.U64(pb::kDaUint, cpu);
+  p_.End(da);
+  if (!color) return;
+  da = p_.Begin(pb::kTeAnnotations);
+  p_.U64(pb::kDaNameIid, kAnnColor);
+  if (color_iid_) {  // interned by EventPacket
+    p_.U64(pb::kDaStringIid, color_iid_);
+  } else {
+    char rgb[7];
+    ColorText(color, rgb);
+    p_.Bytes(pb::kDaString, rgb, sizeof rgb);
+  }
+  p_.End(da);
+}
+
+// A named TrackEvent of `type` on t's track with the cpu/color annotations.
+void PerfettoWriter::NamedEvent(Track t, uint32_t type, std::string_view name, uint64_t ns,
+                                uint32_t cpu, uint32_t color) {
+  if (!Accept()) return;
+  PerfettoSequence* s = Thread(t);
+  if (!s) return;
+  const uint32_t te = EventPacket(*s, ns, name, color);
+  p_.U64(pb::kTeType, type);
+  Annotations(cpu, color);
+  p_.End(te);
+  Emit();
+}
+
+void PerfettoWriter::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
+                             uint32_t color) {
+  NamedEvent(t, pb::kSliceBegin, name, ns, cpu, color);
+}
+
+void PerfettoWriter::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
+                               uint32_t color) {
+  NamedEvent(t, pb::kInstant, name, ns, cpu, color);
+}
+
+// SLICE_END carries no name: it closes the innermost slice (§2.5). Its CPU
+// is the begin's, not written again (ends are a third of the events).
+void PerfettoWriter::OnEnd(Track t, std::string_view, uint64_t ns, std::string_view flag) {
+  if (!Accept()) return;
+  PerfettoSequence* s = Thread(t);
+  if (!s) return;
+  const uint32_t te = EventPacket(*s, ns, {}, 0);
+  p_.U64(pb::kTeType, pb::kSliceEnd);
+  if (!flag.empty()) {
+    const uint32_t da = p_.Begin(pb::kTeAnnotations);
+    if (const uint32_t iid = FlagIid(flag)) {
+      p_.U64(pb::kDaNameIid, iid);
+    } else {
+      Name(pb::kDaName, flag);
+    }
+    p_.U64(pb::kDaBool, 1);
+    p_.End(da);
+  }
+  p_.End(te);
+  Emit();
+}
+
+// The uuid of counter track (pid, name), described on first use.
+uint64_t PerfettoWriter::CounterUuid(uint32_t pid, std::string_view name) {
+  bool fresh = false;
+  uint64_t uuid = tables_.CounterTrack(pid, name, next_uuid_, &fresh);
+  if (uuid && !fresh) return uuid;
+  if (fresh) {
+    ++next_uuid_;
+  } else {  // table full: a uuid from the name, above every sequential one
+    uuid = (uint64_t(1) << 40) | (Fnv1a(name) & 0xFFFFFFFFu);
+  }
+  const uint64_t parent = ProcessUuid(pid, {}, false);
+  GlobalPacket(0);
+  const uint32_t td = p_.Begin(pb::kTrackDescriptor);
+  p_.U64(pb::kTdUuid, uuid);
+  if (parent) p_.U64(pb::kTdParent, parent);
+  Name(pb::kTdName, name);
+  const uint32_t cd = p_.Begin(pb::kTdCounter);
+  p_.U64(pb::kCdUnit, pb::kUnitCount);
+  p_.End(cd);
+  p_.End(td);
+  Emit();
+  return uuid;
+}
+
+void PerfettoWriter::OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) {
+  if (!Accept()) return;
+  PerfettoSequence* s = Thread(t);
+  if (!s) return;
+  const uint64_t uuid = CounterUuid(t.pid, name);
+  const uint32_t te = EventPacket(*s, ns, {}, 0);
+  p_.U64(pb::kTeType, pb::kCounter);
+  p_.U64(pb::kTeTrack, uuid);
+  p_.I64(pb::kTeCounterValue, value);
+  p_.End(te);
+  Emit();
+}
+
+// An INSTANT "flow" inside the enclosing slice carries the arrow's end
+// (§2.5: flows attach to BEGIN, END and INSTANT events).
+void PerfettoWriter::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
+  if (!Accept()) return;
+  PerfettoSequence* s = Thread(t);
+  if (!s) return;
+  const uint32_t te = EventPacket(*s, ns, kFlowName, 0);
+  p_.U64(pb::kTeType, pb::kInstant);
+  p_.Fixed64(start ? pb::kTeFlowIds : pb::kTeTerminatingFlowIds, id);
+  p_.End(te);
+  Emit();
+}
+
+// ---- metadata -------------------------------------------------------------------
+// The debug annotations of INSTANTs "mabutrace metadata" on the first
+// process track at the trace's last time; a new packet when one is full.
+
+void PerfettoWriter::MetadataAnnotation(std::string_view key, size_t value_bytes) {
+  const size_t need = key.size() + value_bytes + kAnnotationOverhead;
+  if (meta_open_ && p_.room() < need) CloseMetadata();
+  if (!meta_open_) {
+    metadata_begun_ = meta_open_ = true;
+    GlobalPacket(max_ns_);
+    meta_event_ = p_.Begin(pb::kTrackEvent);
+    Name(pb::kTeName, kMetadataEvent);
+    p_.U64(pb::kTeType, pb::kInstant);
+    if (first_process_) p_.U64(pb::kTeTrack, first_process_);
+  }
+}
+
+void PerfettoWriter::CloseMetadata() {
+  if (!meta_open_) return;
+  p_.End(meta_event_);
+  Emit();
+  meta_open_ = false;
+}
+
+void PerfettoWriter::OnMetadata(std::string_view key, int64_t value) {
+  if (finished_) return;
+  MetadataAnnotation(key, 10);
+  const uint32_t da = p_.Begin(pb::kTeAnnotations);
+  Name(pb::kDaName, key);
+  p_.I64(pb::kDaInt, value);
+  p_.End(da);
+}
+
+void PerfettoWriter::OnMetadata(std::string_view key, std::string_view value) {
+  if (finished_) return;
+  MetadataAnnotation(key, value.size() < kMaxNameBytes ? value.size() : kMaxNameBytes);
+  const uint32_t da = p_.Begin(pb::kTeAnnotations);
+  Name(pb::kDaName, key);
+  Name(pb::kDaString, value);
+  p_.End(da);
+}
+
+bool PerfettoWriter::Finish() {
+  if (finished_) return !out_.failed();
+  if (events_after_metadata_) OnMetadata(stat::kEventsAfterMetadata, int64_t(events_after_metadata_));
+  // Last, so that it counts every packet before it (this one cannot overflow:
+  // MetadataAnnotation made room).
+  OnMetadata(stat::kPacketsDropped, int64_t(packets_dropped_));
+  CloseMetadata();
+  finished_ = true;
+  out_.Flush();
+  return !out_.failed();
+}
+
+}  // namespace mabutrace::format
+
+#endif  // MABUTRACE_FORMAT_WRITERS

@@ -1,0 +1,129 @@
+// perfetto_writer.h: a trace as a Perfetto protobuf trace (.pftrace),
+// streamed packet by packet: the one protobuf writer of the toolkit, used
+// by the device export (mabutrace_export_perfetto) and every host tool.
+// Field numbers: perfetto_trace.proto (perfetto_fields.h).
+//
+// Layout, as the Perfetto SDK writes it (trace-formats.md §2.5-2.8):
+//
+//   sequence 1 (absolute times on the default clock, interns nothing)
+//     TrackDescriptor  process  (uuid, pid, name)       first packet clears it
+//     TrackDescriptor  thread   (uuid, parent, pid, tid, name)   per thread
+//     TrackDescriptor  counter  (uuid, parent, name, unit count) per (pid, name)
+//     TrackEvent INSTANT "mabutrace metadata" on the first process track:
+//                      one debug annotation per metadata key     last
+//   sequence 2, 3, ... (one per thread track)
+//     clearing packet: ClockSnapshot (clock 64 incremental, 0 = 0 ns of the
+//       default clock), TracePacketDefaults (clock 64, the thread's track),
+//       interned debug annotation names (cpu, color, the flag:: names)
+//     TrackEvent packets: delta timestamps, no track uuid; event names and
+//       color strings interned on first use in the packet that uses them.
+//       SLICE_BEGIN / INSTANT carry annotations cpu and color; SLICE_END
+//       carries no name (it closes the innermost slice) and its flag as a
+//       bool annotation; COUNTER names its counter track and carries the
+//       exact int64; a flow end is an INSTANT "flow" with flow_ids /
+//       terminating_flow_ids (fixed64). A packet that goes back in time (a
+//       late flow end) gives an absolute time on the default clock instead,
+//       which leaves the delta chain alone.
+//
+// Track uuids are small integers in order of first use. Interning is a
+// policy (PerfettoTables): a device interns names by address in fixed
+// tables, a host by text in maps; the bytes written are the same.
+//
+// Metadata must come after the last event (an event after it is dropped
+// and counted in stat::kEventsAfterMetadata). A packet larger than the
+// packet buffer is dropped and counted (stat::kPacketsDropped).
+// Not thread-safe. C++17, no heap, no exceptions.
+#ifndef MABUTRACE_FORMAT_PERFETTO_WRITER_H
+#define MABUTRACE_FORMAT_PERFETTO_WRITER_H
+
+#include <stdint.h>
+
+#include "byte_out.h"
+#include "perfetto_sequence.h"
+#include "proto_out.h"
+#include "trace_events.h"
+
+namespace mabutrace::format {
+
+// The interning policy. Returned pointers stay valid for the whole trace.
+class PerfettoTables {
+ public:
+  // The state of track t, zeroed on first use; nullptr when the table is
+  // full (the event is dropped and counted in stat::kPacketsDropped).
+  virtual PerfettoSequence* Sequence(Track t) = 0;
+  // The iid (>= 1) of an event name, the same for the whole trace; 0 when
+  // the table is full (the name is then written inline).
+  virtual uint64_t NameIid(std::string_view name) = 0;
+  // The uuid of the counter track (pid, name): on first use `fresh_uuid`,
+  // kept, and *fresh set. 0 when the table is full (the track is then
+  // described again at every use, under a uuid hashed from the name).
+  virtual uint64_t CounterTrack(uint32_t pid, std::string_view name, uint64_t fresh_uuid,
+                                bool* fresh) = 0;
+  // The uuid of process pid's track, as CounterTrack. 0 when full (its
+  // threads are then described without a parent).
+  virtual uint64_t ProcessTrack(uint32_t pid, uint64_t fresh_uuid, bool* fresh) = 0;
+
+ protected:
+  ~PerfettoTables() = default;
+};
+
+class PerfettoWriter : public EventSink {
+ public:
+  // `packet[0 .. packet_cap)` holds one packet being encoded; 2 KiB holds
+  // every packet but those with names near kMaxNameBytes. All three must
+  // outlive the writer.
+  PerfettoWriter(PerfettoTables& tables, uint8_t* packet, uint32_t packet_cap, ByteOut& out)
+      : tables_(tables), p_(packet, packet_cap), out_(out) {}
+
+  void OnProcess(uint32_t pid, std::string_view name) override;
+  void OnThread(Track t, std::string_view name) override;
+  void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
+  void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) override;
+  void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
+  void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) override;
+  void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) override;
+  void OnMetadata(std::string_view key, int64_t value) override;
+  void OnMetadata(std::string_view key, std::string_view value) override;
+  // Writes the metadata packet and flushes `out`; false if a write failed.
+  bool Finish() override;
+
+ private:
+  void GlobalPacket(uint64_t ns);
+  uint64_t ProcessUuid(uint32_t pid, std::string_view name, bool describe_named);
+  PerfettoSequence* Thread(Track t, std::string_view name = {});
+  void StartSequence(const PerfettoSequence& s);
+  uint32_t EventPacket(PerfettoSequence& s, uint64_t ns, std::string_view name, uint32_t color);
+  void NamedEvent(Track t, uint32_t type, std::string_view name, uint64_t ns, uint32_t cpu,
+                  uint32_t color);
+  void Annotations(uint32_t cpu, uint32_t color);
+  uint32_t ColorIid(uint32_t color);
+  uint64_t CounterUuid(uint32_t pid, std::string_view name);
+  bool Accept();  // false (event dropped) once metadata has begun
+  void MetadataAnnotation(std::string_view key, size_t value_bytes);
+  void CloseMetadata();
+  void Name(uint32_t field, std::string_view s);
+  void Emit();
+
+  static constexpr uint32_t kColorSlots = 64;
+
+  PerfettoTables& tables_;
+  ProtoOut p_;
+  ByteOut& out_;
+  uint64_t next_uuid_ = 1;
+  uint32_t next_sequence_ = 2;  // 1 is the global sequence
+  uint64_t first_process_ = 0;
+  uint64_t max_ns_ = 0;
+  bool global_cleared_ = false;
+  uint32_t colors_[kColorSlots] = {};  // MABUTRACE_COLOR_SET | rgb; slot + 1 = iid
+  uint32_t color_iid_ = 0;             // of the event being written
+  uint32_t meta_event_ = 0;            // open TrackEvent of the metadata packet
+  bool metadata_begun_ = false;        // events are refused from then on
+  bool meta_open_ = false;             // a metadata packet is being encoded
+  bool finished_ = false;
+  uint64_t packets_dropped_ = 0;
+  uint64_t events_after_metadata_ = 0;
+};
+
+}  // namespace mabutrace::format
+
+#endif  // MABUTRACE_FORMAT_PERFETTO_WRITER_H
