@@ -1,6 +1,6 @@
 #!/bin/sh
 # pftrace_fixture.sh UART_STREAM MABUTRACE TRACE EXPECT: the fixture for
-# tests/export/check_pftrace.py: a runtime stream (examples/uart_stream into
+# tests/format/check_pftrace.py: a runtime stream (examples/uart_stream into
 # a file) converted by `mabutrace convert` to TRACE (.pftrace), and what
 # check_pftrace.py must find in it, in EXPECT.
 set -eu

@@ -18,6 +18,9 @@ import subprocess
 import sys
 import tempfile
 
+from pftrace import Sequence, one, parse_text, resolve_time
+import pftrace
+
 FAILURES = []
 
 
@@ -26,94 +29,7 @@ def fail(msg):
     print("FAIL:", msg)
 
 
-def unescape(s):
-    """protoc text-format string escapes -> bytes -> str."""
-    out = bytearray()
-    i = 0
-    while i < len(s):
-        c = s[i]
-        if c != "\\":
-            out += c.encode()
-            i += 1
-            continue
-        n = s[i + 1]
-        if n in "01234567":
-            j = i + 1
-            while j < len(s) and j < i + 4 and s[j] in "01234567":
-                j += 1
-            out.append(int(s[i + 1:j], 8))
-            i = j
-        elif n == "x":
-            out.append(int(s[i + 2:i + 4], 16))
-            i += 4
-        else:
-            out += {"n": b"\n", "t": b"\t", "r": b"\r", '"': b'"', "'": b"'", "\\": b"\\"}[n]
-            i += 2
-    return out.decode("utf-8")
-
-
-def parse_text(text):
-    """protoc's text format -> nested dict of lists."""
-    root = {}
-    stack = [root]
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        if line == "}":
-            stack.pop()
-            continue
-        m = re.match(r"^([A-Za-z_0-9]+) \{$", line)
-        if m:
-            child = {}
-            stack[-1].setdefault(m.group(1), []).append(child)
-            stack.append(child)
-            continue
-        m = re.match(r"^([A-Za-z_0-9]+): (.*)$", line)
-        if not m:
-            raise ValueError("cannot parse line: " + raw)
-        key, val = m.groups()
-        if val.startswith('"'):
-            val = unescape(val[1:-1])
-        elif re.match(r"^-?\d+$", val):
-            val = int(val)
-        stack[-1].setdefault(key, []).append(val)
-    return root
-
-
-def one(d, key, default=None):
-    v = d.get(key)
-    return v[0] if v else default
-
-
-class Sequence:
-    """What a packet sequence has set up since its last clear."""
-
-    def __init__(self):
-        self.names = {}        # event-name iid -> name
-        self.ann_names = {}    # debug-annotation-name iid -> name
-        self.strings = {}      # debug-annotation string iid -> str
-        self.track = None      # TrackEventDefaults.track_uuid
-        self.clock = None      # TracePacketDefaults.timestamp_clock_id
-        self.clocks = {}       # clock id -> last value (incremental clocks)
-        self.incremental = set()
-
-
-def resolve_time(i, p, seq):
-    """The packet's timestamp on the default clock (trace-formats.md 2.8)."""
-    ts = one(p, "timestamp")
-    if ts is None:
-        return None
-    clock = one(p, "timestamp_clock_id", seq.clock if seq else None)
-    if clock is None or clock == 6:
-        return ts
-    if seq is None or clock not in seq.clocks:
-        fail(f"packet {i}: clock {clock} has no ClockSnapshot on its sequence")
-        return ts
-    if clock in seq.incremental:
-        seq.clocks[clock] += ts
-        return seq.clocks[clock]
-    return ts
+pftrace.fail = fail  # its clock checks report here
 
 
 def intern(i, table, entries, key, what):
