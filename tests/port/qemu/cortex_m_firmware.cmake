@@ -8,8 +8,7 @@
 #   MABUTRACE_QEMU_SKIP         "" when qemu-system-arm is there too, else why not
 #   MABUTRACE_FW_M4_DIR / _M3_DIR  where the .elf/.map files land
 #   MABUTRACE_ARM_SIZE, MABUTRACE_ARM_NM, MABUTRACE_QEMU_ARM  the tools
-# and defines mabutrace_skipped_test(NAME REASON LABELS...): a test that
-# reports itself skipped (return code 77) with the reason.
+# (tests/CMakeLists.txt defines mabutrace_skipped_test for the skips).
 # Safe to include from several directories: the variables are set in each
 # including scope, the ExternalProjects are defined once.
 include(ExternalProject)
@@ -67,7 +66,3 @@ else()
   endif()
 endif()
 
-function(mabutrace_skipped_test name reason)
-  add_test(NAME ${name} COMMAND sh -c "echo 'SKIPPED: ${reason}'; exit 77")
-  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 LABELS "${ARGN}")
-endfunction()
