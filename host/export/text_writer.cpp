@@ -77,6 +77,15 @@ void TextWriter::OnCounter(model::Track t, std::string_view name, uint64_t ns, i
   Emit();
 }
 
+void TextWriter::OnFlowPoint(model::Track t, bool start, uint64_t id, std::string_view name,
+                             uint64_t ns, uint32_t cpu, uint32_t, bool) {
+  Head(ns, t, start ? "P>" : "P<");
+  AppendClean(line_, name.empty() ? (start ? "flow_out" : "flow_in") : name);
+  if (id) line_ += " flow " + std::to_string(id);
+  line_ += " cpu=" + std::to_string(cpu);
+  Emit();
+}
+
 void TextWriter::OnFlow(model::Track t, bool start, uint64_t id, uint64_t ns) {
   Head(ns, t, start ? "F>" : "F<");
   line_ += "flow " + std::to_string(id);

@@ -66,25 +66,30 @@ void Normalizer::OnCounter(Track t, std::string_view name, uint64_t ns, int64_t 
   out_.OnCounter(t, name, Clamp(s, ns), value);
 }
 
-void Normalizer::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
-  if (id == 0) return;
+bool Normalizer::ArrowEnd(bool start, uint64_t id) {
   if (start) {
     flow_starts_.insert(id);
-  } else if (!flow_starts_.erase(id)) {
-    ++flow_ends_dropped_;  // an arrow needs both ends
-    return;
+    return true;
   }
+  if (flow_starts_.erase(id)) return true;
+  ++flow_ends_dropped_;  // an arrow needs both ends
+  return false;
+}
+
+void Normalizer::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
+  if (id == 0 || !ArrowEnd(start, id)) return;
   // A late end keeps its own time: it binds to the slice open then.
   State(t);
   if (ns > max_ns_) max_ns_ = ns;
   out_.OnFlow(t, start, id, ns);
 }
 
-void Normalizer::FlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
-                           uint32_t cpu, uint32_t color) {
+void Normalizer::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
+                             uint32_t cpu, uint32_t color, bool) {
   ThreadState& s = State(t);
   ns = Clamp(s, ns);
-  format::FlowPoint(*this, t, start, id, name, ns, cpu, color, !s.stack.empty());
+  if (id && !ArrowEnd(start, id)) id = 0;  // the point stays, without its arrow
+  Clamp(s, format::FlowPoint(out_, t, start, id, name, ns, cpu, color, !s.stack.empty()));
 }
 
 void Normalizer::OnMetadata(std::string_view key, int64_t value) {

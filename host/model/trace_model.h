@@ -34,7 +34,8 @@ using EventSink = format::EventSink;
 // - a track's times never go backwards (clamped up);
 // - a flow end whose start was not passed on is dropped
 //   (flow_ends_without_start);
-// - a flow point with no slice open gets a 1 ns carrier slice;
+// - a flow point knows whether a slice encloses it (the caller's
+//   `enclosed` is ignored); outside every slice it takes 1 ns of its track;
 // - metadata is held until Finish(), which closes open slices at the last
 //   time seen (flag open_at_end), then passes the metadata on, then the
 //   repair counts (format::stat keys).
@@ -43,18 +44,14 @@ class Normalizer final : public EventSink {
  public:
   explicit Normalizer(EventSink& out) : out_(out) {}
 
-  // A flow point as recorded (TRACE_FLOW_OUT/IN): `name` may be empty; with
-  // a slice open a named point becomes an instant. `id` 0 writes only the
-  // point; its arrow end may follow later through OnFlow (end).
-  void FlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
-                 uint32_t cpu, uint32_t color);
-
   void OnProcess(uint32_t pid, std::string_view name) override;
   void OnThread(Track t, std::string_view name) override;
   void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) override;
   void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) override;
+  void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
+                   uint32_t cpu, uint32_t color, bool enclosed) override;
   void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) override;
   void OnMetadata(std::string_view key, int64_t value) override;
   void OnMetadata(std::string_view key, std::string_view value) override;
@@ -76,6 +73,9 @@ class Normalizer final : public EventSink {
   };
   ThreadState& State(Track t);
   uint64_t Clamp(ThreadState& s, uint64_t ns);
+  // Whether arrow end `id` may be written: a start is always; an end only
+  // after its start (else counted).
+  bool ArrowEnd(bool start, uint64_t id);
 
   EventSink& out_;
   std::unordered_set<uint32_t> processes_;

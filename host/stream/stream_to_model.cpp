@@ -47,13 +47,13 @@ void StreamToModel::OnEvent(const Event& e) {
       if (q.size() > 4) q.pop_front();
       // A NULL name ("(null)") is an unnamed point.
       const std::string_view name = e.name_ptr ? e.name : std::string_view();
-      norm_.FlowPoint(t, true, e.flow, name, e.ns, e.cpu, e.color);
+      norm_.OnFlowPoint(t, true, e.flow, name, e.ns, e.cpu, e.color, false);
       break;
     }
     case EventType::kFlowIn: {
       const std::string_view name = e.name_ptr ? e.name : std::string_view();
       const uint32_t id = Resolve(e.link, e.flow);
-      norm_.FlowPoint(t, false, id, name, e.ns, e.cpu, e.color);
+      norm_.OnFlowPoint(t, false, id, name, e.ns, e.cpu, e.color, false);
       if (!id) pending_.push_back({t, e.link, e.flow, e.ns});
       break;
     }

@@ -11,7 +11,7 @@
 namespace mabutrace::format {
 
 void ChromeJsonWriter::Name(std::string_view s) {
-  out_.String(s.data(), Utf8Prefix(s.data(), s.size(), kMaxNameBytes));
+  out_.String(s.data(), KeptNameBytes(s.data(), s.size()));
 }
 
 bool ChromeJsonWriter::BeginEvent() {
@@ -36,13 +36,13 @@ void ChromeJsonWriter::Ids(Track t) {
 }
 
 // `{"ph":..,"name":..,"cat":..,"pid":..,"tid":..,"ts":..` (object left open).
-void ChromeJsonWriter::Head(Track t, char ph, std::string_view name, uint64_t ns) {
+void ChromeJsonWriter::Head(Track t, char ph, std::string_view name, uint64_t ns, const char* cat) {
   out_.Raw("{\"ph\":\"");
   out_.Char(ph);
   out_.Raw("\",\"name\":");
   Name(name);
   out_.Raw(",\"cat\":\"");
-  out_.Raw(kCategory);
+  out_.Raw(cat);
   out_.Char('"');
   Ids(t);
   out_.Raw(",\"ts\":");
@@ -128,6 +128,26 @@ void ChromeJsonWriter::OnCounter(Track t, std::string_view name, uint64_t ns, in
   out_.Raw(",\"args\":{\"value\":");
   out_.I64(value);
   out_.Raw("}}");
+}
+
+void ChromeJsonWriter::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name,
+                                   uint64_t ns, uint32_t cpu, uint32_t color, bool enclosed) {
+  if (enclosed) {
+    if (!name.empty()) OnInstant(t, name, ns, cpu, color);
+    if (id) OnFlow(t, start, id, ns);
+    return;
+  }
+  // The carrier: a 1 ns slice in the flows' category, so that a reader
+  // tells it from a recorded scope.
+  const std::string_view carrier = !name.empty() ? name : start ? kFlowOutName : kFlowInName;
+  if (!BeginEvent()) return;
+  Head(t, 'B', carrier, ns, kFlowCategory);
+  Args(cpu, color);
+  out_.Char('}');
+  if (id) OnFlow(t, start, id, ns);
+  if (!BeginEvent()) return;
+  Head(t, 'E', carrier, ns + 1, kFlowCategory);
+  out_.Char('}');
 }
 
 void ChromeJsonWriter::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {

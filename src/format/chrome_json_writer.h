@@ -18,7 +18,10 @@
 //   name makes its importer throw); the exact RGB goes to args.color.
 // - C events carry only the series in args (§1.3: every key is a series).
 // - Flows are v1 s/f with "bp":"e", bound to the enclosing slice (§1.5);
-//   ids are the producer's, unique per arrow.
+//   ids are the producer's, unique per arrow. A flow point inside a slice
+//   is an i (when named) and its s/f; outside every slice it gets a 1 ns
+//   carrier slice named after it ("flow_out"/"flow_in" when unnamed), in
+//   the flows' category "mabutrace.flow" (a recorded scope's is "mabutrace").
 // The writer trusts the producer's rules (trace_rules.h). Metadata must
 // come after the last event (the object is streamed); an event after it is
 // dropped and counted in stat::kEventsAfterMetadata.
@@ -32,6 +35,7 @@
 
 #include "json_out.h"
 #include "trace_events.h"
+#include "trace_vocabulary.h"
 
 namespace mabutrace::format {
 
@@ -46,6 +50,8 @@ class ChromeJsonWriter : public EventSink {
   void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) override;
   void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) override;
+  void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
+                   uint32_t cpu, uint32_t color, bool enclosed) override;
   void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) override;
   void OnMetadata(std::string_view key, int64_t value) override;
   void OnMetadata(std::string_view key, std::string_view value) override;
@@ -54,7 +60,7 @@ class ChromeJsonWriter : public EventSink {
 
  private:
   bool BeginEvent();  // false (event dropped) once metadata has begun
-  void Head(Track t, char ph, std::string_view name, uint64_t ns);
+  void Head(Track t, char ph, std::string_view name, uint64_t ns, const char* cat = kCategory);
   void Args(uint32_t cpu, uint32_t color);
   void Ids(Track t);
   void Name(std::string_view s);

@@ -52,8 +52,8 @@ constexpr uint32_t kAnnotationOverhead = 24;
 // A string field holding s made valid UTF-8, cut at kMaxNameBytes.
 void PerfettoWriter::Name(uint32_t field, std::string_view s) {
   const uint32_t slot = p_.Begin(field);  // a string is length-delimited too
-  PutValidUtf8(s.data(), Utf8Prefix(s.data(), s.size(), kMaxNameBytes),
-               [this](const char* d, size_t n) { p_.Raw(d, n); });
+  PutValidUtf8(s.data(), KeptNameBytes(s.data(), s.size()),
+               [this](const char* d, size_t k) { p_.Raw(d, k); });
   p_.End(slot);
 }
 
@@ -120,14 +120,17 @@ void PerfettoWriter::OnProcess(uint32_t pid, std::string_view name) {
   if (Accept()) ProcessUuid(pid, name, true);
 }
 
-// The thread's sequence, its track described and the sequence started on
-// first use; nullptr (counted) when the tables are full.
-PerfettoSequence* PerfettoWriter::Thread(Track t, std::string_view name) {
+// The thread's sequence from the tables (Thread() asks when the track is
+// not the last one), its track described and the sequence started on first
+// use; nullptr (counted) when the tables are full.
+PerfettoSequence* PerfettoWriter::NewThread(Track t, std::string_view name) {
   PerfettoSequence* s = tables_.Sequence(t);
   if (!s) {
     ++packets_dropped_;
     return nullptr;
   }
+  last_track_ = t;
+  last_seq_ = s;
   if (s->uuid) return s;
   const uint64_t parent = ProcessUuid(t.pid, {}, false);
   s->uuid = next_uuid_++;
@@ -198,7 +201,7 @@ void PerfettoWriter::StartSequence(const PerfettoSequence& s) {
 }
 
 void PerfettoWriter::OnThread(Track t, std::string_view name) {
-  if (Accept()) Thread(t, name);
+  if (Accept()) NewThread(t, name);
 }
 
 // ---- events -------------------------------------------------------------------
@@ -374,15 +377,32 @@ void PerfettoWriter::OnCounter(Track t, std::string_view name, uint64_t ns, int6
   Emit();
 }
 
-// An INSTANT "flow" inside the enclosing slice carries the arrow's end
-// (§2.5: flows attach to BEGIN, END and INSTANT events).
+// A flow point is an INSTANT carrying the arrow's id (§2.5: flows attach
+// to BEGIN, END and INSTANT events), inside the enclosing slice or alone:
+// Perfetto needs no carrier slice.
+void PerfettoWriter::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name,
+                                 uint64_t ns, uint32_t cpu, uint32_t color, bool enclosed) {
+  // An unnamed end inside a slice whose arrow comes later (OnFlow) is
+  // written then, once: an instant now would only say the same twice.
+  if (!start && id == 0 && name.empty() && enclosed) return;
+  FlowInstant(t, start, id, name.empty() ? (start ? kFlowOutName : kFlowInName) : name, ns, cpu,
+              color, true);
+}
+
+// A late arrow end: an instant at the flow-in point that carries it.
 void PerfettoWriter::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
+  FlowInstant(t, start, id, start ? kFlowOutName : kFlowInName, ns, 0, 0, false);
+}
+
+void PerfettoWriter::FlowInstant(Track t, bool start, uint64_t id, std::string_view name,
+                                 uint64_t ns, uint32_t cpu, uint32_t color, bool annotate) {
   if (!Accept()) return;
   PerfettoSequence* s = Thread(t);
   if (!s) return;
-  const uint32_t te = EventPacket(*s, ns, kFlowName, 0);
+  const uint32_t te = EventPacket(*s, ns, name, color);
   p_.U64(pb::kTeType, pb::kInstant);
-  p_.Fixed64(start ? pb::kTeFlowIds : pb::kTeTerminatingFlowIds, id);
+  if (annotate) Annotations(cpu, color);
+  if (id) p_.Fixed64(start ? pb::kTeFlowIds : pb::kTeTerminatingFlowIds, id);
   p_.End(te);
   Emit();
 }

@@ -20,10 +20,12 @@
 //       SLICE_BEGIN / INSTANT carry annotations cpu and color; SLICE_END
 //       carries no name (it closes the innermost slice) and its flag as a
 //       bool annotation; COUNTER names its counter track and carries the
-//       exact int64; a flow end is an INSTANT "flow" with flow_ids /
-//       terminating_flow_ids (fixed64). A packet that goes back in time (a
-//       late flow end) gives an absolute time on the default clock instead,
-//       which leaves the delta chain alone.
+//       exact int64; a flow point is an INSTANT named after it ("flow_out"
+//       / "flow_in" when unnamed) carrying flow_ids / terminating_flow_ids
+//       (fixed64): Perfetto binds arrows to instants, so no carrier slice
+//       is needed. A packet that goes back in time (a late arrow end) gives
+//       an absolute time on the default clock instead, which leaves the
+//       delta chain alone.
 //
 // Track uuids are small integers in order of first use. Interning is a
 // policy (PerfettoTables): a device interns names by address in fixed
@@ -45,7 +47,8 @@
 
 namespace mabutrace::format {
 
-// The interning policy. Returned pointers stay valid for the whole trace.
+// The interning policy. A sequence pointer stays valid for the whole trace,
+// or (a device's fixed table) until another track's OnThread reuses it.
 class PerfettoTables {
  public:
   // The state of track t, zeroed on first use; nullptr when the table is
@@ -81,6 +84,8 @@ class PerfettoWriter : public EventSink {
   void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) override;
   void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) override;
+  void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
+                   uint32_t cpu, uint32_t color, bool enclosed) override;
   void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) override;
   void OnMetadata(std::string_view key, int64_t value) override;
   void OnMetadata(std::string_view key, std::string_view value) override;
@@ -90,12 +95,20 @@ class PerfettoWriter : public EventSink {
  private:
   void GlobalPacket(uint64_t ns);
   uint64_t ProcessUuid(uint32_t pid, std::string_view name, bool describe_named);
-  PerfettoSequence* Thread(Track t, std::string_view name = {});
+  // Producers write a thread's events in runs (a device walks one chunk,
+  // one thread, at a time): the last track asked for is nearly always the
+  // next one.
+  PerfettoSequence* Thread(Track t) {
+    return last_seq_ && t == last_track_ ? last_seq_ : NewThread(t, {});
+  }
+  PerfettoSequence* NewThread(Track t, std::string_view name);
   void StartSequence(const PerfettoSequence& s);
   uint32_t EventPacket(PerfettoSequence& s, uint64_t ns, std::string_view name, uint32_t color);
   void NamedEvent(Track t, uint32_t type, std::string_view name, uint64_t ns, uint32_t cpu,
                   uint32_t color);
   void Annotations(uint32_t cpu, uint32_t color);
+  void FlowInstant(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
+                   uint32_t cpu, uint32_t color, bool annotate);
   uint32_t ColorIid(uint32_t color);
   uint64_t CounterUuid(uint32_t pid, std::string_view name);
   bool Accept();  // false (event dropped) once metadata has begun
@@ -112,6 +125,8 @@ class PerfettoWriter : public EventSink {
   uint64_t next_uuid_ = 1;
   uint32_t next_sequence_ = 2;  // 1 is the global sequence
   uint64_t first_process_ = 0;
+  Track last_track_;                   // the track Thread() returned last
+  PerfettoSequence* last_seq_ = nullptr;
   uint64_t max_ns_ = 0;
   bool global_cleared_ = false;
   uint32_t colors_[kColorSlots] = {};  // MABUTRACE_COLOR_SET | rgb; slot + 1 = iid

@@ -16,8 +16,8 @@
 //
 // What a writer may assume (the producer's rules, trace_rules.h): per
 // track, slices nest (an end closes the innermost open slice and comes
-// after its begin), times never go backwards in call order except for a
-// flow end written late, and a flow end comes after its start. Metadata
+// after its begin), times never go backwards in call order except for an
+// arrow end written late (OnFlow), and an arrow end comes after its start. Metadata
 // comes after the last event (writers of object-form JSON need it last),
 // then Finish().
 //
@@ -66,7 +66,16 @@ class EventSink {
   virtual void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
                          uint32_t color) = 0;
   virtual void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) = 0;
-  // One end of arrow `id`, bound to the slice open on `t` at `ns`.
+  // A flow point as recorded (TRACE_FLOW_OUT / TRACE_FLOW_IN): the start or
+  // end of arrow `id`, or with `id` 0 the point alone (its arrow end may
+  // follow through OnFlow). `name` may be empty. `enclosed`: a slice is open
+  // on `t`. A point outside every slice takes 1 ns of its track
+  // (trace_rules.h FlowPoint), which a writer may use: Chrome JSON draws a
+  // carrier slice there, Perfetto an instant.
+  virtual void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
+                           uint32_t cpu, uint32_t color, bool enclosed) = 0;
+  // An arrow end alone: the end of arrow `id`, whose point was written
+  // earlier with id 0, bound to what encloses that point at `ns`.
   virtual void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) = 0;
   // A key/value of the trace's metadata (trace_vocabulary.h, stat::).
   virtual void OnMetadata(std::string_view key, int64_t value) = 0;

@@ -13,8 +13,8 @@
 //    open when the trace ends close at its last time with
 //    flag::kOpenAtEnd (stat::kOpenScopesClosed).
 // 4. A flow point binds to the innermost open slice; with none open it
-//    gets a 1 ns carrier slice named after the flow (FlowPoint): Chrome
-//    JSON's v1 flows bind to a slice, never to nothing (§1.5).
+//    takes 1 ns of its track (FlowPoint), where Chrome JSON, whose v1 flows
+//    bind to a slice and never to nothing (§1.5), draws a carrier slice.
 // 5. A flow end is written only after its start; one whose start is gone
 //    is still drawn as its point, without an arrow
 //    (stat::kFlowEndsWithoutStart).
@@ -32,23 +32,13 @@ namespace mabutrace::format {
 inline uint64_t EndTime(uint64_t begin_ns, uint64_t ns) { return ns > begin_ns ? ns : begin_ns + 1; }
 
 // Writes a flow point as recorded (TRACE_FLOW_OUT / TRACE_FLOW_IN) to
-// `out` (rule 4): `enclosed` says a slice is open on `t`. A named point
-// inside a slice becomes an instant; outside, a 1 ns carrier slice named
-// after it ("flow_out"/"flow_in" when unnamed). `id` 0 writes the point
-// only: its arrow end may follow later through OnFlow. Returns the last
-// time written on `t` (ns, or ns + 1 after a carrier).
+// `out` (EventSink::OnFlowPoint; rule 4): `enclosed` says a slice is open
+// on `t`. Returns the last time the point takes on `t`: ns, or ns + 1 for
+// a point outside every slice.
 inline uint64_t FlowPoint(EventSink& out, Track t, bool start, uint64_t id, std::string_view name,
                           uint64_t ns, uint32_t cpu, uint32_t color, bool enclosed) {
-  if (enclosed) {
-    if (!name.empty()) out.OnInstant(t, name, ns, cpu, color);
-    if (id) out.OnFlow(t, start, id, ns);
-    return ns;
-  }
-  const std::string_view carrier = !name.empty() ? name : start ? kFlowOutCarrier : kFlowInCarrier;
-  out.OnBegin(t, carrier, ns, cpu, color);
-  if (id) out.OnFlow(t, start, id, ns);
-  out.OnEnd(t, carrier, ns + 1, {});
-  return ns + 1;
+  out.OnFlowPoint(t, start, id, name, ns, cpu, color, enclosed);
+  return enclosed ? ns : ns + 1;
 }
 
 }  // namespace mabutrace::format

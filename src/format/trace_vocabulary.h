@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "utf8.h"
+
 namespace mabutrace::format {
 
 // EventSink::OnEnd's flag: why a producer closed a slice itself. Written
@@ -59,10 +61,10 @@ constexpr char kEventsAfterMetadata[] = "events_after_metadata";  // broke the s
 constexpr char kProducer[] = "mabutrace";
 constexpr int kFormatVersion = 1;               // of the metadata object / annotations
 constexpr char kCategory[] = "mabutrace";       // Chrome JSON "cat" of every slice and instant
-constexpr char kFlowName[] = "flow";            // the name of an arrow's events
+constexpr char kFlowName[] = "flow";            // Chrome JSON: the name of an arrow's s/f events
 constexpr char kFlowCategory[] = "mabutrace.flow";
-constexpr char kFlowOutCarrier[] = "flow_out";  // carrier slice of an unnamed flow point
-constexpr char kFlowInCarrier[] = "flow_in";
+constexpr char kFlowOutName[] = "flow_out";     // an unnamed flow point (its carrier slice
+constexpr char kFlowInName[] = "flow_in";       // in JSON, its instant in Perfetto)
 constexpr char kMetadataEvent[] = "mabutrace metadata";  // Perfetto: the instant holding the metadata
 constexpr char kThreadNamePrefix[] = "thread ";          // + tid, for a thread without a name
 constexpr char kNullName[] = "(null)";                   // a NULL name pointer
@@ -71,6 +73,12 @@ constexpr char kNullName[] = "(null)";                   // a NULL name pointer
 // Utf8Prefix), so that names read the same in every file and a device's
 // protobuf packet buffer always holds one.
 constexpr size_t kMaxNameBytes = 1024;
+
+// Bytes of the name s[0 .. n) a writer keeps. Made valid, a name takes at
+// most 3 bytes per byte (U+FFFD), so most need no cut and no second pass.
+inline size_t KeptNameBytes(const char* s, size_t n) {
+  return n * 3 <= kMaxNameBytes ? n : Utf8Prefix(s, n, kMaxNameBytes);
+}
 
 }  // namespace mabutrace::format
 

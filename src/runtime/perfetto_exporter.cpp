@@ -74,6 +74,10 @@ class DeviceTables final : public format::PerfettoTables {
                         bool* fresh) override {
     *fresh = false;
     if (pid != rt_.pid || fresh_uuid > UINT32_MAX) return 0;
+    // A counter is sampled again and again under one address: look there
+    // first, before hashing its text.
+    AddressHit& hit = counter_hits_[Mix(uintptr_t(name.data())) % kAddressHits];
+    if (hit.name == name.data() && hit.uuid) return hit.uuid;
     InternEntry* e = Probe(Fnv1a(name), [&](const InternEntry& x) {
       return x.kind == kCounterTrack && strncmp(x.name, name.data(), name.size()) == 0 &&
              x.name[name.size()] == '\0';
@@ -83,6 +87,7 @@ class DeviceTables final : public format::PerfettoTables {
       *e = InternEntry{name.data(), uint32_t(fresh_uuid), kCounterTrack};
       *fresh = true;
     }
+    hit = AddressHit{name.data(), e->value};
     return e->value;
   }
 
@@ -111,8 +116,15 @@ class DeviceTables final : public format::PerfettoTables {
     return nullptr;
   }
 
+  struct AddressHit {
+    const char* name;
+    uint32_t uuid;
+  };
+  static constexpr uint32_t kAddressHits = 16;
+
   const Runtime& rt_;
   ExportWorkspace& ws_;
+  AddressHit counter_hits_[kAddressHits] = {};
   uint32_t last_ = 0;
   uint32_t next_iid_ = 0;
   uint64_t process_uuid_ = 0;

@@ -115,7 +115,7 @@ TEST(ChromeJsonWriter, NamesAreCutAtTheSameLimitInEveryFormat) {
             std::string(mabutrace::format::kMaxNameBytes - 1, 'n'));
 }
 
-TEST(TraceRules, AFlowPointOutsideASliceGetsACarrierOf1ns) {
+TEST(ChromeJsonWriter, AFlowPointOutsideASliceGetsACarrierOf1ns) {
   JsonCapture c;
   mabutrace::format::ChromeJsonWriter w(c.out);
   const Track t{1, 2};

@@ -51,8 +51,14 @@ STREAM_KEYS = ["stream_version", "stream_events", "lost_records", "dropped_recor
 SAME_MEANING = [("events_dropped", "dropped_records"), ("events_overwritten", "lost_records")]
 
 
-def json_canonical(doc):
-    """(names, per-thread events, counters, flows, metadata) of a Chrome JSON."""
+FLOW_POINT_NAMES = ("flow_out", "flow_in")
+
+
+def json_canonical(doc, semantic=False):
+    """(names, per-thread events, counters, flows, metadata) of a Chrome
+    JSON. semantic: JSON's own way of drawing things undone, for comparing
+    with a .pftrace: a carrier slice (cat "mabutrace.flow") is the flow
+    point it carries, an instant."""
     names, threads, counters, flows = {}, {}, [], Counter()
     for e in doc["traceEvents"]:
         ph, tid = e["ph"], e.get("tid")
@@ -60,7 +66,12 @@ def json_canonical(doc):
             names[(e["name"], tid)] = e["args"]["name"]
         elif ph in "BEi":
             ns = round(e["ts"] * 1000)
-            threads.setdefault(tid, []).append((ph, e["name"], ns, e.get("args", {})))
+            if semantic and e.get("cat") == "mabutrace.flow":
+                if ph == "B":
+                    threads.setdefault(tid, []).append(("i", e["name"], ns, e.get("args", {})))
+                continue
+            ev = (ph, e["name"], ns, e.get("args", {}))
+            threads.setdefault(tid, []).append(ev if semantic else ev + (e.get("cat"),))
         elif ph == "C":
             counters.append((e["name"], round(e["ts"] * 1000), e["args"]["value"]))
         elif ph in "sf":
@@ -68,7 +79,11 @@ def json_canonical(doc):
     return names, threads, sorted(counters), flows, doc["metadata"]
 
 
-def pftrace_canonical(path, schema):
+def pftrace_canonical(path, schema, semantic=False):
+    """As json_canonical, of a .pftrace replayed as trace processor does.
+    semantic: Perfetto's own way undone: an instant that only carries an
+    arrow (an unnamed flow point inside a slice, or a late arrow end: no
+    cpu) is the arrow alone."""
     with open(path, "rb") as f:
         packets, problems = pftrace.decode(f.read(), schema)
     for p in problems:
@@ -92,21 +107,24 @@ def pftrace_canonical(path, schema):
         if kind == "TYPE_COUNTER":
             name = pftrace.one(tracks[e["track"]], "name")
             counters.append((name, e["ts"], e["counter_value"]))
-        elif e["name"] == "mabutrace metadata":
+            continue
+        if e["name"] == "mabutrace metadata":
             meta.update(e["args"])
-        elif e["flow_ids"] or e["terminating_flow_ids"]:
-            for fid in e["flow_ids"]:
-                flows[("s", fid, tid, e["ts"])] += 1
-            for fid in e["terminating_flow_ids"]:
-                flows[("f", fid, tid, e["ts"])] += 1
-        elif kind == "TYPE_SLICE_BEGIN":
+            continue
+        for fid in e["flow_ids"]:
+            flows[("s", fid, tid, e["ts"])] += 1
+        for fid in e["terminating_flow_ids"]:
+            flows[("f", fid, tid, e["ts"])] += 1
+        if kind == "TYPE_SLICE_BEGIN":
             stacks.setdefault(tid, []).append(e["name"])
             threads.setdefault(tid, []).append(("B", e["name"], e["ts"], e["args"]))
         elif kind == "TYPE_SLICE_END":
             name = stacks[tid].pop() if stacks.get(tid) else None
             threads.setdefault(tid, []).append(("E", name, e["ts"], e["args"]))
         elif kind == "TYPE_INSTANT":
-            threads.setdefault(tid, []).append(("i", e["name"], e["ts"], e["args"]))
+            arrow_only = e["name"] in FLOW_POINT_NAMES and (stacks.get(tid) or "cpu" not in e["args"])
+            if not (semantic and arrow_only):
+                threads.setdefault(tid, []).append(("i", e["name"], e["ts"], e["args"]))
     return names, threads, sorted(counters), flows, meta
 
 
@@ -150,6 +168,9 @@ def main():
         dj, hj = json_canonical(dj_doc), json_canonical(hj_doc)
         dp = pftrace_canonical(p("device.pftrace"), args.schema)
         hp = pftrace_canonical(p("host.pftrace"), args.schema)
+        sem = {"dj": json_canonical(dj_doc, True), "hj": json_canonical(hj_doc, True),
+               "dp": pftrace_canonical(p("device.pftrace"), args.schema, True),
+               "hp": pftrace_canonical(p("host.pftrace"), args.schema, True)}
 
     # The program's events are all there (or the comparisons prove little).
     events = sum(len(v) for v in dj[1].values())
@@ -161,8 +182,8 @@ def main():
     compare("pftrace", dp, hp, "device", "host", SHARED_KEYS)
     # JSON vs pftrace, each side: one writer each, the same events and metadata.
     meta_keys = lambda m: sorted(set(m) - {"producer", "format_version", "packets_dropped"})
-    compare("device json/pftrace", dj, dp, "json", "pftrace", meta_keys(dj[4]))
-    compare("host json/pftrace", hj, hp, "json", "pftrace", meta_keys(hj[4]))
+    compare("device json/pftrace", sem["dj"], sem["dp"], "json", "pftrace", meta_keys(dj[4]))
+    compare("host json/pftrace", sem["hj"], sem["hp"], "json", "pftrace", meta_keys(hj[4]))
     # The JSON files event for event, every field (cat, cname, bp, s, ...).
     devs = [e for e in dj_doc["traceEvents"] if e["ph"] not in "sf"]
     hevs = [e for e in hj_doc["traceEvents"] if e["ph"] not in "sf"]

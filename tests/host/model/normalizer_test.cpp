@@ -40,6 +40,12 @@ class Recorder final : public mabutrace::model::EventSink {
     lines.push_back("C " + std::to_string(t.tid) + " " + std::string(name) + " " + std::to_string(ns) +
                     " " + std::to_string(v));
   }
+  void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t,
+                   uint32_t, bool enclosed) override {
+    lines.push_back(std::string(start ? "p> " : "p< ") + std::to_string(t.tid) + " " +
+                    std::string(name) + " " + std::to_string(id) + " " + std::to_string(ns) +
+                    (enclosed ? " in" : " out"));
+  }
   void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) override {
     lines.push_back(std::string(start ? "s " : "f ") + std::to_string(t.tid) + " " +
                     std::to_string(id) + " " + std::to_string(ns));
@@ -70,15 +76,14 @@ TEST(Normalizer, RepairsABrokenInput) {
   n.OnBegin(t, "b", 9, 0, 0);     // backwards: clamped to 11
   n.OnCounter(t, "c", 20, -3);
   n.OnFlow(t, false, 99, 21);     // arrow end with no start: dropped
-  n.FlowPoint(t, true, 5, "send", 22, 0, 0);  // inside "b": a named instant + s
+  n.OnFlowPoint(t, true, 5, "send", 22, 0, 0, false);  // inside "b": enclosed
   EXPECT_TRUE(n.Finish());        // "b" still open: closed at 22
   const auto& l = rec.lines;
   EXPECT_TRUE(Has(l, "T 8 w"));
   EXPECT_TRUE(Has(l, "E 8 a 11"));
   EXPECT_TRUE(Has(l, "B 8 b 11"));
   EXPECT_TRUE(Has(l, "C 8 c 20 -3"));
-  EXPECT_TRUE(Has(l, "I 8 send 22"));
-  EXPECT_TRUE(Has(l, "s 8 5 22"));
+  EXPECT_TRUE(Has(l, "p> 8 send 5 22 in"));
   EXPECT_TRUE(Has(l, "E 8 b 22 open_at_end"));
   EXPECT_TRUE(Has(l, "M orphan_scope_ends 1"));
   EXPECT_TRUE(Has(l, "M open_scopes_closed 1"));
@@ -86,17 +91,19 @@ TEST(Normalizer, RepairsABrokenInput) {
   for (const auto& x : l) EXPECT_EQ(x.rfind("f ", 0), std::string::npos) << x;
 }
 
-TEST(Normalizer, FlowPointOutsideASliceGetsACarrier) {
+TEST(Normalizer, FlowPointOutsideASliceTakesOneNanosecond) {
   Recorder rec;
   Normalizer n(rec);
   const Track t{1, 2};
-  n.FlowPoint(t, true, 3, "", 100, 0, 0);
-  n.FlowPoint(t, false, 3, "recv", 200, 0, 0);
+  n.OnFlowPoint(t, true, 3, "", 100, 0, 0, true);  // the caller's `enclosed` is not trusted
+  n.OnInstant(t, "same time", 100, 0, 0);          // after the point's 1 ns
+  n.OnFlowPoint(t, false, 3, "recv", 200, 0, 0, false);
+  n.OnFlowPoint(t, false, 4, "lost", 300, 0, 0, false);  // no start: the point stays, no arrow
   n.Finish();
-  const std::vector<std::string> want = {"P 1 ", "T 2 ", "B 2 flow_out 100", "s 2 3 100",
-                                         "E 2 flow_out 101", "B 2 recv 200", "f 2 3 200",
-                                         "E 2 recv 201"};
+  const std::vector<std::string> want = {"P 1 ", "T 2 ", "p> 2  3 100 out", "I 2 same time 101",
+                                         "p< 2 recv 3 200 out", "p< 2 lost 0 300 out"};
   ASSERT_GE(rec.lines.size(), want.size());
+  EXPECT_TRUE(Has(rec.lines, "M flow_ends_without_start 1"));
   EXPECT_EQ(std::vector<std::string>(rec.lines.begin(), rec.lines.begin() + long(want.size())), want);
 }
 
