@@ -1,8 +1,8 @@
 // perfetto_fields.h: the perfetto.protos field numbers and enum values the
-// protobuf writers use (device: perfetto_exporter.cpp, host:
-// host/export/perfetto_writer.cpp). Source: perfetto_trace.proto in
-// ../shared/reference/perfetto/ (snapshot ec5d16b), summarised in
-// trace-formats.md Part 2.
+// protobuf writer uses (perfetto_writer.cpp). Source: perfetto_trace.proto
+// in ../shared/reference/perfetto/ (snapshot ec5d16b), summarised in
+// trace-formats.md Part 2; every one of them is in our subset of the
+// schema, tests/format/perfetto_schema/perfetto_trace.proto.
 #ifndef MABUTRACE_FORMAT_PERFETTO_FIELDS_H
 #define MABUTRACE_FORMAT_PERFETTO_FIELDS_H
 
