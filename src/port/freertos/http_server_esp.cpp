@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "../host/capture_page.h"  // the host server's page (plain text, shared)
+#include "../../http/capture_page.h"
 #include "esp_http_server.h"
 #include "mabutrace/mabutrace.h"
 #include "../../runtime/ring_buffer.h"  // relative: Arduino builds have only src/ on the path

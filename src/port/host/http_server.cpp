@@ -45,7 +45,7 @@
 #include <string_view>
 #include <thread>
 
-#include "capture_page.h"
+#include "../../http/capture_page.h"
 #include "mabutrace/mabutrace.h"
 #include "ring_buffer.h"
 

@@ -3,7 +3,7 @@
 // responses (page, chunked JSON, chunked protobuf), a client that goes
 // away mid-export, and deinit stopping the server. No socket: the fake
 // calls the registered handlers (fake_freertos.h, HttpGet).
-#include "../../../src/port/host/capture_page.h"  // the page "/" must serve
+#include "../../../src/http/capture_page.h"  // the page "/" must serve
 #include "freertos_test_util.h"
 
 namespace {
