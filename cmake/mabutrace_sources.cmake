@@ -14,6 +14,10 @@
 #   MABUTRACE_EXPORTER_SOURCES  src/runtime: the on-device exporters
 #                               (Chrome JSON, Perfetto); they need the
 #                               format sources too
+#   MABUTRACE_HTTP_SOURCES      src/http: what the built-in HTTP server
+#                               answers (routes, Host policy, capture page,
+#                               bodies); each port with a server adds its
+#                               transport; needs the exporter sources
 set(MABUTRACE_FORMAT_SOURCES
   src/format/json_out.cpp
   src/format/chrome_json_writer.cpp
@@ -27,6 +31,9 @@ set(MABUTRACE_EXPORTER_SOURCES
   src/runtime/trace_walker.cpp
   src/runtime/json_exporter.cpp
   src/runtime/perfetto_exporter.cpp)
+set(MABUTRACE_HTTP_SOURCES
+  src/http/http_service.cpp
+  src/http/host_check.cpp)
 
 # mabutrace_sources(OUT ROOT LISTS...): the named lists joined, as absolute
 # paths under ROOT.

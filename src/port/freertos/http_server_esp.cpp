@@ -1,8 +1,16 @@
-// HTTP server on ESP-IDF's esp_http_server (R-C4): the same routes as the
-// host server (docs/http-server.md): "/" the capture page, "/trace" and
-// "/trace.json" Chrome JSON, "/trace.pftrace" Perfetto protobuf, streamed with
-// chunked encoding from the export workspace (no allocation per request).
-// Not built here (no Espressif toolchain): docs/ports.md §5.
+// http_server_esp.cpp: the HTTP server on ESP-IDF's esp_http_server (R-C4):
+// the transport only. What is served (routes, header fields, statuses, the
+// capture page, the bodies) is decided by src/http/http_service.h, the same
+// as on the host (docs/http-server.md).
+//
+// esp_http_server routes by URI and method itself. Here it routes nothing:
+// a URI matcher that accepts every URI sends each GET and HEAD to Serve(),
+// every other method to its 405 error handler, which is Serve() too, and
+// the requests its parser refuses (400, 408, 414, 431, 501, 505, ...) to
+// Refuse(), which sends the service's answer for that status. Bodies are
+// streamed from the export workspace, no allocation per request.
+// Not built here (no Espressif toolchain): docs/ports.md §5; tested against
+// a fake esp_http_server (tests/port/freertos/http_test.cpp).
 // ESP-IDF / Arduino-ESP32 only: the Arduino IDE and PlatformIO compile every
 // source under src/ for whatever board they target (src/mabutrace_port_inline.h
 // picks the port).
@@ -10,30 +18,59 @@
 
 #include <string.h>
 
-#include "../host/capture_page.h"  // the host server's page (plain text, shared)
 #include "esp_http_server.h"
 #include "mabutrace/mabutrace.h"
-#include "../../runtime/ring_buffer.h"  // relative: Arduino builds have only src/ on the path
+// Relative: Arduino builds have only src/ on the path.
+#include "../../http/http_service.h"
+#include "../../runtime/ring_buffer.h"
 
 namespace {
+
+using namespace mabutrace;
 
 httpd_handle_t g_server = nullptr;
 uint16_t g_port = 0;
 
+// http_parser's method numbers (esp_http_server's req->method) as the
+// service's methods.
+http::Method MethodOf(int method) {
+  if (method == HTTP_GET) return http::Method::kGet;
+  if (method == HTTP_HEAD) return http::Method::kHead;
+  return http::Method::kOther;
+}
+
 int SendChunk(void* user, const char* data, size_t len) {
-  if (len == 0) return 0;
   return httpd_resp_send_chunk(static_cast<httpd_req_t*>(user), data, ssize_t(len)) == ESP_OK ? 0 : 1;
 }
 
-esp_err_t ServeExport(httpd_req_t* req, const char* type, int (*exporter)(mabutrace_write_fn, void*)) {
-  if (!mabutrace_is_initialized()) {
-    httpd_resp_set_status(req, "503 Service Unavailable");
-    return httpd_resp_send(req, "mabutrace is not initialized\n", HTTPD_RESP_USE_STRLEN);
+// The head alone, for the answer to HEAD: every response call of
+// esp_http_server sends a body (httpd_resp_send_chunk at least the last
+// chunk, which a HEAD client would read as the start of the next response).
+esp_err_t SendHeadOnly(httpd_req_t* req, const http::Response& answer) {
+  char head[http::kMaxHead];
+  const size_t n = http::FormatHead(answer, /*close=*/false, head, sizeof head);
+  if (n == 0) return ESP_FAIL;
+  for (size_t sent = 0; sent < n;) {
+    const int k = httpd_send(req, head + sent, n - sent);
+    if (k <= 0) return ESP_FAIL;  // HTTPD_SOCK_ERR_*: the session is closed
+    sent += size_t(k);
   }
-  httpd_resp_set_type(req, type);
-  httpd_resp_set_hdr(req, "Cache-Control", "no-store");
-  httpd_resp_set_hdr(req, "X-Content-Type-Options", "nosniff");
-  if (exporter(&SendChunk, req) != MABUTRACE_OK) {
+  return ESP_OK;
+}
+
+// Sends the service's answer as it stands. ESP_FAIL makes esp_http_server
+// close the connection.
+esp_err_t Send(httpd_req_t* req, const http::Response& answer) {
+  if (!answer.send_body) return SendHeadOnly(req, answer);
+  httpd_resp_set_status(req, answer.status_text);
+  httpd_resp_set_type(req, answer.content_type);
+  for (size_t i = 0; i < answer.header_count; ++i) {
+    httpd_resp_set_hdr(req, answer.headers[i].name, answer.headers[i].value);
+  }
+  if (answer.framing == http::Framing::kLength) {
+    return httpd_resp_send(req, answer.body.data, ssize_t(answer.body.size));
+  }
+  if (http::WriteBody(answer, &SendChunk, req) != MABUTRACE_OK) {
     // Headers are out: closing without the last chunk tells the client the
     // body is incomplete.
     return ESP_FAIL;
@@ -41,21 +78,59 @@ esp_err_t ServeExport(httpd_req_t* req, const char* type, int (*exporter)(mabutr
   return httpd_resp_send_chunk(req, nullptr, 0);
 }
 
-esp_err_t ServePage(httpd_req_t* req) {
-  httpd_resp_set_type(req, "text/html; charset=utf-8");
-  httpd_resp_set_hdr(req, "Cache-Control", "no-store");
-  httpd_resp_set_hdr(req, "Content-Security-Policy",
-                     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                     "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; "
-                     "frame-ancestors 'none'");
-  return httpd_resp_send(req, mabutrace::http::kCapturePage, sizeof mabutrace::http::kCapturePage - 1);
+// Every request esp_http_server has parsed. No Host check: esp_http_server
+// listens on every interface, and on a network address the names clients
+// use cannot be known (host_check.h).
+esp_err_t Serve(httpd_req_t* req) {
+  const http::Request request{MethodOf(req->method), {req->uri, strlen(req->uri)}, {nullptr, 0}};
+  return Send(req, http::Answer(request, http::HostPolicy::kAnyName));
 }
 
-esp_err_t ServeJson(httpd_req_t* req) { return ServeExport(req, "application/json", mabutrace_export_json); }
+// The refusals of esp_http_server's parser, and their statuses.
+struct Refusal {
+  httpd_err_code_t error;
+  uint16_t status;
+};
+const Refusal kRefusals[] = {
+    {HTTPD_400_BAD_REQUEST, 400},
+    {HTTPD_408_REQ_TIMEOUT, 408},
+    {HTTPD_414_URI_TOO_LONG, 414},
+    {HTTPD_431_REQ_HDR_FIELDS_TOO_LARGE, 431},
+    {HTTPD_500_INTERNAL_SERVER_ERROR, 500},
+    {HTTPD_501_METHOD_NOT_IMPLEMENTED, 501},
+    {HTTPD_505_VERSION_NOT_SUPPORTED, 505},
+};
 
-esp_err_t ServePftrace(httpd_req_t* req) {
-  httpd_resp_set_hdr(req, "Content-Disposition", "attachment; filename=\"trace.pftrace\"");
-  return ServeExport(req, "application/octet-stream", mabutrace_export_perfetto);
+// esp_http_server's error handler. A 405 here is a method without a
+// handler on a URI that "matched": the service answers it like any other
+// request. The others are requests it could not read; the connection is
+// closed after the answer.
+esp_err_t Refuse(httpd_req_t* req, httpd_err_code_t error) {
+  if (error == HTTPD_405_METHOD_NOT_ALLOWED) return Serve(req);
+  uint16_t status = 500;
+  for (const Refusal& r : kRefusals) {
+    if (r.error == error) status = r.status;
+  }
+  httpd_resp_set_hdr(req, "Connection", "close");
+  (void)Send(req, http::ErrorResponse(status));
+  return ESP_FAIL;
+}
+
+// The service routes, not esp_http_server: every URI matches.
+bool MatchEveryUri(const char*, const char*, size_t) { return true; }
+
+esp_err_t Register(httpd_handle_t server) {
+  static const httpd_uri_t kHandlers[] = {
+      {"*", HTTP_GET, Serve, nullptr},
+      {"*", HTTP_HEAD, Serve, nullptr},
+  };
+  for (const httpd_uri_t& h : kHandlers) {
+    if (httpd_register_uri_handler(server, &h) != ESP_OK) return ESP_FAIL;
+  }
+  for (const Refusal& r : kRefusals) {
+    if (httpd_register_err_handler(server, r.error, Refuse) != ESP_OK) return ESP_FAIL;
+  }
+  return httpd_register_err_handler(server, HTTPD_405_METHOD_NOT_ALLOWED, Refuse);
 }
 
 void StopAtDeinit() { mabutrace_stop_server(); }
@@ -77,16 +152,14 @@ int mabutrace_start_server(uint16_t port) {
   config.server_port = port;
   config.ctrl_port = uint16_t(port + 1);  // the default 32768 would clash with a second server
   config.lru_purge_enable = true;         // a stuck client cannot hold every socket
-  config.max_uri_handlers = 4;
+  config.max_uri_handlers = 2;            // GET and HEAD, on every URI
+  config.uri_match_fn = MatchEveryUri;
   httpd_handle_t server = nullptr;
   if (httpd_start(&server, &config) != ESP_OK) return MABUTRACE_ERR_SERVER;
-  static const httpd_uri_t kRoutes[] = {
-      {"/", HTTP_GET, ServePage, nullptr},
-      {"/trace", HTTP_GET, ServeJson, nullptr},
-      {"/trace.json", HTTP_GET, ServeJson, nullptr},
-      {"/trace.pftrace", HTTP_GET, ServePftrace, nullptr},
-  };
-  for (const httpd_uri_t& r : kRoutes) httpd_register_uri_handler(server, &r);
+  if (Register(server) != ESP_OK) {
+    httpd_stop(server);
+    return MABUTRACE_ERR_SERVER;  // out of heap: esp_http_server copies each handler
+  }
   g_server = server;
   g_port = port;
   mabutrace::SetDeinitHook(&StopAtDeinit);

@@ -1,10 +1,10 @@
 // http_server.cpp: the host port's built-in HTTP server (R-C4), on
-// cpp-httplib. Routes, limits and security notes: docs/http-server.md.
-//
-//   GET  /             capture page (capture_page.h)
-//   GET  /trace        the trace as Chrome JSON, streamed (chunked)
-//   GET  /trace.json   same
-//   anything else      404; other methods on the paths above: 405
+// cpp-httplib: the transport only. What is served (routes, header fields,
+// the Host policy, statuses, the capture page, the bodies) is decided by
+// src/http/http_service.h, the same for every port; this file binds and
+// accepts, bounds each connection, lets httplib parse the request, and
+// sends the service's answer through httplib. Limits and security notes:
+// docs/http-server.md.
 //
 // Why the connection handling is ours: Debian ships cpp-httplib 0.11 as a
 // compiled library (libcpp-httplib.so), so its compile-time limits
@@ -33,7 +33,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -42,14 +41,13 @@
 #include <mutex>
 #include <new>
 #include <string>
-#include <string_view>
 #include <thread>
 
-#include "capture_page.h"
+#include "../../http/http_service.h"
 #include "mabutrace/mabutrace.h"
 #include "ring_buffer.h"
 
-namespace mabutrace::http {
+namespace mabutrace::host_http {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -129,19 +127,22 @@ class ConnectionStream final : public httplib::Stream {
   // why, if it sent something (an idle connection is just closed).
   void AnswerRefusal() {
     if (wrote_ || received_ == 0 || stopping_.load(std::memory_order_relaxed)) return;
-    const char* reply = nullptr;
+    uint16_t status = 0;
     if (over_limit_) {
-      reply = line_seen_ ? "HTTP/1.1 431 Request Header Fields Too Large\r\n"
-                         : "HTTP/1.1 414 URI Too Long\r\n";
+      status = line_seen_ ? 431 : 414;
     } else if (timed_out_) {
-      reply = "HTTP/1.1 408 Request Timeout\r\n";
+      status = 408;
     } else {
       return;
     }
-    std::string msg = reply;
-    msg += "Content-Length: 0\r\nConnection: close\r\n\r\n";
+    const http::Response answer = http::ErrorResponse(status);
+    char reply[http::kMaxHead + 64];
+    size_t n = http::FormatHead(answer, /*close=*/true, reply, sizeof reply);
+    if (n == 0 || answer.body.size > sizeof reply - n) return;
+    memcpy(reply + n, answer.body.data, answer.body.size);
+    n += answer.body.size;
     // Best effort: the client may be gone, and it must not make us wait.
-    (void)::send(fd_, msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)::send(fd_, reply, n, MSG_NOSIGNAL | MSG_DONTWAIT);
   }
 
  private:
@@ -241,10 +242,10 @@ class GuardedServer final : public httplib::Server {
   }
   bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
 
-  // Whether requests must pass the DNS-rebinding Host check (set once after
-  // bind, before the accept thread starts).
-  void set_loopback_only(bool on) { loopback_only_ = on; }
-  bool loopback_only() const { return loopback_only_; }
+  // Whether requests must pass the service's DNS-rebinding Host check (set
+  // once after bind, before the accept thread starts).
+  void set_host_policy(http::HostPolicy policy) { host_policy_ = policy; }
+  http::HostPolicy host_policy() const { return host_policy_; }
 
   // Closes the bound socket of a server whose accept loop never ran (httplib
   // only closes it from stop() or the loop).
@@ -273,66 +274,15 @@ class GuardedServer final : public httplib::Server {
   }
 
   std::atomic<bool> stopping_{false};
-  bool loopback_only_ = true;
+  http::HostPolicy host_policy_ = http::HostPolicy::kLoopbackNames;
 };
 
-// ---- Routes ------------------------------------------------------------------
-enum class Route { kNone, kPage, kTrace };
+// ---- The service's answers, through httplib --------------------------------------
+http::Text TextOf(const std::string& s) { return http::Text{s.data(), s.size()}; }
 
-Route Classify(const std::string& path) {
-  if (path == "/") return Route::kPage;
-  if (path == "/trace" || path == "/trace.json" || path == "/trace.pftrace") return Route::kTrace;
-  return Route::kNone;
-}
-
-const char* Reason(int status) {
-  switch (status) {
-    case 400: return "Bad Request";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Payload Too Large";
-    case 414: return "URI Too Long";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "Error";
-  }
-}
-
-void SetError(httplib::Response& res, int status) {
-  res.status = status;
-  res.set_content(std::to_string(status) + " " + Reason(status) + "\n", "text/plain; charset=utf-8");
-}
-
-// DNS rebinding defence: a web page whose name was re-pointed at 127.0.0.1
-// reaches us with its own name in Host. A loopback-bound server therefore
-// answers only Host values that cannot be such a page: IP literals,
-// "localhost" and "*.localhost" (which browsers resolve to loopback
-// themselves). No Host at all (HTTP/1.0 tools) is fine: browsers always send one.
-bool HostAllowedOnLoopback(const std::string& host_header) {
-  if (host_header.empty()) return true;
-  std::string host = host_header;
-  if (host.front() == '[') {
-    const size_t close = host.find(']');
-    if (close == std::string::npos) return false;
-    in6_addr a6;
-    return inet_pton(AF_INET6, host.substr(1, close - 1).c_str(), &a6) == 1;
-  }
-  if (const size_t colon = host.rfind(':'); colon != std::string::npos) host.resize(colon);
-  in_addr a4;
-  if (inet_pton(AF_INET, host.c_str(), &a4) == 1) return true;
-  std::transform(host.begin(), host.end(), host.begin(),
-                 [](unsigned char c) { return char(std::tolower(c)); });
-  constexpr std::string_view kSuffix = ".localhost";
-  return host == "localhost" ||
-         (host.size() > kSuffix.size() && host.ends_with(kSuffix));
-}
-
-// The export's write callback: hands each piece to httplib's chunked sink.
-// A failed write (client gone, stalled, server stopping) aborts the export.
+// The body's write callback: hands each piece to httplib's chunked sink. A
+// failed write (client gone, stalled, server stopping) ends the body.
 int WriteToSink(void* user, const char* data, size_t len) {
-  if (len == 0) return 0;  // httplib reads a 0-byte write as end of data
   try {
     return static_cast<httplib::DataSink*>(user)->write(data, len) ? 0 : 1;
   } catch (...) {
@@ -340,28 +290,21 @@ int WriteToSink(void* user, const char* data, size_t len) {
   }
 }
 
-void ServePage(const httplib::Request&, httplib::Response& res) {
-  res.status = 200;
-  res.set_header("Cache-Control", "no-store");
-  // Nothing external: inline script and style only, fetches to ourselves.
-  res.set_header("Content-Security-Policy",
-                 "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                 "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; "
-                 "frame-ancestors 'none'");
-  res.set_content(kCapturePage, sizeof kCapturePage - 1, "text/html; charset=utf-8");
-}
-
-// Streams one export (JSON or Perfetto protobuf) with chunked encoding.
-void ServeExport(httplib::Response& res, const char* content_type,
-                 int (*exporter)(mabutrace_write_fn, void*)) {
-  if (!mabutrace_is_initialized()) {
-    SetError(res, 503);
+// Puts the service's answer into httplib's response as it stands. httplib
+// adds the framing field (Content-Length, or Transfer-Encoding for the
+// chunked provider) and Connection: close, and leaves out the body of an
+// answer to HEAD itself.
+void Send(const http::Response& answer, httplib::Response& res) {
+  res.status = answer.status;
+  for (size_t i = 0; i < answer.header_count; ++i) {
+    res.set_header(answer.headers[i].name, answer.headers[i].value);
+  }
+  if (answer.framing == http::Framing::kLength) {
+    res.set_content(answer.body.data, answer.body.size, answer.content_type);
     return;
   }
-  res.status = 200;  // also for a Range request: the export is never partial
-  res.set_header("Cache-Control", "no-store");
-  res.set_chunked_content_provider(content_type, [exporter](size_t, httplib::DataSink& sink) {
-    if (exporter(&WriteToSink, &sink) != MABUTRACE_OK) {
+  res.set_chunked_content_provider(answer.content_type, [answer](size_t, httplib::DataSink& sink) {
+    if (http::WriteBody(answer, &WriteToSink, &sink) != MABUTRACE_OK) {
       // Headers are out; dropping the connection without the final chunk is
       // how the client learns the body is incomplete.
       return false;
@@ -369,15 +312,6 @@ void ServeExport(httplib::Response& res, const char* content_type,
     sink.done();
     return true;
   });
-}
-
-void ServeTrace(const httplib::Request&, httplib::Response& res) {
-  ServeExport(res, "application/json", mabutrace_export_json);
-}
-
-void ServePftrace(const httplib::Request&, httplib::Response& res) {
-  res.set_header("Content-Disposition", "attachment; filename=\"trace.pftrace\"");
-  ServeExport(res, "application/octet-stream", mabutrace_export_perfetto);
 }
 
 // Everything but the bind address; before bind (socket options apply there).
@@ -394,41 +328,29 @@ void Configure(GuardedServer& server) {
   server.set_keep_alive_max_count(1);
   server.set_read_timeout(std::chrono::duration_cast<std::chrono::seconds>(kRequestDeadline).count());
   server.set_write_timeout(std::chrono::duration_cast<std::chrono::seconds>(kWriteStall).count());
-  server.set_default_headers({{"X-Content-Type-Options", "nosniff"},
-                              {"Referrer-Policy", "no-referrer"}});
 
-  // One gate for every request, before httplib reads a body or matches a
-  // handler pattern (its patterns are regexes: "." would match any byte).
+  // Every request goes to the service as soon as httplib has parsed its
+  // head: before httplib reads a body, and instead of httplib's router
+  // (whose patterns are regexes: "." would match any byte). The target is
+  // passed as received; httplib's decoded path is not used.
   GuardedServer* self = &server;
   server.set_pre_routing_handler([self](const httplib::Request& req, httplib::Response& res) {
-    using R = httplib::Server::HandlerResponse;
-    if (self->loopback_only() && !HostAllowedOnLoopback(req.get_header_value("Host"))) {
-      SetError(res, 403);
-      return R::Handled;
-    }
-    if (Classify(req.path) == Route::kNone) {
-      SetError(res, 404);
-      return R::Handled;
-    }
-    if (req.method != "GET" && req.method != "HEAD") {
-      SetError(res, 405);
-      res.set_header("Allow", "GET, HEAD");
-      return R::Handled;
-    }
-    return R::Unhandled;
+    const std::string host = req.get_header_value("Host");
+    const http::Request request{http::MethodFromToken(TextOf(req.method)), TextOf(req.target),
+                                TextOf(host)};
+    Send(http::Answer(request, self->host_policy()), res);
+    return httplib::Server::HandlerResponse::Handled;
   });
-  server.Get("/", ServePage);
-  server.Get(R"(/trace)", ServeTrace);
-  server.Get(R"(/trace\.json)", ServeTrace);
-  server.Get(R"(/trace\.pftrace)", ServePftrace);
 
-  // Errors httplib produces itself (400 for a malformed request, ...) get a
-  // short text body; exceptions get a plain 500 without the exception text.
+  // Errors httplib produces itself (400 for a malformed request, 416 for a
+  // malformed Range, ...) get the service's error answer; exceptions a 500
+  // without the exception text.
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.body.empty()) SetError(res, res.status);
+    if (res.body.empty()) Send(http::ErrorResponse(uint16_t(res.status)), res);
   });
   server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    SetError(res, 500);
+    res = httplib::Response();  // nothing half-set by the handler that threw
+    Send(http::ErrorResponse(500), res);
   });
 }
 
@@ -505,7 +427,8 @@ int Start(const char* bind_address, uint16_t port) {
     server->CloseUnused();
     return MABUTRACE_ERR_SERVER;
   }
-  server->set_loopback_only(server->BoundToLoopback());
+  server->set_host_policy(server->BoundToLoopback() ? http::HostPolicy::kLoopbackNames
+                                                     : http::HostPolicy::kAnyName);
 
   SetDeinitHook(&StopServer);
   auto finished = std::make_shared<std::atomic<bool>>(false);
@@ -535,7 +458,7 @@ int Start(const char* bind_address, uint16_t port) {
 }
 
 }  // namespace
-}  // namespace mabutrace::http
+}  // namespace mabutrace::host_http
 
 #if defined(__SANITIZE_THREAD__)
 // TSan builds only. Debian's libcpp-httplib.so is not instrumented, so TSan
@@ -555,7 +478,7 @@ int mabutrace_start_server(uint16_t port) { return mabutrace_start_server_on("12
 
 int mabutrace_start_server_on(const char* bind_address, uint16_t port) {
   try {
-    return mabutrace::http::Start(bind_address, port);
+    return mabutrace::host_http::Start(bind_address, port);
   } catch (const std::bad_alloc&) {
     return MABUTRACE_ERR_NO_MEMORY;
   } catch (...) {
@@ -564,13 +487,13 @@ int mabutrace_start_server_on(const char* bind_address, uint16_t port) {
 }
 
 uint16_t mabutrace_server_port(void) {
-  const auto* st = mabutrace::http::GetState();
+  const auto* st = mabutrace::host_http::GetState();
   return st ? st->port.load(std::memory_order_relaxed) : 0;
 }
 
 void mabutrace_stop_server(void) {
   try {
-    mabutrace::http::StopServer();
+    mabutrace::host_http::StopServer();
   } catch (...) {
   }
 }

@@ -11,7 +11,9 @@ stub Due core, runs it under QEMU (mps2-an385) and checks its trace.
    -D__SAM3X8E__, -std=gnu11 for C) and -std=<--std> for C++. Every file
    must compile; the objects of the other ports (src/port/host,
    src/port/freertos) must define nothing (their guards), those of
-   src/runtime, src/format and src/port/cortex-m must define something.
+   src/runtime, src/format, src/http (portable: the Due has no server, but
+   the HTTP service must build for an MCU) and src/port/cortex-m must
+   define something.
 2. The sketch becomes a .cpp as the IDE makes it (#include <Arduino.h>, then
    the .ino) and is linked with the stub core (core/), startup.c and
    mps2.ld of examples/cortex-m, newlib-nano and --gc-sections. It must fit
@@ -118,7 +120,7 @@ def main():
         objects.append(obj)
         syms = defined_symbols(args.nm, obj)
         parts = rel.split(os.sep)
-        belongs = parts[0] in ("runtime", "format") or parts[:2] == ["port", "cortex-m"]
+        belongs = parts[0] in ("runtime", "format", "http") or parts[:2] == ["port", "cortex-m"]
         # The writers and device exports need C++17 (src/format/trace_events.h):
         # in an older -std they are meant to compile to nothing.
         if belongs and not cxx17 and "MABUTRACE_FORMAT_WRITERS" in open(s).read():

@@ -1,9 +1,13 @@
 // http_test.cpp: src/port/freertos/http_server_esp.cpp on the fake
 // esp_http_server: lifecycle and return codes, the routes and their
-// responses (page, chunked JSON, chunked protobuf), a client that goes
-// away mid-export, and deinit stopping the server. No socket: the fake
-// calls the registered handlers (fake_freertos.h, HttpGet).
-#include "../../../src/port/host/capture_page.h"  // the page "/" must serve
+// responses (page, chunked JSON, chunked protobuf), the answers the host
+// port gives too (tests/port/http_contract.h, on the bytes esp_http_server
+// would send), the parser's refusals, a client that goes away mid-export,
+// and deinit stopping the server. No socket: the fake dispatches to the
+// registered handlers as esp_http_server does (fake_freertos.h, HttpRequest).
+#include <map>
+
+#include "../http_contract.h"
 #include "freertos_test_util.h"
 
 namespace {
@@ -11,6 +15,15 @@ namespace {
 using ft::FreeRtosTest;
 using ft::Task;
 using json = nlohmann::json;
+
+// http_parser's number of a method token.
+int MethodNumber(const std::string& token) {
+  static const std::map<std::string, int> kMethods = {
+      {"GET", HTTP_GET},         {"HEAD", HTTP_HEAD},   {"POST", HTTP_POST},   {"PUT", HTTP_PUT},
+      {"DELETE", HTTP_DELETE},   {"OPTIONS", HTTP_OPTIONS}, {"PATCH", HTTP_PATCH},
+      {"CONNECT", HTTP_CONNECT}, {"TRACE", HTTP_TRACE}};
+  return kMethods.at(token);
+}
 
 TEST_F(FreeRtosTest, HttpServerLifecycle) {
   mabutrace_deinit();
@@ -34,8 +47,14 @@ TEST_F(FreeRtosTest, HttpServerLifecycle) {
   EXPECT_NE(c.ctrl_port, c.server_port);
   EXPECT_NE(c.ctrl_port, 32768) << "the default control port of the application's own server";
   EXPECT_TRUE(c.lru_purge_enable);
-  EXPECT_EQ(fake::HttpRoutes(), (std::vector<std::string>{"GET /", "GET /trace", "GET /trace.json",
-                                                          "GET /trace.pftrace"}));
+  // esp_http_server routes nothing: every URI reaches the service.
+  EXPECT_NE(c.uri_match_fn, nullptr);
+  EXPECT_EQ(fake::HttpRoutes(), (std::vector<std::string>{"GET *", "HEAD *"}));
+  EXPECT_EQ(fake::HttpErrorHandlers(),
+            (std::vector<httpd_err_code_t>{
+                HTTPD_500_INTERNAL_SERVER_ERROR, HTTPD_501_METHOD_NOT_IMPLEMENTED,
+                HTTPD_505_VERSION_NOT_SUPPORTED, HTTPD_400_BAD_REQUEST, HTTPD_405_METHOD_NOT_ALLOWED,
+                HTTPD_408_REQ_TIMEOUT, HTTPD_414_URI_TOO_LONG, HTTPD_431_REQ_HDR_FIELDS_TOO_LARGE}));
 
   EXPECT_EQ(mabutrace_start_server(8080), MABUTRACE_ERR_ALREADY_RUNNING);
   EXPECT_EQ(mabutrace_start_server_on("0.0.0.0", 8081), MABUTRACE_ERR_ALREADY_RUNNING);
@@ -73,6 +92,7 @@ TEST_F(FreeRtosTest, HttpRoutesServeThePageAndTheTrace) {
   EXPECT_TRUE(page.complete);
   EXPECT_FALSE(page.chunked);
   EXPECT_EQ(page.body, std::string(mabutrace::http::kCapturePage));
+  EXPECT_EQ(page.headers.at("Referrer-Policy"), "no-referrer");
   EXPECT_NE(page.headers.at("Content-Security-Policy").find("default-src 'none'"), std::string::npos);
 
   for (const char* uri : {"/trace", "/trace.json"}) {
@@ -100,6 +120,54 @@ TEST_F(FreeRtosTest, HttpRoutesServeThePageAndTheTrace) {
   EXPECT_NE(pf.body.find("web_task"), std::string::npos);
 
   EXPECT_EQ(fake::HttpGet("/nope").status, "404 Not Found");
+  mabutrace_stop_server();
+}
+
+// The same answers as the host port's (tests/port/http_server_test.cpp):
+// every exchange of the contract, checked on the bytes esp_http_server
+// would send. Each keeps the connection open (handler result ESP_OK).
+TEST_F(FreeRtosTest, HttpAnswersAsTheHostPortDoes) {
+  TRACE_INSTANT("something to export");
+  ASSERT_EQ(mabutrace_start_server(80), MABUTRACE_OK);
+  for (const http_contract::Exchange& e : http_contract::Exchanges()) {
+    const fake::HttpResponse r = fake::HttpRequest(MethodNumber(e.method), e.target.c_str());
+    EXPECT_EQ(r.handler_result, ESP_OK) << http_contract::Describe(e);
+    http_contract::CheckExchange(e, http_contract::ParseWire(r.wire, e.method == "HEAD"));
+  }
+  // Methods esp_http_server knows beyond those: its 405, which is ours.
+  for (const char* method : {"CONNECT", "TRACE"}) {
+    const fake::HttpResponse r = fake::HttpRequest(MethodNumber(method), "/");
+    http_contract::CheckExchange(http_contract::Error(method, "/", 405, "Method Not Allowed"),
+                                 http_contract::ParseWire(r.wire, false));
+  }
+  mabutrace_stop_server();
+}
+
+// What esp_http_server's parser refuses gets the service's answer for that
+// status, as the host's refusals do, and the connection is closed.
+TEST_F(FreeRtosTest, HttpParserRefusalsGetTheServiceAnswer) {
+  ASSERT_EQ(mabutrace_start_server(80), MABUTRACE_OK);
+  const struct {
+    httpd_err_code_t error;
+    int status;
+    const char* reason;
+  } kRefusals[] = {
+      {HTTPD_400_BAD_REQUEST, 400, "Bad Request"},
+      {HTTPD_408_REQ_TIMEOUT, 408, "Request Timeout"},
+      {HTTPD_414_URI_TOO_LONG, 414, "URI Too Long"},
+      {HTTPD_431_REQ_HDR_FIELDS_TOO_LARGE, 431, "Request Header Fields Too Large"},
+      {HTTPD_500_INTERNAL_SERVER_ERROR, 500, "Internal Server Error"},
+      {HTTPD_501_METHOD_NOT_IMPLEMENTED, 501, "Not Implemented"},
+      {HTTPD_505_VERSION_NOT_SUPPORTED, 505, "HTTP Version Not Supported"},
+  };
+  for (const auto& refusal : kRefusals) {
+    SCOPED_TRACE(refusal.status);
+    const fake::HttpResponse r = fake::HttpRefuse(refusal.error);
+    EXPECT_EQ(r.handler_result, ESP_FAIL) << "the connection is closed";
+    const http_contract::Wire w = http_contract::ParseWire(r.wire, false);
+    EXPECT_EQ(w.Field("connection"), "close");
+    http_contract::CheckRefusal(w, refusal.status, refusal.reason);
+  }
   mabutrace_stop_server();
 }
 

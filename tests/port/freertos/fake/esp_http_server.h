@@ -5,9 +5,13 @@
  * field order and default-config initializer.
  *
  * The fake (fake_freertos.cpp) opens no socket: httpd_start() records the
- * config, httpd_register_uri_handler() the routes, and a test "requests" a
- * URI with fake::HttpGet(), which calls the registered handler with a
- * request whose responses (status, type, headers, body chunks) it records.
+ * config, httpd_register_uri_handler() the handlers and
+ * httpd_register_err_handler() the error handlers, and a test "requests" a
+ * URI with fake::HttpRequest(), which picks a handler as esp_http_server's
+ * httpd_uri.c does (the config's uri_match_fn, then the method; else the 404
+ * or 405 error handler) and records what it sends: status, type, headers,
+ * body chunks, and the bytes as esp_http_server's httpd_txrx.c would put
+ * them on the wire.
  */
 #ifndef FAKE_ESP_HTTP_SERVER_H
 #define FAKE_ESP_HTTP_SERVER_H
@@ -58,6 +62,30 @@ extern "C" {
 #define ESP_ERR_HTTPD_TASK (ESP_ERR_HTTPD_BASE + 8)
 
 #define HTTPD_RESP_USE_STRLEN -1
+
+/* httpd_send()'s errors */
+#define HTTPD_SOCK_ERR_FAIL -1
+#define HTTPD_SOCK_ERR_INVALID -2
+#define HTTPD_SOCK_ERR_TIMEOUT -3
+
+/* The type httpd_resp_send_err() sends. */
+#define HTTPD_TYPE_TEXT "text/html"
+
+typedef enum {
+  HTTPD_500_INTERNAL_SERVER_ERROR = 0,
+  HTTPD_501_METHOD_NOT_IMPLEMENTED,
+  HTTPD_505_VERSION_NOT_SUPPORTED,
+  HTTPD_400_BAD_REQUEST,
+  HTTPD_401_UNAUTHORIZED,
+  HTTPD_403_FORBIDDEN,
+  HTTPD_404_NOT_FOUND,
+  HTTPD_405_METHOD_NOT_ALLOWED,
+  HTTPD_408_REQ_TIMEOUT,
+  HTTPD_411_LENGTH_REQUIRED,
+  HTTPD_414_URI_TOO_LONG,
+  HTTPD_431_REQ_HDR_FIELDS_TOO_LARGE,
+  HTTPD_ERR_CODE_MAX
+} httpd_err_code_t;
 
 typedef void* httpd_handle_t;
 typedef enum http_method httpd_method_t;
@@ -114,11 +142,19 @@ esp_err_t httpd_start(httpd_handle_t* handle, const httpd_config_t* config);
 esp_err_t httpd_stop(httpd_handle_t handle);
 esp_err_t httpd_register_uri_handler(httpd_handle_t handle, const httpd_uri_t* uri_handler);
 
+typedef esp_err_t (*httpd_err_handler_func_t)(httpd_req_t* req, httpd_err_code_t error);
+esp_err_t httpd_register_err_handler(httpd_handle_t handle, httpd_err_code_t error,
+                                     httpd_err_handler_func_t handler_fn);
+
 esp_err_t httpd_resp_set_status(httpd_req_t* r, const char* status);
 esp_err_t httpd_resp_set_type(httpd_req_t* r, const char* type);
 esp_err_t httpd_resp_set_hdr(httpd_req_t* r, const char* field, const char* value);
 esp_err_t httpd_resp_send(httpd_req_t* r, const char* buf, ssize_t buf_len);
 esp_err_t httpd_resp_send_chunk(httpd_req_t* r, const char* buf, ssize_t buf_len);
+esp_err_t httpd_resp_send_err(httpd_req_t* req, httpd_err_code_t error, const char* msg);
+/* Raw bytes on the connection: the bytes sent (possibly fewer than buf_len),
+ * or HTTPD_SOCK_ERR_*. */
+int httpd_send(httpd_req_t* r, const char* buf, size_t buf_len);
 
 #ifdef __cplusplus
 }

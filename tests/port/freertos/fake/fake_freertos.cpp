@@ -249,6 +249,7 @@ bool ValidIndex(BaseType_t i) { return i >= 0 && i < configNUM_THREAD_LOCAL_STOR
 struct Server {
   httpd_config_t cfg;
   std::vector<httpd_uri_t> routes;
+  httpd_err_handler_func_t err_handlers[HTTPD_ERR_CODE_MAX] = {};
 };
 Server* g_http = nullptr;
 int g_http_starts = 0, g_http_stops = 0;
@@ -257,12 +258,22 @@ size_t g_http_fail_after = SIZE_MAX;
 struct ReqState {
   fake::HttpResponse* resp;
   size_t sent = 0;
-  size_t extra_headers = 0;
   uint16_t max_headers = 0;
+  std::vector<std::pair<std::string, std::string>> extra;  // httpd_resp_set_hdr, in order
   bool headers_out = false;
 };
 
 ReqState* State(httpd_req_t* r) { return r ? static_cast<ReqState*>(r->aux) : nullptr; }
+
+// The head httpd_txrx.c sends before the first body byte: its status line
+// and Content-Type, `framing` ("Content-Length: N" or "Transfer-Encoding:
+// chunked"), then the fields of httpd_resp_set_hdr in the order they came.
+void WireHead(ReqState* s, const std::string& framing) {
+  std::string& w = s->resp->wire;
+  w += "HTTP/1.1 " + s->resp->status + "\r\nContent-Type: " + s->resp->type + "\r\n" + framing + "\r\n";
+  for (const auto& h : s->extra) w += h.first + ": " + h.second + "\r\n";
+  w += "\r\n";
+}
 
 }  // namespace
 
@@ -584,8 +595,8 @@ esp_err_t httpd_resp_set_hdr(httpd_req_t* r, const char* field, const char* valu
   ReqState* s = State(r);
   if (!s || !field || !value) return ESP_ERR_INVALID_ARG;
   if (s->headers_out) Violation("httpd_resp_set_hdr after the headers were sent");
-  if (s->extra_headers >= s->max_headers) return ESP_ERR_HTTPD_BASE + 5;  // ESP_ERR_HTTPD_RESP_HDR
-  ++s->extra_headers;
+  if (s->extra.size() >= s->max_headers) return ESP_ERR_HTTPD_BASE + 5;  // ESP_ERR_HTTPD_RESP_HDR
+  s->extra.emplace_back(field, value);
   s->resp->headers[field] = value;
   return ESP_OK;
 }
@@ -596,7 +607,9 @@ esp_err_t httpd_resp_send(httpd_req_t* r, const char* buf, ssize_t buf_len) {
   if (s->headers_out) Violation("httpd_resp_send after a response was started");
   const size_t n = buf_len == HTTPD_RESP_USE_STRLEN ? (buf ? strlen(buf) : 0) : size_t(buf_len);
   s->headers_out = true;
+  WireHead(s, "Content-Length: " + std::to_string(n));
   s->resp->body.assign(buf ? buf : "", buf ? n : 0);
+  s->resp->wire += s->resp->body;  // no body bytes without buf: the head of a HEAD answer
   s->resp->complete = true;
   return ESP_OK;
 }
@@ -606,20 +619,72 @@ esp_err_t httpd_resp_send_chunk(httpd_req_t* r, const char* buf, ssize_t buf_len
   if (!s) return ESP_ERR_INVALID_ARG;
   if (s->resp->complete) Violation("httpd_resp_send_chunk after the response was complete");
   if (s->headers_out && !s->resp->chunked) Violation("httpd_resp_send_chunk after httpd_resp_send");
+  if (!s->headers_out) WireHead(s, "Transfer-Encoding: chunked");
   s->headers_out = true;
   s->resp->chunked = true;
   const size_t n = buf_len == HTTPD_RESP_USE_STRLEN ? (buf ? strlen(buf) : 0) : size_t(buf_len);
   if (!buf || n == 0) {  // the terminating chunk
+    s->resp->wire += "0\r\n\r\n";
     s->resp->complete = true;
     return ESP_OK;
   }
   if (g_http_fail_after != SIZE_MAX && s->sent + n > g_http_fail_after) {
     return ESP_ERR_HTTPD_RESP_SEND;  // the client went away
   }
+  char size_line[20];
+  snprintf(size_line, sizeof size_line, "%zx\r\n", n);
+  s->resp->wire += size_line + std::string(buf, n) + "\r\n";
   s->resp->body.append(buf, n);
   s->sent += n;
   ++s->resp->chunks;
   return ESP_OK;
+}
+
+esp_err_t httpd_register_err_handler(httpd_handle_t handle, httpd_err_code_t error,
+                                     httpd_err_handler_func_t handler_fn) {
+  if (!handle || error < 0 || error >= HTTPD_ERR_CODE_MAX) return ESP_ERR_INVALID_ARG;
+  std::lock_guard<std::mutex> lock(g_state);
+  if (handle != g_http) Fatal("httpd_register_err_handler on an unknown handle");
+  g_http->err_handlers[error] = handler_fn;
+  return ESP_OK;
+}
+
+// httpd_txrx.c's statuses and messages.
+esp_err_t httpd_resp_send_err(httpd_req_t* req, httpd_err_code_t error, const char* msg) {
+  static const struct {
+    httpd_err_code_t error;
+    const char* status;
+    const char* msg;
+  } kErrors[] = {
+      {HTTPD_501_METHOD_NOT_IMPLEMENTED, "501 Method Not Implemented", "Server does not support this method"},
+      {HTTPD_505_VERSION_NOT_SUPPORTED, "505 Version Not Supported", "HTTP version not supported by server"},
+      {HTTPD_400_BAD_REQUEST, "400 Bad Request", "Bad request syntax"},
+      {HTTPD_404_NOT_FOUND, "404 Not Found", "Nothing matches the given URI"},
+      {HTTPD_405_METHOD_NOT_ALLOWED, "405 Method Not Allowed", "Specified method is invalid for this resource"},
+      {HTTPD_408_REQ_TIMEOUT, "408 Request Timeout", "Server closed this connection"},
+      {HTTPD_414_URI_TOO_LONG, "414 URI Too Long", "URI is too long"},
+      {HTTPD_431_REQ_HDR_FIELDS_TOO_LARGE, "431 Request Header Fields Too Large", "Header fields are too long"},
+  };
+  const char* status = "500 Internal Server Error";
+  const char* text = "Server has encountered an unexpected error";
+  for (const auto& e : kErrors) {
+    if (e.error == error) {
+      status = e.status;
+      text = e.msg;
+    }
+  }
+  httpd_resp_set_status(req, status);
+  httpd_resp_set_type(req, HTTPD_TYPE_TEXT);
+  return httpd_resp_send(req, msg ? msg : text, HTTPD_RESP_USE_STRLEN);
+}
+
+int httpd_send(httpd_req_t* r, const char* buf, size_t buf_len) {
+  ReqState* s = State(r);
+  if (!s || !buf) return HTTPD_SOCK_ERR_INVALID;
+  s->headers_out = true;
+  s->resp->wire.append(buf, buf_len);
+  s->resp->complete = true;
+  return int(buf_len);
 }
 
 }  // extern "C"
@@ -807,43 +872,86 @@ std::vector<std::string> HttpRoutes() {
   std::vector<std::string> out;
   if (g_http) {
     for (const httpd_uri_t& r : g_http->routes) {
-      out.push_back(std::string(r.method == HTTP_GET ? "GET " : "? ") + r.uri);
+      const char* method = r.method == HTTP_GET ? "GET " : r.method == HTTP_HEAD ? "HEAD " : "? ";
+      out.push_back(method + std::string(r.uri));
     }
   }
   return out;
 }
 
-HttpResponse HttpGet(const char* uri) {
-  HttpResponse resp;
-  httpd_uri_t route{};
-  uint16_t max_headers = 0;
-  httpd_handle_t handle = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(g_state);
-    if (!g_http) Fatal("HttpGet: no server");
-    handle = g_http;
-    max_headers = g_http->cfg.max_resp_headers;
-    for (const httpd_uri_t& r : g_http->routes) {
-      if (r.method == HTTP_GET && strcmp(r.uri, uri) == 0) route = r;
+std::vector<httpd_err_code_t> HttpErrorHandlers() {
+  std::lock_guard<std::mutex> lock(g_state);
+  std::vector<httpd_err_code_t> out;
+  if (g_http) {
+    for (int e = 0; e < HTTPD_ERR_CODE_MAX; ++e) {
+      if (g_http->err_handlers[e]) out.push_back(httpd_err_code_t(e));
     }
   }
-  if (!route.handler) {
-    resp.status = "404 Not Found";
-    resp.complete = true;
-    return resp;
-  }
-  ReqState state{&resp};
-  state.max_headers = max_headers;
+  return out;
+}
+
+namespace {
+
+// One request on the running server: `route` found by the dispatcher, or
+// none and `error` (httpd_uri.c, httpd_req_handle_err).
+HttpResponse Dispatch(int method, const char* uri, const httpd_uri_t* route, httpd_err_code_t error) {
+  HttpResponse resp;
+  httpd_err_handler_func_t err_handler = nullptr;
+  ReqState state{&resp, 0, 0, {}, false};
   httpd_req_t req{};
+  {
+    std::lock_guard<std::mutex> lock(g_state);
+    if (!g_http) Fatal("HttpRequest: no server");
+    state.max_headers = g_http->cfg.max_resp_headers;
+    err_handler = g_http->err_handlers[error];
+    req.handle = g_http;
+  }
   snprintf(const_cast<char*>(req.uri), sizeof req.uri, "%s", uri);
-  req.handle = handle;
-  req.method = HTTP_GET;
-  req.user_ctx = route.user_ctx;
+  req.method = method;
   req.aux = &state;
-  resp.handled = true;
-  resp.handler_result = route.handler(&req);
+  if (route) {
+    req.user_ctx = route->user_ctx;
+    resp.handled = true;
+    resp.handler_result = route->handler(&req);
+  } else if (err_handler) {
+    resp.handled = true;
+    resp.handler_result = err_handler(&req, error);
+    if (error == HTTPD_500_INTERNAL_SERVER_ERROR) resp.handler_result = ESP_FAIL;
+  } else {
+    httpd_resp_send_err(&req, error, nullptr);
+    resp.handler_result = ESP_FAIL;
+  }
   return resp;
 }
+
+}  // namespace
+
+HttpResponse HttpRequest(int method, const char* uri) {
+  // The handler search of httpd_uri.c, on the path (the target up to '?').
+  const size_t path_len = strcspn(uri, "?");
+  httpd_uri_t route{};
+  httpd_err_code_t error = HTTPD_404_NOT_FOUND;
+  {
+    std::lock_guard<std::mutex> lock(g_state);
+    if (!g_http) Fatal("HttpRequest: no server");
+    for (const httpd_uri_t& r : g_http->routes) {
+      const bool match = g_http->cfg.uri_match_fn
+                             ? g_http->cfg.uri_match_fn(r.uri, uri, path_len)
+                             : strlen(r.uri) == path_len && strncmp(r.uri, uri, path_len) == 0;
+      if (!match) continue;
+      if (r.method == method) {
+        route = r;
+        break;
+      }
+      error = HTTPD_405_METHOD_NOT_ALLOWED;
+    }
+  }
+  return Dispatch(method, uri, route.handler ? &route : nullptr, error);
+}
+
+HttpResponse HttpGet(const char* uri) { return HttpRequest(HTTP_GET, uri); }
+
+HttpResponse HttpRefuse(httpd_err_code_t error) { return Dispatch(HTTP_GET, "", nullptr, error); }
 
 void HttpFailAfter(size_t bytes) { g_http_fail_after = bytes; }
 

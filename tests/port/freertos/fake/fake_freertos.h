@@ -136,8 +136,8 @@ AllocRequest LastAlloc();
 
 // ---- esp_http_server ---------------------------------------------------------------
 struct HttpResponse {
-  bool handled = false;            // a registered handler ran
-  esp_err_t handler_result = ESP_OK;
+  bool handled = false;            // a registered handler or error handler ran
+  esp_err_t handler_result = ESP_OK;  // ESP_OK keeps the connection open
   std::string status = "200 OK";   // httpd's default
   std::string type = "text/html";  // httpd's default
   std::map<std::string, std::string> headers;
@@ -145,14 +145,21 @@ struct HttpResponse {
   bool chunked = false;   // sent with httpd_resp_send_chunk
   bool complete = false;  // whole response, or the terminating chunk sent
   int chunks = 0;         // non-empty chunks
+  std::string wire;       // every byte sent, as esp_http_server frames it
 };
 bool HttpRunning();
 httpd_config_t HttpConfig();      // of the running server
 int HttpStarts();                 // httpd_start calls that succeeded
 int HttpStops();                  // httpd_stop calls
-std::vector<std::string> HttpRoutes();
-// A GET of `uri` handled by the running server (404 when no route).
-HttpResponse HttpGet(const char* uri);
+std::vector<std::string> HttpRoutes();  // "GET <uri>" for each handler
+std::vector<httpd_err_code_t> HttpErrorHandlers();  // codes with a handler
+// A request that esp_http_server parsed: `method` (http_parser's number) of
+// the request-target `uri`, dispatched as httpd_uri.c dispatches it.
+HttpResponse HttpRequest(int method, const char* uri);
+HttpResponse HttpGet(const char* uri);  // HttpRequest(HTTP_GET, uri)
+// A request esp_http_server's parser refused with `error` (a URI or header
+// section too long, a timeout, ...): its error handler, or the default answer.
+HttpResponse HttpRefuse(httpd_err_code_t error);
 // From now on httpd_resp_send_chunk fails once `bytes` bytes were sent in a
 // response (a client that went away); SIZE_MAX: never (the default).
 void HttpFailAfter(size_t bytes);

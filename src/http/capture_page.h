@@ -1,4 +1,5 @@
-// capture_page.h: the page the host HTTP server serves at "/" (R-C4).
+// capture_page.h: the page the built-in HTTP server serves at "/" (R-C4),
+// on every port (http_service.cpp is its one includer in the library).
 //
 // Self-contained on purpose: no script, style, font or image is fetched from
 // anywhere (the server sends a Content-Security-Policy that forbids it), so
@@ -16,12 +17,15 @@
 //   window.mabutracePerfetto  {url, origin, pingMs, giveUpMs}: where "Open in
 //                             Perfetto" goes; a test points it at a local
 //                             window instead of the internet.
-#ifndef MABUTRACE_PORT_HOST_CAPTURE_PAGE_H
-#define MABUTRACE_PORT_HOST_CAPTURE_PAGE_H
+#ifndef MABUTRACE_HTTP_CAPTURE_PAGE_H
+#define MABUTRACE_HTTP_CAPTURE_PAGE_H
 
-namespace mabutrace::http {
+namespace mabutrace {
+namespace http {
 
-inline constexpr char kCapturePage[] = R"page(<!doctype html>
+// Internal linkage (C++11 has no inline variables): each includer gets its
+// copy, so include it only where the bytes are served or compared.
+constexpr char kCapturePage[] = R"page(<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -172,6 +176,7 @@ Raw JSON: <a href="/trace.json">/trace.json</a>.</p>
 </html>
 )page";
 
-}  // namespace mabutrace::http
+}  // namespace http
+}  // namespace mabutrace
 
-#endif  // MABUTRACE_PORT_HOST_CAPTURE_PAGE_H
+#endif  // MABUTRACE_HTTP_CAPTURE_PAGE_H
