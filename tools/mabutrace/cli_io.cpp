@@ -1,0 +1,199 @@
+// cli_io.cpp: see cli_io.h.
+#include "cli_io.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <istream>
+
+namespace mabutrace::cli {
+
+// ---- files ------------------------------------------------------------------
+
+namespace {
+
+void Fail(const std::string& name, const char* what, int err) {
+  std::fprintf(stderr, "mabutrace: %s: %s: %s\n", name.c_str(), what, std::strerror(err));
+}
+
+// Appends the rest of `f` to *out in 64 KiB reads.
+template <class Bytes>
+bool ReadRest(FILE* f, const std::string& name, Bytes* out) {
+  char buf[64 * 1024];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->insert(out->end(), buf, buf + n);
+  if (!std::ferror(f)) return true;
+  Fail(name, "read error", errno ? errno : EIO);
+  return false;
+}
+
+template <class Bytes>
+bool ReadWhole(const std::string& path, Bytes* out) {
+  out->clear();
+  auto in = InputFile::Open(path);
+  return in && in->ReadAll(out);
+}
+
+}  // namespace
+
+void InputFile::Close::operator()(FILE* f) const {
+  if (f != stdin) std::fclose(f);
+}
+
+std::optional<InputFile> InputFile::Open(const std::string& path) {
+  if (path == "-") return InputFile(stdin, "<stdin>");
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    Fail(path, "cannot open", errno);
+    return std::nullopt;
+  }
+  InputFile in(f, path);
+  // fopen opens a directory for reading; its first read would fail.
+  struct stat st;
+  if (::fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    Fail(path, "cannot open", EISDIR);
+    return std::nullopt;
+  }
+  return in;
+}
+
+bool InputFile::ReadAll(std::string* out) { return ReadRest(get(), name_, out); }
+bool InputFile::ReadAll(std::vector<uint8_t>* out) { return ReadRest(get(), name_, out); }
+
+void OutputFile::Close::operator()(FILE* f) const {
+  if (f != stdout) std::fclose(f);
+}
+
+std::optional<OutputFile> OutputFile::Create(const std::string& path) {
+  if (path == "-") return OutputFile(stdout, "<stdout>");
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) {
+    Fail(path, "cannot create", errno);
+    return std::nullopt;
+  }
+  return OutputFile(f, path);
+}
+
+bool OutputFile::Write(const void* data, size_t len) {
+  if (std::fwrite(data, 1, len, get()) == len) return true;
+  if (!write_errno_) write_errno_ = errno ? errno : EIO;
+  return false;
+}
+
+bool OutputFile::Finish() {
+  FILE* f = f_.release();
+  int err = write_errno_;
+  // A writer may have written to get() directly: its failures show in
+  // ferror, and a full disk often only at the flush or the close.
+  if (std::fflush(f) != 0 && !err) err = errno;
+  if (std::ferror(f) && !err) err = EIO;
+  if (f != stdout && std::fclose(f) != 0 && !err) err = errno;
+  if (!err) return true;
+  Fail(name_, "write error", err);
+  return false;
+}
+
+bool ReadFile(const std::string& path, std::string* out) { return ReadWhole(path, out); }
+bool ReadFile(const std::string& path, std::vector<uint8_t>* out) { return ReadWhole(path, out); }
+
+bool WriteFile(const std::string& path, std::string_view data) {
+  auto out = OutputFile::Create(path);
+  if (!out) return false;
+  out->Write(data);
+  return out->Finish();
+}
+
+void ReportProblems(const std::string& name, const std::vector<std::string>& problems, size_t limit) {
+  for (size_t i = 0; i < problems.size() && i < limit; ++i)
+    std::fprintf(stderr, "mabutrace: %s: %s\n", name.c_str(), problems[i].c_str());
+  if (problems.size() > limit)
+    std::fprintf(stderr, "mabutrace: %s: %zu more problem%s\n", name.c_str(), problems.size() - limit,
+                 problems.size() - limit == 1 ? "" : "s");
+}
+
+// ---- numbers and ranges -----------------------------------------------------
+
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view end) {
+  return s.size() >= end.size() && s.substr(s.size() - end.size()) == end;
+}
+
+// Removes a K/KiB/M/MiB suffix from *s; its factor (1 when there is none).
+uint64_t TakeSizeSuffix(std::string_view* s) {
+  // "KiB" before "K": B is a hex digit, so "0x10KiB" must not lose only "K".
+  static constexpr struct {
+    std::string_view text;
+    uint64_t factor;
+  } kSuffixes[] = {{"KiB", 1024}, {"MiB", 1024 * 1024}, {"K", 1024},
+                   {"k", 1024},   {"M", 1024 * 1024},   {"m", 1024 * 1024}};
+  for (const auto& x : kSuffixes) {
+    if (!EndsWith(*s, x.text)) continue;
+    s->remove_suffix(x.text.size());
+    return x.factor;
+  }
+  return 1;
+}
+
+CLI::Validator NumberValidator(Suffix suffix, uint64_t max) {
+  const char* what = suffix == Suffix::kSize ? "(decimal or 0x hex, optional K/M)" : "(decimal or 0x hex)";
+  return CLI::Validator(
+      [suffix, max, what](std::string& text) -> std::string {
+        const auto v = ParseNumber(text, suffix);
+        if (!v) return "'" + text + "' is not a number " + what;
+        if (*v > max) return "'" + text + "' is above the largest value, " + std::to_string(max);
+        text = std::to_string(*v);  // CLI11 reads a leading 0 as octal: hand it plain decimal
+        return {};
+      },
+      suffix == Suffix::kSize ? "SIZE" : "NUMBER");
+}
+
+}  // namespace
+
+std::optional<uint64_t> ParseNumber(std::string_view text, Suffix suffix) {
+  const uint64_t factor = suffix == Suffix::kSize ? TakeSizeSuffix(&text) : 1;
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    base = 16;
+    text.remove_prefix(2);
+  }
+  uint64_t v = 0;
+  // from_chars takes no sign, no space and no prefix: only digits remain.
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, base);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (v > UINT64_MAX / factor) return std::nullopt;
+  return v * factor;
+}
+
+std::optional<NumberRange> ParseRange(std::string_view text) {
+  const size_t sep = text.find_first_of(":-");
+  if (sep == std::string_view::npos) return std::nullopt;
+  const auto first = ParseNumber(text.substr(0, sep));
+  const auto last = ParseNumber(text.substr(sep + 1));
+  if (!first || !last) return std::nullopt;
+  return NumberRange{*first, *last};
+}
+
+std::istream& operator>>(std::istream& in, NumberRange& r) {
+  std::string token;
+  in >> token;
+  if (const auto parsed = ParseRange(token)) r = *parsed;
+  else in.setstate(std::ios::failbit);
+  return in;
+}
+
+CLI::Validator Number(uint64_t max) { return NumberValidator(Suffix::kNone, max); }
+CLI::Validator Size(uint64_t max) { return NumberValidator(Suffix::kSize, max); }
+
+CLI::Validator RangeCheck() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (ParseRange(text)) return {};
+        return "'" + text + "' is not START:END (or START-END; decimal or 0x hex)";
+      },
+      "START:END");
+}
+
+}  // namespace mabutrace::cli

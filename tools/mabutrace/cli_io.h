@@ -1,0 +1,133 @@
+// cli_io.h: how every `mabutrace` command opens its files and reads its
+// numbers, so that "-", the error messages and the number syntax are the
+// same in every command (docs/cli.md).
+//
+// Files: "-" is stdin for an input and stdout for an output; stdin and
+// stdout are never closed. A failure prints one line on stderr naming the
+// file,
+//   mabutrace: FILE: cannot open: No such file or directory
+//   mabutrace: FILE: write error: No space left on device
+// and the call returns nullopt / false (a command then exits with
+// kExitBadInput); nothing throws.
+//
+// Numbers: decimal or 0x hex, no sign (a leading zero is still decimal:
+// there is no octal), 64 bits at most; a size may end in K/KiB or M/MiB
+// (x 1024). Ranges: "A-B" or "A:B", two such numbers, both ends inclusive.
+// As CLI11 options the syntax errors name the option and exit 2:
+//   cmd->add_option("--base", o.base, "...")->transform(cli::Number());
+//   cmd->add_option("--include", o.ranges, "...")->check(cli::RangeCheck());
+#ifndef MABUTRACE_TOOLS_CLI_IO_H
+#define MABUTRACE_TOOLS_CLI_IO_H
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mabutrace::cli {
+
+// ---- files ------------------------------------------------------------------
+
+// A file to read: `path`, or stdin for "-".
+class InputFile {
+ public:
+  // nullopt after "mabutrace: PATH: cannot open: REASON" (also when PATH is
+  // a directory).
+  static std::optional<InputFile> Open(const std::string& path);
+
+  FILE* get() const { return f_.get(); }
+  // The path as given; "<stdin>" for "-" (for messages).
+  const std::string& name() const { return name_; }
+  bool is_stdin() const { return f_.get() == stdin; }
+  // Appends everything left to *out; false after "mabutrace: NAME: read
+  // error: REASON".
+  bool ReadAll(std::string* out);
+  bool ReadAll(std::vector<uint8_t>* out);
+
+ private:
+  struct Close {
+    void operator()(FILE* f) const;
+  };
+  InputFile(FILE* f, std::string name) : f_(f), name_(std::move(name)) {}
+  std::unique_ptr<FILE, Close> f_;
+  std::string name_;
+};
+
+// A file to write: `path`, created or truncated, or stdout for "-".
+class OutputFile {
+ public:
+  // nullopt after "mabutrace: PATH: cannot create: REASON".
+  static std::optional<OutputFile> Create(const std::string& path);
+
+  FILE* get() const { return f_.get(); }
+  // The path as given; "<stdout>" for "-".
+  const std::string& name() const { return name_; }
+  bool is_stdout() const { return f_.get() == stdout; }
+  // false (no message yet: Finish reports) when not every byte was written.
+  bool Write(const void* data, size_t len);
+  bool Write(std::string_view s) { return Write(s.data(), s.size()); }
+  // Flushes, and closes a file: false after "mabutrace: NAME: write error:
+  // REASON" if this or any earlier write failed. Call it once; a file not
+  // finished is closed by the destructor without a word.
+  bool Finish();
+
+ private:
+  struct Close {
+    void operator()(FILE* f) const;
+  };
+  OutputFile(FILE* f, std::string name) : f_(f), name_(std::move(name)) {}
+  std::unique_ptr<FILE, Close> f_;
+  std::string name_;
+  int write_errno_ = 0;  // of the first failed write
+};
+
+// The whole of `path` ("-" = stdin) into *out (replaced); false after a
+// message.
+bool ReadFile(const std::string& path, std::string* out);
+bool ReadFile(const std::string& path, std::vector<uint8_t>* out);
+// `data` as the whole of `path` ("-" = stdout); false after a message.
+bool WriteFile(const std::string& path, std::string_view data);
+
+// Prints the first `limit` of `problems` as "mabutrace: NAME: PROBLEM",
+// then "mabutrace: NAME: N more problems".
+void ReportProblems(const std::string& name, const std::vector<std::string>& problems, size_t limit = 20);
+
+// ---- numbers and ranges -----------------------------------------------------
+
+enum class Suffix { kNone, kSize };  // kSize: K, KiB, M, MiB (x 1024) allowed
+
+// `text` as a number (see the top of this file); nullopt when it is not
+// one or does not fit in 64 bits.
+std::optional<uint64_t> ParseNumber(std::string_view text, Suffix suffix = Suffix::kNone);
+
+// An inclusive range of numbers ("A-B" or "A:B").
+struct NumberRange {
+  uint64_t first = 0;
+  uint64_t last = 0;
+};
+// nullopt unless `text` is two numbers joined by '-' or ':'.
+std::optional<NumberRange> ParseRange(std::string_view text);
+// Lets CLI11 fill NumberRange options (std::optional, std::vector too):
+// sets failbit unless the whole token is a range.
+std::istream& operator>>(std::istream& in, NumberRange& r);
+
+// CLI11 transform for an unsigned integer option: accepts what ParseNumber
+// accepts up to `max` and hands CLI11 the decimal text, so 0x hex works
+// and "-1", "010" or an overflow is refused with
+//   --base: '-1' is not a number (decimal or 0x hex)
+CLI::Validator Number(uint64_t max = UINT64_MAX);
+// The same with the K/KiB, M/MiB suffixes.
+CLI::Validator Size(uint64_t max = UINT64_MAX);
+// CLI11 check for a NumberRange option: "--include: 'x' is not START:END
+// (or START-END; decimal or 0x hex)".
+CLI::Validator RangeCheck();
+
+}  // namespace mabutrace::cli
+
+#endif  // MABUTRACE_TOOLS_CLI_IO_H
