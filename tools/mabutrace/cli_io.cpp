@@ -147,7 +147,7 @@ CLI::Validator NumberValidator(Suffix suffix, uint64_t max) {
         text = std::to_string(*v);  // CLI11 reads a leading 0 as octal: hand it plain decimal
         return {};
       },
-      suffix == Suffix::kSize ? "SIZE" : "NUMBER");
+      suffix == Suffix::kSize ? "[K|M]" : "");
 }
 
 }  // namespace
