@@ -54,6 +54,15 @@ TEST(CliRange, DashOrColon) {
   for (const char* bad : {"", "16", "16-", "-16", ":", "1:2:3", "a-b", "1--2"}) EXPECT_FALSE(ParseRange(bad)) << bad;
 }
 
+TEST(CliNamedNumber, NameEqualsValue) {
+  auto v = ParseNamedNumber("TRCCONFIGR=0x18C1");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->name, "TRCCONFIGR");
+  EXPECT_EQ(v->value, 0x18C1u);
+  for (const char* bad : {"", "TRCCONFIGR", "=1", "TRCCONFIGR=", "TRCCONFIGR=xyz", "A=1=2"})
+    EXPECT_FALSE(ParseNamedNumber(bad)) << bad;
+}
+
 // Parses `args` into a fresh app with `add`; the error text ("" = parsed).
 template <class Add>
 std::string ParseArgs(std::vector<std::string> args, Add add) {
@@ -103,6 +112,17 @@ TEST(CliValidators, RangeOptions) {
   EXPECT_EQ(ranges[1].first, 1u);
   EXPECT_EQ(ParseArgs({"--include", "0x8000"}, add),
             "--include: '0x8000' is not START:END (or START-END; decimal or 0x hex)");
+}
+
+TEST(CliValidators, NamedNumberOptions) {
+  std::vector<NamedNumber> regs;
+  auto add = [&](CLI::App& app) { app.add_option("--decode", regs)->check(NamedNumberCheck(UINT32_MAX)); };
+  EXPECT_EQ(ParseArgs({"--decode", "A=1", "--decode", "B=0xffffffff"}, add), "");
+  ASSERT_EQ(regs.size(), 2u);
+  EXPECT_EQ(regs[1].name, "B");
+  EXPECT_EQ(regs[1].value, 0xFFFFFFFFu);
+  EXPECT_EQ(ParseArgs({"--decode", "B=0x100000000"}, add),
+            "--decode: 'B=0x100000000' is not NAME=VALUE (VALUE decimal or 0x hex, at most 0xffffffff)");
 }
 
 // ---- files

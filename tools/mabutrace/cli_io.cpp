@@ -176,13 +176,29 @@ std::optional<NumberRange> ParseRange(std::string_view text) {
   return NumberRange{*first, *last};
 }
 
-std::istream& operator>>(std::istream& in, NumberRange& r) {
+std::optional<NamedNumber> ParseNamedNumber(std::string_view text) {
+  const size_t eq = text.find('=');
+  if (eq == 0 || eq == std::string_view::npos) return std::nullopt;
+  const auto value = ParseNumber(text.substr(eq + 1));
+  if (!value) return std::nullopt;
+  return NamedNumber{std::string(text.substr(0, eq)), *value};
+}
+
+namespace {
+// CLI11 hands a typed option its token through operator>>: the whole token
+// must parse.
+template <class T, class Parse>
+std::istream& ReadToken(std::istream& in, T& out, Parse parse) {
   std::string token;
   in >> token;
-  if (const auto parsed = ParseRange(token)) r = *parsed;
+  if (const auto parsed = parse(token)) out = *parsed;
   else in.setstate(std::ios::failbit);
   return in;
 }
+}  // namespace
+
+std::istream& operator>>(std::istream& in, NumberRange& r) { return ReadToken(in, r, ParseRange); }
+std::istream& operator>>(std::istream& in, NamedNumber& r) { return ReadToken(in, r, ParseNamedNumber); }
 
 CLI::Validator Number(uint64_t max) { return NumberValidator(Suffix::kNone, max); }
 CLI::Validator Size(uint64_t max) { return NumberValidator(Suffix::kSize, max); }
@@ -194,6 +210,18 @@ CLI::Validator RangeCheck() {
         return "'" + text + "' is not START:END (or START-END; decimal or 0x hex)";
       },
       "START:END");
+}
+
+CLI::Validator NamedNumberCheck(uint64_t max) {
+  char limit[40] = "";
+  if (max != UINT64_MAX) std::snprintf(limit, sizeof limit, ", at most 0x%llx", static_cast<unsigned long long>(max));
+  return CLI::Validator(
+      [max, limit = std::string(limit)](std::string& text) -> std::string {
+        const auto v = ParseNamedNumber(text);
+        if (v && v->value <= max) return {};
+        return "'" + text + "' is not NAME=VALUE (VALUE decimal or 0x hex" + limit + ")";
+      },
+      "NAME=VALUE");
 }
 
 }  // namespace mabutrace::cli

@@ -13,6 +13,7 @@
 // Numbers: decimal or 0x hex, no sign (a leading zero is still decimal:
 // there is no octal), 64 bits at most; a size may end in K/KiB or M/MiB
 // (x 1024). Ranges: "A-B" or "A:B", two such numbers, both ends inclusive.
+// Register values: "NAME=VALUE" (--decode TRCCONFIGR=0x18C1).
 // As CLI11 options the syntax errors name the option and exit 2:
 //   cmd->add_option("--base", o.base, "...")->transform(cli::Number());
 //   cmd->add_option("--include", o.ranges, "...")->check(cli::RangeCheck());
@@ -117,6 +118,18 @@ std::optional<NumberRange> ParseRange(std::string_view text);
 // sets failbit unless the whole token is a range.
 std::istream& operator>>(std::istream& in, NumberRange& r);
 
+// A register value as the --decode options take it: "NAME=VALUE".
+struct NamedNumber {
+  // Not an aggregate: CLI11 would build one from the whole token as `name`.
+  NamedNumber() = default;
+  NamedNumber(std::string n, uint64_t v) : name(std::move(n)), value(v) {}
+  std::string name;
+  uint64_t value = 0;
+};
+// nullopt unless `text` is a non-empty name, '=' and a number.
+std::optional<NamedNumber> ParseNamedNumber(std::string_view text);
+std::istream& operator>>(std::istream& in, NamedNumber& r);
+
 // CLI11 transform for an unsigned integer option: accepts what ParseNumber
 // accepts up to `max` and hands CLI11 the decimal text, so 0x hex works
 // and "-1", "010" or an overflow is refused with
@@ -127,6 +140,9 @@ CLI::Validator Size(uint64_t max = UINT64_MAX);
 // CLI11 check for a NumberRange option: "--include: 'x' is not START:END
 // (or START-END; decimal or 0x hex)".
 CLI::Validator RangeCheck();
+// CLI11 check for a NamedNumber option, values up to `max`: "--decode:
+// 'X' is not NAME=VALUE (VALUE decimal or 0x hex, at most 0xffffffff)".
+CLI::Validator NamedNumberCheck(uint64_t max = UINT64_MAX);
 
 }  // namespace mabutrace::cli
 
