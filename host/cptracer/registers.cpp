@@ -11,6 +11,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "json_text.h"
+
 namespace mabutrace::cptracer {
 namespace {
 
@@ -384,25 +386,25 @@ std::vector<std::string> RegisterNames() {
 }
 
 std::string RegisterJson(const RegisterValue& r) {
-  std::string s = "{\"name\":\"" + r.name + "\",\"offset\":\"" + Hex8(r.offset) + "\",\"value\":\"" +
+  std::string s = "{\"name\":" + JsonString(r.name) + ",\"offset\":\"" + Hex8(r.offset) + "\",\"value\":\"" +
                   Hex8(r.value) + "\"";
   if (r.read_only) s += ",\"read_only\":true";
   s += ",\"fields\":{";
   for (size_t i = 0; i < r.fields.size(); ++i)
-    s += (i ? ",\"" : "\"") + r.fields[i].name + "\":" + std::to_string(r.fields[i].value);
+    s += (i ? "," : "") + JsonString(r.fields[i].name) + ":" + std::to_string(r.fields[i].value);
   return s + "}}";
 }
 
 std::string ConfigJson(const ConfigResult& r) {
   std::string s = "{\"window_cycles\":" + std::to_string(r.window_cycles) + ",\"registers\":{";
   for (size_t i = 0; i < r.tracer.size(); ++i)
-    s += (i ? ",\"" : "\"") + r.tracer[i].name + "\":\"" + Hex8(r.tracer[i].value) + "\"";
+    s += (i ? "," : "") + JsonString(r.tracer[i].name) + ":\"" + Hex8(r.tracer[i].value) + "\"";
   s += "},\"details\":[";
   for (size_t i = 0; i < r.tracer.size(); ++i) s += (i ? "," : "") + RegisterJson(r.tracer[i]);
   auto list = [&](const char* key, const std::vector<RegisterValue>& v) {
     s += std::string("],\"") + key + "\":[";
     for (size_t i = 0; i < v.size(); ++i)
-      s += std::string(i ? "," : "") + "{\"name\":\"" + v[i].name + "\",\"address\":\"" + Hex8(v[i].offset) +
+      s += std::string(i ? "," : "") + "{\"name\":" + JsonString(v[i].name) + ",\"address\":\"" + Hex8(v[i].offset) +
            "\",\"value\":\"" + Hex8(v[i].value) + "\"}";
   };
   list("stm_setup", r.stm);

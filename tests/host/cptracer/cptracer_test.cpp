@@ -188,6 +188,21 @@ TEST(TracerMessages, DefaultLayoutStatusEventStatistics) {
   EXPECT_EQ(j["type"], "event_e");
 }
 
+// The jsonl of `cptracer decode` goes through the one escaper: an error
+// text (it may quote a layout file's names) comes back as it was.
+TEST(TracerMessages, JsonKeepsQuotesControlCharactersAndBadUtf8) {
+  TracerMessage m;
+  m.type = MsgType::kUnknown;
+  m.words = {0x12345678};
+  m.error = "layout 'x.ini': field \"mid\" \\ bad\n\ttab \x01 \xff end";
+  const std::string line = TracerMessageJson(m);
+  EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+  const auto j = nlohmann::json::parse(line);
+  EXPECT_EQ(j["error"], "layout 'x.ini': field \"mid\" \\ bad\n\ttab \x01 \xEF\xBF\xBD end");
+  EXPECT_EQ(j["words"][0], "0x12345678");
+  EXPECT_EQ(j["type"], "unknown");
+}
+
 TEST(TracerMessages, BadWordCountsAreReportedWithOffset) {
   stm::StpEncoder e;
   e.Async();
