@@ -369,9 +369,13 @@ bool LoadTracerConfig(const std::string& path, TracerConfig* cfg, std::string* e
   return true;
 }
 
-bool DecodeRegister(const std::string& name, uint32_t value, RegisterValue* out, std::string* error) {
+bool DecodeRegister(const std::string& name, uint32_t value, double clock_hz, RegisterValue* out,
+                    std::string* error) {
   if (const RegDef* d = FindDef(name)) {
     *out = Explain(*d, value);
+    if (out->name == "SLIDING_TIME_WINDOW" && clock_hz > 0)
+      out->fields.push_back({"WINDOW_US", static_cast<uint32_t>(std::llround(value * 1e6 / clock_hz)),
+                             "window in microseconds at --clock-hz"});
     return true;
   }
   *error = "unknown register '" + name + "'; known: ";
@@ -410,6 +414,18 @@ std::string ConfigJson(const ConfigResult& r) {
   list("stm_setup", r.stm);
   list("trace_buffer_setup", r.tbr);
   return s + "]}";
+}
+
+std::string RegistersJson(const std::vector<RegisterValue>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + RegisterJson(v[i]);
+  return s + "]";
+}
+
+std::string RegistersText(const std::vector<RegisterValue>& v) {
+  std::string s;
+  for (const auto& r : v) s += RegisterText(r);
+  return s;
 }
 
 std::string RegisterText(const RegisterValue& r) {

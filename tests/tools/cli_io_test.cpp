@@ -168,8 +168,15 @@ TEST(CliFiles, FullDiskIsAWriteError) {
   ASSERT_TRUE(out);
   std::fputs("written by a writer through get()", out->get());
   EXPECT_FALSE(out->Finish());
+  out = OutputFile::Create("/dev/full");
+  ASSERT_TRUE(out);
+  auto write = out->Writer();
+  for (int i = 0; i < 100 && write("through Writer() ", 17); ++i) {
+  }
+  EXPECT_FALSE(out->Finish());
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(err,
+            "mabutrace: /dev/full: write error: No space left on device\n"
             "mabutrace: /dev/full: write error: No space left on device\n"
             "mabutrace: /dev/full: write error: No space left on device\n");
 }

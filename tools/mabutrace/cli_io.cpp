@@ -84,14 +84,17 @@ bool OutputFile::Write(const void* data, size_t len) {
 
 bool OutputFile::Finish() {
   FILE* f = f_.release();
+  // A writer may have written to get() directly: its failures show only in
+  // ferror (their errno is long gone), and a full disk often only at the
+  // flush or the close.
+  bool failed = write_errno_ != 0;
   int err = write_errno_;
-  // A writer may have written to get() directly: its failures show in
-  // ferror, and a full disk often only at the flush or the close.
-  if (std::fflush(f) != 0 && !err) err = errno;
-  if (std::ferror(f) && !err) err = EIO;
-  if (f != stdout && std::fclose(f) != 0 && !err) err = errno;
-  if (!err) return true;
-  Fail(name_, "write error", err);
+  if (std::fflush(f) != 0) failed = true, err = err ? err : errno;
+  failed = failed || std::ferror(f);
+  if (f != stdout && std::fclose(f) != 0) failed = true, err = err ? err : errno;
+  if (!failed) return true;
+  if (err) Fail(name_, "write error", err);
+  else std::fprintf(stderr, "mabutrace: %s: write error\n", name_.c_str());
   return false;
 }
 

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -73,9 +74,17 @@ class OutputFile {
   // false (no message yet: Finish reports) when not every byte was written.
   bool Write(const void* data, size_t len);
   bool Write(std::string_view s) { return Write(s.data(), s.size()); }
+  // Write as a callback for the streaming writers (exporter::WriteFn), so
+  // that their failures keep their reason. Valid while this file lives
+  // where it is (not moved).
+  std::function<bool(const char*, size_t)> Writer() {
+    return [this](const char* p, size_t n) { return Write(p, n); };
+  }
   // Flushes, and closes a file: false after "mabutrace: NAME: write error:
-  // REASON" if this or any earlier write failed. Call it once; a file not
-  // finished is closed by the destructor without a word.
+  // REASON" if this or any earlier write failed, also one a writer made
+  // through get() (its REASON is then lost unless the flush repeats it).
+  // Call it once; a file not finished is closed by the destructor without a
+  // word.
   bool Finish();
 
  private:
