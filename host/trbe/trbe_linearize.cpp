@@ -16,12 +16,8 @@ std::string Hex(uint64_t v) {
 }  // namespace
 
 std::string_view HeadPolicyName(HeadPolicy h) {
-  switch (h) {
-    case HeadPolicy::kKeep: return "keep";
-    case HeadPolicy::kPad: return "pad";
-    case HeadPolicy::kDrop: return "drop";
-  }
-  return "?";
+  static constexpr std::string_view kNames[] = {"keep", "pad", "drop"};  // in HeadPolicy order
+  return kNames[static_cast<size_t>(h)];
 }
 
 std::optional<HeadPolicy> ParseHeadPolicy(std::string_view s) {

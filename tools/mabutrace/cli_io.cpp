@@ -38,18 +38,21 @@ bool ReadWhole(const std::string& path, Bytes* out) {
 
 }  // namespace
 
-void InputFile::Close::operator()(FILE* f) const {
-  if (f != stdin) std::fclose(f);
+void CliFile::Close::operator()(FILE* f) const {
+  if (f != stdin && f != stdout) std::fclose(f);
+}
+
+FILE* CliFile::OpenPath(const std::string& path, const char* mode, FILE* std_file, const char* failed) {
+  if (path == "-") return std_file;
+  FILE* f = std::fopen(path.c_str(), mode);
+  if (!f) Fail(path, failed, errno);
+  return f;
 }
 
 std::optional<InputFile> InputFile::Open(const std::string& path) {
-  if (path == "-") return InputFile(stdin, "<stdin>");
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    Fail(path, "cannot open", errno);
-    return std::nullopt;
-  }
-  InputFile in(f, path);
+  FILE* f = OpenPath(path, "rb", stdin, "cannot open");
+  if (!f) return std::nullopt;
+  InputFile in(f, f == stdin ? "<stdin>" : path);
   // fopen opens a directory for reading; its first read would fail.
   struct stat st;
   if (::fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -59,21 +62,13 @@ std::optional<InputFile> InputFile::Open(const std::string& path) {
   return in;
 }
 
-bool InputFile::ReadAll(std::string* out) { return ReadRest(get(), name_, out); }
-bool InputFile::ReadAll(std::vector<uint8_t>* out) { return ReadRest(get(), name_, out); }
-
-void OutputFile::Close::operator()(FILE* f) const {
-  if (f != stdout) std::fclose(f);
-}
+bool InputFile::ReadAll(std::string* out) { return ReadRest(get(), name(), out); }
+bool InputFile::ReadAll(std::vector<uint8_t>* out) { return ReadRest(get(), name(), out); }
 
 std::optional<OutputFile> OutputFile::Create(const std::string& path) {
-  if (path == "-") return OutputFile(stdout, "<stdout>");
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) {
-    Fail(path, "cannot create", errno);
-    return std::nullopt;
-  }
-  return OutputFile(f, path);
+  FILE* f = OpenPath(path, "wb", stdout, "cannot create");
+  if (!f) return std::nullopt;
+  return OutputFile(f, f == stdout ? "<stdout>" : path);
 }
 
 bool OutputFile::Write(const void* data, size_t len) {
@@ -83,7 +78,7 @@ bool OutputFile::Write(const void* data, size_t len) {
 }
 
 bool OutputFile::Finish() {
-  FILE* f = f_.release();
+  FILE* f = release();
   // A writer may have written to get() directly: its failures show only in
   // ferror (their errno is long gone), and a full disk often only at the
   // flush or the close.
@@ -93,8 +88,8 @@ bool OutputFile::Finish() {
   failed = failed || std::ferror(f);
   if (f != stdout && std::fclose(f) != 0) failed = true, err = err ? err : errno;
   if (!failed) return true;
-  if (err) Fail(name_, "write error", err);
-  else std::fprintf(stderr, "mabutrace: %s: write error\n", name_.c_str());
+  if (err) Fail(name(), "write error", err);
+  else std::fprintf(stderr, "mabutrace: %s: write error\n", name().c_str());
   return false;
 }
 

@@ -36,41 +36,53 @@ namespace mabutrace::cli {
 
 // ---- files ------------------------------------------------------------------
 
+// What InputFile and OutputFile share: the FILE, closed on destruction
+// unless it is stdin or stdout, and the name messages give it.
+class CliFile {
+ public:
+  FILE* get() const { return f_.get(); }
+  // The path as given; "<stdin>" / "<stdout>" for "-".
+  const std::string& name() const { return name_; }
+
+ protected:
+  CliFile(FILE* f, std::string name) : f_(f), name_(std::move(name)) {}
+  // Opens `path` with `mode`, or takes `std_file` for "-"; nullptr after
+  // "mabutrace: PATH: FAILED: REASON".
+  static FILE* OpenPath(const std::string& path, const char* mode, FILE* std_file, const char* failed);
+  FILE* release() { return f_.release(); }
+
+ private:
+  struct Close {
+    void operator()(FILE* f) const;
+  };
+  std::unique_ptr<FILE, Close> f_;
+  std::string name_;
+};
+
 // A file to read: `path`, or stdin for "-".
-class InputFile {
+class InputFile : public CliFile {
  public:
   // nullopt after "mabutrace: PATH: cannot open: REASON" (also when PATH is
   // a directory).
   static std::optional<InputFile> Open(const std::string& path);
 
-  FILE* get() const { return f_.get(); }
-  // The path as given; "<stdin>" for "-" (for messages).
-  const std::string& name() const { return name_; }
-  bool is_stdin() const { return f_.get() == stdin; }
+  bool is_stdin() const { return get() == stdin; }
   // Appends everything left to *out; false after "mabutrace: NAME: read
   // error: REASON".
   bool ReadAll(std::string* out);
   bool ReadAll(std::vector<uint8_t>* out);
 
  private:
-  struct Close {
-    void operator()(FILE* f) const;
-  };
-  InputFile(FILE* f, std::string name) : f_(f), name_(std::move(name)) {}
-  std::unique_ptr<FILE, Close> f_;
-  std::string name_;
+  using CliFile::CliFile;
 };
 
 // A file to write: `path`, created or truncated, or stdout for "-".
-class OutputFile {
+class OutputFile : public CliFile {
  public:
   // nullopt after "mabutrace: PATH: cannot create: REASON".
   static std::optional<OutputFile> Create(const std::string& path);
 
-  FILE* get() const { return f_.get(); }
-  // The path as given; "<stdout>" for "-".
-  const std::string& name() const { return name_; }
-  bool is_stdout() const { return f_.get() == stdout; }
+  bool is_stdout() const { return get() == stdout; }
   // false (no message yet: Finish reports) when not every byte was written.
   bool Write(const void* data, size_t len);
   bool Write(std::string_view s) { return Write(s.data(), s.size()); }
@@ -88,12 +100,7 @@ class OutputFile {
   bool Finish();
 
  private:
-  struct Close {
-    void operator()(FILE* f) const;
-  };
-  OutputFile(FILE* f, std::string name) : f_(f), name_(std::move(name)) {}
-  std::unique_ptr<FILE, Close> f_;
-  std::string name_;
+  using CliFile::CliFile;
   int write_errno_ = 0;  // of the first failed write
 };
 
