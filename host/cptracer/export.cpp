@@ -3,10 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <set>
-
-#include "metrics.h"
 
 namespace mabutrace::cptracer {
 namespace {
@@ -16,36 +13,17 @@ constexpr uint32_t kTracerTid = 1;
 }  // namespace
 
 bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_freq_hz,
-                    const ExportOptions& options, model::EventSink* out, ExportSummary* summary,
+                    const TimingOptions& options, model::EventSink* out, ExportSummary* summary,
                     std::string* error) {
   ExportSummary s;
-  s.ts_hz = options.ts_hz > 0 ? options.ts_hz
-            : stream_ts_freq_hz ? static_cast<double>(stream_ts_freq_hz)
-                                : options.clock_hz;
-  s.clock_hz = options.clock_hz > 0 ? options.clock_hz : s.ts_hz;
-  if (!(s.ts_hz > 0)) {
+  if (!ResolveTiming(msgs, stream_ts_freq_hz, options, &s.timing, error)) return false;
+  const Timing& t = s.timing;
+  if (!(t.ts_hz > 0)) {
     *error = "no timestamp frequency: the capture has no FREQ packet; give --ts-hz or --clock-hz";
     return false;
   }
-  s.window_cycles = options.window_cycles;
-  if (s.window_cycles == 0) {
-    // Estimate from the first two statistics messages of one tracer.
-    std::map<uint32_t, uint64_t> first;
-    for (const auto& m : msgs) {
-      if (m.type != MsgType::kStatistics || !m.has_ts) continue;
-      auto it = first.find(m.tracer);
-      if (it == first.end()) {
-        first[m.tracer] = m.timestamp;
-      } else if (m.timestamp > it->second) {
-        s.window_cycles = static_cast<uint64_t>(
-            std::llround(static_cast<double>(m.timestamp - it->second) * s.clock_hz / s.ts_hz));
-        s.window_estimated = true;
-        break;
-      }
-    }
-  }
   model::Normalizer norm(*out);
-  auto ns_of = [&](uint64_t ts) { return static_cast<uint64_t>(static_cast<double>(ts) * 1e9 / s.ts_hz); };
+  auto ns_of = [&](uint64_t ts) { return static_cast<uint64_t>(static_cast<double>(ts) * 1e9 / t.ts_hz); };
   std::set<uint32_t> tracers, masters;
   uint64_t last_ts = 0;
   char name[160];
@@ -64,9 +42,8 @@ bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_f
       case MsgType::kStatistics: {
         ++s.statistics;
         announce_tracer();
-        if (s.window_cycles == 0 || !(s.clock_hz > 0)) break;
-        WindowCounters c{s.clock_hz, s.window_cycles, m.throughput0, m.throughput1, m.wait_cycles, m.grants};
-        const Metrics x = ComputeMetrics(c);
+        if (t.window_cycles == 0 || !(t.clock_hz > 0)) break;
+        const Metrics x = StatisticsMetrics(m, t);
         norm.OnCounter(ttrack, "bandwidth_bytes_per_s", ns, std::llround(x.bandwidth_bytes_per_s));
         norm.OnCounter(ttrack, "bandwidth1_bytes_per_s", ns, std::llround(x.bandwidth1_bytes_per_s));
         norm.OnCounter(ttrack, "transactions_per_s", ns, std::llround(x.transactions_per_s));
@@ -99,10 +76,10 @@ bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_f
         break;
     }
   }
-  norm.OnMetadata("cptracer.clock_hz", static_cast<int64_t>(s.clock_hz));
-  norm.OnMetadata("cptracer.ts_hz", static_cast<int64_t>(s.ts_hz));
-  norm.OnMetadata("cptracer.window_cycles", static_cast<int64_t>(s.window_cycles));
-  norm.OnMetadata("cptracer.window", s.window_estimated ? "estimated from timestamps" : "given");
+  norm.OnMetadata("cptracer.clock_hz", static_cast<int64_t>(t.clock_hz));
+  norm.OnMetadata("cptracer.ts_hz", static_cast<int64_t>(t.ts_hz));
+  norm.OnMetadata("cptracer.window_cycles", static_cast<int64_t>(t.window_cycles));
+  norm.OnMetadata("cptracer.window", t.window_estimated ? "estimated from timestamps" : "given");
   norm.OnMetadata("cptracer.unknown_messages", static_cast<int64_t>(s.unknown));
   if (summary) *summary = s;
   if (!norm.Finish()) {
@@ -110,6 +87,17 @@ bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_f
     return false;
   }
   return true;
+}
+
+std::string ExportSummaryText(const ExportSummary& s) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%llu statistics, %llu event, %llu status, %llu unknown messages; window %llu cycles%s at %.0f Hz",
+                static_cast<unsigned long long>(s.statistics), static_cast<unsigned long long>(s.events),
+                static_cast<unsigned long long>(s.status), static_cast<unsigned long long>(s.unknown),
+                static_cast<unsigned long long>(s.timing.window_cycles),
+                s.timing.window_estimated ? " (estimated)" : "", s.timing.clock_hz);
+  return buf;
 }
 
 }  // namespace mabutrace::cptracer

@@ -11,40 +11,37 @@
 //  - process 1 "Bus masters", one thread per MID (tid = MID + 1,
 //    "master 0xNN"), an instant per event message named e.g.
 //    "B write tracer 3 addr 0x1f4 xid 2" (+ " OVERFLOW" when O = 1).
-// Time: STM timestamp / ts_hz in ns (ts_hz: option, else the stream's FREQ,
-// else the tracer clock; a message without timestamp takes the last one).
-// Metrics need the tracer clock and window (metrics.h): options, else
-// clock = ts_hz and window = the timestamp distance of the first two
-// statistics messages of the tracer, in tracer cycles (an estimate: it
-// includes FIFO drain jitter; stated in the trace metadata).
-// Everything goes through model::Normalizer. Errors: false + message.
+// Time: STM timestamp / ts_hz in ns; a message without timestamp takes the
+// last one. The clocks and the window follow capture_metrics.h's rule (the
+// metadata says whether the window was estimated); without a window the
+// counters are left out.
+// Everything goes through model::Normalizer. Errors (false + message): no
+// timestamp frequency at all, a window_s that does not fit, the sink
+// failing.
 #ifndef MABUTRACE_HOST_CPTRACER_EXPORT_H
 #define MABUTRACE_HOST_CPTRACER_EXPORT_H
 
 #include <string>
 #include <vector>
 
+#include "capture_metrics.h"
 #include "messages.h"
 #include "trace_model.h"
 
 namespace mabutrace::cptracer {
 
-struct ExportOptions {
-  double clock_hz = 0;          // tracer clock; 0 = ts_hz
-  uint64_t window_cycles = 0;   // 0 = estimate (see above)
-  double ts_hz = 0;             // STM timestamp frequency; 0 = FREQ packet / clock
-};
-
 struct ExportSummary {
-  uint64_t statistics = 0, events = 0, status = 0, unknown = 0;
-  double clock_hz = 0, ts_hz = 0;
-  uint64_t window_cycles = 0;
-  bool window_estimated = false;
+  uint64_t statistics = 0, events = 0, status = 0, unknown = 0;  // messages
+  Timing timing;
 };
 
 bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_freq_hz,
-                    const ExportOptions& options, model::EventSink* sink, ExportSummary* summary,
+                    const TimingOptions& options, model::EventSink* sink, ExportSummary* summary,
                     std::string* error);
+
+// "N statistics, N event, N status, N unknown messages; window N cycles
+// (estimated) at F Hz", for the command's report.
+std::string ExportSummaryText(const ExportSummary& s);
 
 }  // namespace mabutrace::cptracer
 

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "json_text.h"
+
 namespace mabutrace::cptracer {
 
 TracerDecoder::TracerDecoder(Layout layout, TracerMessageSink* sink)
@@ -94,15 +96,15 @@ void TracerDecoder::Finish() {
 }
 
 std::string TracerMessageJson(const TracerMessage& m) {
-  char buf[512];
-  int k = std::snprintf(buf, sizeof buf, "{\"offset\":%llu,\"type\":\"%s\",\"tracer\":%u,\"channel\":%u",
-                        static_cast<unsigned long long>(m.offset), MsgTypeName(m.type), m.tracer,
-                        m.stm_channel);
-  std::string s(buf, static_cast<size_t>(k));
+  char buf[160];
+  std::string s;
   auto add = [&](const char* fmt, auto... v) {
-    int n = std::snprintf(buf, sizeof buf, fmt, v...);
+    const int n = std::snprintf(buf, sizeof buf, fmt, v...);
     s.append(buf, static_cast<size_t>(n));
   };
+  add("{\"offset\":%llu,\"type\":", static_cast<unsigned long long>(m.offset));
+  s += JsonString(MsgTypeName(m.type));
+  add(",\"tracer\":%u,\"channel\":%u", m.tracer, m.stm_channel);
   if (m.has_ts) add(",\"timestamp\":%llu", static_cast<unsigned long long>(m.timestamp));
   switch (m.type) {
     case MsgType::kStatus:
@@ -116,14 +118,11 @@ std::string TracerMessageJson(const TracerMessage& m) {
       add(",\"throughput0\":%u,\"throughput1\":%u,\"wait_cycles\":%u,\"grants\":%u", m.throughput0,
           m.throughput1, m.wait_cycles, m.grants);
       break;
-    case MsgType::kUnknown: {
+    case MsgType::kUnknown:
       s += ",\"words\":[";
       for (size_t i = 0; i < m.words.size(); ++i) add("%s\"0x%08x\"", i ? "," : "", m.words[i]);
-      s += "],\"error\":\"";
-      for (char c : m.error) s += (c == '"' || c == '\\') ? ' ' : c;
-      s += '"';
+      s += "],\"error\":" + JsonString(m.error);
       break;
-    }
   }
   s += '}';
   return s;

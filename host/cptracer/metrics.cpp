@@ -2,8 +2,8 @@
 #include "metrics.h"
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
+
+#include "json_text.h"
 
 namespace mabutrace::cptracer {
 
@@ -31,20 +31,6 @@ Metrics ComputeMetrics(const WindowCounters& c) {
     m.min_avg_latency_ns = static_cast<double>(c.wait_cycles) * 1e9 / (g * f);
   }
   return m;
-}
-
-std::string JsonNumber(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[40];
-  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
-    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-    return buf;
-  }
-  for (int prec = 6; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
 }
 
 std::string MetricsJson(const Metrics& m) {

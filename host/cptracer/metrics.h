@@ -56,8 +56,6 @@ Metrics ComputeMetrics(const WindowCounters& c);
 // print as integers; absent values as null).
 std::string MetricsJson(const Metrics& m);
 std::string MetricsText(const Metrics& m);
-// A number as JSON: integral -> integer, else shortest round-trip decimal.
-std::string JsonNumber(double v);
 
 }  // namespace mabutrace::cptracer
 

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "json_text.h"
+
 namespace mabutrace::cptracer {
 namespace {
 
@@ -367,9 +369,13 @@ bool LoadTracerConfig(const std::string& path, TracerConfig* cfg, std::string* e
   return true;
 }
 
-bool DecodeRegister(const std::string& name, uint32_t value, RegisterValue* out, std::string* error) {
+bool DecodeRegister(const std::string& name, uint32_t value, double clock_hz, RegisterValue* out,
+                    std::string* error) {
   if (const RegDef* d = FindDef(name)) {
     *out = Explain(*d, value);
+    if (out->name == "SLIDING_TIME_WINDOW" && clock_hz > 0)
+      out->fields.push_back({"WINDOW_US", static_cast<uint32_t>(std::llround(value * 1e6 / clock_hz)),
+                             "window in microseconds at --clock-hz"});
     return true;
   }
   *error = "unknown register '" + name + "'; known: ";
@@ -384,30 +390,42 @@ std::vector<std::string> RegisterNames() {
 }
 
 std::string RegisterJson(const RegisterValue& r) {
-  std::string s = "{\"name\":\"" + r.name + "\",\"offset\":\"" + Hex8(r.offset) + "\",\"value\":\"" +
+  std::string s = "{\"name\":" + JsonString(r.name) + ",\"offset\":\"" + Hex8(r.offset) + "\",\"value\":\"" +
                   Hex8(r.value) + "\"";
   if (r.read_only) s += ",\"read_only\":true";
   s += ",\"fields\":{";
   for (size_t i = 0; i < r.fields.size(); ++i)
-    s += (i ? ",\"" : "\"") + r.fields[i].name + "\":" + std::to_string(r.fields[i].value);
+    s += (i ? "," : "") + JsonString(r.fields[i].name) + ":" + std::to_string(r.fields[i].value);
   return s + "}}";
 }
 
 std::string ConfigJson(const ConfigResult& r) {
   std::string s = "{\"window_cycles\":" + std::to_string(r.window_cycles) + ",\"registers\":{";
   for (size_t i = 0; i < r.tracer.size(); ++i)
-    s += (i ? ",\"" : "\"") + r.tracer[i].name + "\":\"" + Hex8(r.tracer[i].value) + "\"";
+    s += (i ? "," : "") + JsonString(r.tracer[i].name) + ":\"" + Hex8(r.tracer[i].value) + "\"";
   s += "},\"details\":[";
   for (size_t i = 0; i < r.tracer.size(); ++i) s += (i ? "," : "") + RegisterJson(r.tracer[i]);
   auto list = [&](const char* key, const std::vector<RegisterValue>& v) {
     s += std::string("],\"") + key + "\":[";
     for (size_t i = 0; i < v.size(); ++i)
-      s += std::string(i ? "," : "") + "{\"name\":\"" + v[i].name + "\",\"address\":\"" + Hex8(v[i].offset) +
+      s += std::string(i ? "," : "") + "{\"name\":" + JsonString(v[i].name) + ",\"address\":\"" + Hex8(v[i].offset) +
            "\",\"value\":\"" + Hex8(v[i].value) + "\"}";
   };
   list("stm_setup", r.stm);
   list("trace_buffer_setup", r.tbr);
   return s + "]}";
+}
+
+std::string RegistersJson(const std::vector<RegisterValue>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + RegisterJson(v[i]);
+  return s + "]";
+}
+
+std::string RegistersText(const std::vector<RegisterValue>& v) {
+  std::string s;
+  for (const auto& r : v) s += RegisterText(r);
+  return s;
 }
 
 std::string RegisterText(const RegisterValue& r) {

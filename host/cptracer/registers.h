@@ -98,8 +98,11 @@ bool ComputeConfig(const TracerConfig& cfg, ConfigResult* out, std::string* erro
 bool LoadTracerConfig(const std::string& path, TracerConfig* cfg, std::string* error);
 
 // Explains `value` of CP_Tracer register `name` (case-insensitive; also
-// STM/TBR names). false if the name is unknown.
-bool DecodeRegister(const std::string& name, uint32_t value, RegisterValue* out, std::string* error);
+// STM/TBR names). With the tracer clock (`clock_hz` > 0, else 0) a
+// SLIDING_TIME_WINDOW also gets WINDOW_US, the window in microseconds.
+// false if the name is unknown (*error lists the known ones).
+bool DecodeRegister(const std::string& name, uint32_t value, double clock_hz, RegisterValue* out,
+                    std::string* error);
 // Names of all CP_Tracer registers in the table.
 std::vector<std::string> RegisterNames();
 
@@ -107,6 +110,10 @@ std::string ConfigJson(const ConfigResult& r);
 std::string RegisterJson(const RegisterValue& r);
 std::string ConfigText(const ConfigResult& r);
 std::string RegisterText(const RegisterValue& r);
+// Explained values (`cptracer config --decode ...`): a JSON array of
+// RegisterJson objects / the RegisterTexts one after the other.
+std::string RegistersJson(const std::vector<RegisterValue>& v);
+std::string RegistersText(const std::vector<RegisterValue>& v);
 
 }  // namespace mabutrace::cptracer
 

@@ -313,4 +313,12 @@ bool WriteSimulation(const std::string& dir, const Workload& w, const SimResult&
          text("stm_device.ini", dev) && text("truth.json", TruthJson(w, r));
 }
 
+std::string SimulationSummary(const SimResult& r) {
+  uint64_t overflow = 0;
+  for (const auto& e : r.events) overflow += e.overflow;
+  return std::to_string(r.windows.size()) + " windows, " + std::to_string(r.events.size()) + " event messages (" +
+         std::to_string(overflow) + " with O=1), " + std::to_string(r.events_lost) + " events lost, " +
+         std::to_string(r.stp.size()) + " STP bytes in " + std::to_string(r.framed.size()) + " framed bytes";
+}
+
 }  // namespace mabutrace::cptracer

@@ -82,6 +82,9 @@ bool Simulate(const Workload& w, const Layout& layout, SimResult* out, std::stri
 // Writes the output files into `dir` (created if missing).
 bool WriteSimulation(const std::string& dir, const Workload& w, const SimResult& r, std::string* error);
 std::string TruthJson(const Workload& w, const SimResult& r);
+// "N windows, N event messages (N with O=1), N events lost, N STP bytes in
+// N framed bytes", for the command's report.
+std::string SimulationSummary(const SimResult& r);
 
 }  // namespace mabutrace::cptracer
 

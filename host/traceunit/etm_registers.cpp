@@ -445,7 +445,8 @@ bool DecodeRegister(std::string_view name_in, uint64_t value, Decoded* out, std:
   *out = {};
   const auto info = FindRegister(name_in);
   if (!info) {
-    *error = "unknown register '" + std::string(name_in) + "'";
+    *error = "unknown register '" + std::string(name_in) + "'; registers decoded field by field:";
+    for (const auto& r : DecodableRegisters()) *error += " " + r;
     return false;
   }
   out->reg = info->name;

@@ -55,8 +55,9 @@ struct Decoded {
 
 // Registers DecodeRegister understands field by field.
 std::vector<std::string> DecodableRegisters();
-// Decodes `value` of register `name`. Returns false (and sets *error) for an
-// unknown register; TRCACVRn and other address registers decode as one field.
+// Decodes `value` of register `name`. Returns false (and sets *error, which
+// lists DecodableRegisters) for an unknown register; TRCACVRn and other
+// address registers decode as one field.
 bool DecodeRegister(std::string_view name, uint64_t value, Decoded* out, std::string* error);
 
 std::string DecodedToText(const Decoded& d);

@@ -27,6 +27,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trbe_registers.h"
@@ -36,10 +37,14 @@ namespace mabutrace::trbe {
 constexpr uint8_t kEteIgnoreByte = 0x70;  // ETE Ignore packet (sheet §4.11)
 
 enum class HeadPolicy { kKeep, kPad, kDrop };
+std::string_view HeadPolicyName(HeadPolicy h);  // "keep", "pad", "drop"
+std::optional<HeadPolicy> ParseHeadPolicy(std::string_view s);
 
 struct LinearizeOptions {
   uint64_t base = 0;   // TRBBASER_EL1: address of dump[0]
-  uint64_t limit = 0;  // TRBLIMITR_EL1 limit (exclusive); dump holds [base, limit)
+  // TRBLIMITR_EL1 limit (exclusive): dump holds [base, limit); nullopt =
+  // base + dump size.
+  std::optional<uint64_t> limit;
   uint64_t ptr = 0;    // final TRBPTR_EL1, in [base, limit]
   bool wrapped = false;                 // TRBSR_EL1.WRAP
   FillMode fill_mode = FillMode::kCircular;
@@ -71,6 +76,11 @@ std::optional<size_t> FindAsync(std::span<const uint8_t> bytes, size_t from = 0)
 // wrapped).
 bool Linearize(std::span<const uint8_t> dump, const LinearizeOptions& options, LinearizeResult* out,
                std::string* error);
+
+// What `trbe linearize` says about a result, one fact a line: "N bytes from
+// [0x.., 0x..) ...", then (indented) how an overwritten head was handled
+// under `head` or that it cannot be decoded, and the padding stripped.
+std::string LinearizeSummary(const LinearizeResult& r, HeadPolicy head);
 
 }  // namespace mabutrace::trbe
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "child_process.h"
+#include "tool_process.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -30,42 +30,12 @@ namespace {
 
 constexpr int kItems = 50;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/mabutrace_cli_XXXXXX";
-    if (::mkdtemp(tmpl)) path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
-
-struct Result {
-  int rc = -1;
-  std::string out, err;
-};
-
-Result RunProgram(const std::string& path, const std::vector<std::string>& args) {
-  ChildProcess p(path, args);
-  Result r;
-  if (!p.started()) return r;
-  const auto st = p.Wait(120s);
-  r.rc = st ? *st : -1;
-  r.out = p.Stdout();
-  r.err = p.Stderr();
-  return r;
-}
+using mt_tools::ReadFile;
+using mt_tools::Result;
+using mt_tools::RunProgram;
+using mt_tools::TempDir;
 
 Result Cli(const std::vector<std::string>& args) { return RunProgram(MABUTRACE_CLI_PATH, args); }
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // Makes a stream file with the runtime (examples/uart_stream into a file).
 fs::path MakeStream(const TempDir& dir) {
@@ -135,13 +105,18 @@ void CheckWorkloadJson(const std::string& text) {
   EXPECT_EQ(doc["metadata"].at("orphan_scope_ends"), 0);
 }
 
-TEST(CliConvert, StreamToJson) {
-  TempDir dir;
-  const fs::path in = MakeStream(dir);
+// `in` converts (exit 0) to JSON holding the uart_stream workload.
+void ConvertsToTheWorkload(const fs::path& in, const TempDir& dir) {
   const fs::path out = dir.path / "trace.json";
   const Result r = Cli({"convert", in.string(), "-o", out.string()});
   ASSERT_EQ(r.rc, 0) << r.err;
   CheckWorkloadJson(ReadFile(out));
+}
+
+TEST(CliConvert, StreamToJson) {
+  TempDir dir;
+  const fs::path in = MakeStream(dir);
+  ConvertsToTheWorkload(in, dir);
 }
 
 TEST(CliConvert, StdinToStdoutWithFormat) {
@@ -302,10 +277,7 @@ TEST(CliCapture, SerialThroughPtyPairUntilSigint) {
   ASSERT_TRUE(st) << "capture did not stop at SIGINT";
   EXPECT_EQ(*st, 0) << capture.Stderr();
   ASSERT_EQ(ReadFile(raw), ReadFile(sent));
-  const fs::path out = dir.path / "serial.json";
-  const Result c = Cli({"convert", raw.string(), "-o", out.string()});
-  ASSERT_EQ(c.rc, 0) << c.err;
-  CheckWorkloadJson(ReadFile(out));
+  ConvertsToTheWorkload(raw, dir);
 }
 
 TEST(CliCapture, SerialConvertsOnTheFlyUntilEof) {

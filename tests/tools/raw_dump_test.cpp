@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "child_process.h"
+#include "tool_process.h"
 #include "format/dump_format.h"
 
 namespace fs = std::filesystem;
@@ -30,40 +30,10 @@ namespace {
 
 constexpr int kItems = 40;  // raw_dump_program's
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/mabutrace_dump_XXXXXX";
-    if (::mkdtemp(tmpl)) path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-struct Result {
-  int rc = -1;
-  std::string out, err;
-};
-
-Result RunProgram(const std::string& path, const std::vector<std::string>& args) {
-  ChildProcess p(path, args);
-  Result r;
-  if (!p.started()) return r;
-  const auto st = p.Wait(std::chrono::seconds(60));
-  r.rc = st ? *st : -1;
-  r.out = p.Stdout();
-  r.err = p.Stderr();
-  return r;
-}
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using mt_tools::ReadFile;
+using mt_tools::Result;
+using mt_tools::RunProgram;
+using mt_tools::TempDir;
 
 void WriteFile(const fs::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary) << bytes;
@@ -113,15 +83,22 @@ fs::path SelfDump(const TempDir& dir, bool foreign = false) {
   return dump;
 }
 
+// Converts `dump` (with --elf) expecting `rc`, and checks that the JSON
+// holds the whole workload; the run, for more checks.
+Result ConvertsToTheWorkload(const fs::path& dump, const TempDir& dir, int rc = 0) {
+  const fs::path out = dir.path / "trace.json";
+  const Result r = Convert(dump, out);
+  EXPECT_EQ(r.rc, rc) << r.err;
+  json doc;
+  EXPECT_NO_THROW(doc = json::parse(ReadFile(out)));
+  if (!doc.is_null()) CheckWorkload(doc, false);
+  return r;
+}
+
 TEST(RawDump, SelfDumpConvertsWithNamesFromTheElf) {
   TempDir dir;
   const fs::path dump = SelfDump(dir);
-  const fs::path out = dir.path / "trace.json";
-  const Result r = Convert(dump, out);
-  ASSERT_EQ(r.rc, 0) << r.err;
-  json doc;
-  ASSERT_NO_THROW(doc = json::parse(ReadFile(out)));
-  CheckWorkload(doc, false);
+  ConvertsToTheWorkload(dump, dir);
 }
 
 TEST(RawDump, GdbDumpOfTheStoppedProgram) {
@@ -137,12 +114,7 @@ TEST(RawDump, GdbDumpOfTheStoppedProgram) {
   if (!fs::exists(dump) && g.err.find("ptrace") != std::string::npos)
     GTEST_SKIP() << "this machine does not allow ptrace: " << g.err.substr(0, 200);
   ASSERT_TRUE(fs::exists(dump)) << g.out << g.err;
-  const fs::path out = dir.path / "trace.json";
-  const Result r = Convert(dump, out);
-  ASSERT_EQ(r.rc, 0) << r.err;
-  json doc;
-  ASSERT_NO_THROW(doc = json::parse(ReadFile(out)));
-  CheckWorkload(doc, false);
+  ConvertsToTheWorkload(dump, dir);
 }
 
 TEST(RawDump, NamePointerOutsideTheElfIsReportedWithItsOffsetRestKept) {
@@ -280,13 +252,8 @@ TEST(RawDump, TwoDescriptorsUseTheFirstValidAndSaySo) {
   const std::string one = ReadFile(SelfDump(dir));
   const fs::path two = dir.path / "two.dump";
   WriteFile(two, "MABUDMP\x1a not a descriptor, just the magic in code" + one + one);
-  const fs::path out = dir.path / "o.json";
-  const Result r = Convert(two, out);
-  EXPECT_EQ(r.rc, 1);
+  const Result r = ConvertsToTheWorkload(two, dir, 1);
   EXPECT_NE(r.err.find("more than one valid descriptor"), std::string::npos) << r.err;
-  json doc;
-  ASSERT_NO_THROW(doc = json::parse(ReadFile(out)));
-  CheckWorkload(doc, false);
 }
 
 TEST(RawDump, ConvertOntoItselfIsRefused) {

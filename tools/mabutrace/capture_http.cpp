@@ -1,11 +1,11 @@
 // capture_http.cpp: see capture.h (RunCaptureHttp).
 #include <httplib.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
+#include <optional>
 
 #include "capture.h"
+#include "cli_io.h"
 #include "convert.h"
 
 namespace mabutrace::cli {
@@ -21,8 +21,6 @@ std::string Describe(httplib::Error e) {
       return "connection timed out";
     case httplib::Error::Read:
       return "the connection broke while reading the trace";
-    case httplib::Error::Canceled:
-      return "writing the output failed";
     default:
       return httplib::to_string(e);
   }
@@ -44,44 +42,34 @@ int RunCaptureHttp(const std::string& url, const std::string& out, Format format
   while (base.size() > 7 && base.back() == '/') base.pop_back();
   // The output is opened when the first bytes arrive, so a failed capture
   // leaves an existing file as it was.
-  FILE* f = nullptr;
+  std::optional<OutputFile> f;
   bool open_failed = false;
   auto open = [&] {
-    if (f || open_failed) return f != nullptr;
-    f = out == "-" ? stdout : std::fopen(out.c_str(), "wb");
-    if (!f) {
-      open_failed = true;
-      std::fprintf(stderr, "mabutrace: %s: %s\n", out.c_str(), std::strerror(errno));
+    if (!f && !open_failed) {
+      f = OutputFile::Create(out);
+      open_failed = !f;
     }
-    return f != nullptr;
+    return f.has_value();
   };
   httplib::Client client(base);
   client.set_connection_timeout(5);
   client.set_read_timeout(60);
   const char* path = format == Format::kJson ? "/trace.json" : "/trace.pftrace";
-  bool write_ok = true;
   // The body is written as it arrives: the trace is never held in memory.
-  auto res = client.Get(path, [&](const char* data, size_t len) {
-    write_ok = open() && std::fwrite(data, 1, len, f) == len;
-    return write_ok;
-  });
+  auto res = client.Get(path, [&](const char* data, size_t len) { return open() && f->Write(data, len); });
   int rc = kExitOk;
   if (open_failed) {
     rc = kExitBadInput;
-  } else if (!res) {
+  } else if (!res && res.error() != httplib::Error::Canceled) {
     std::fprintf(stderr, "mabutrace: %s%s: %s\n", base.c_str(), path, Describe(res.error()).c_str());
     rc = kExitBadInput;
-  } else if (res->status != 200) {
+  } else if (res && res->status != 200) {
     std::fprintf(stderr, "mabutrace: %s%s: HTTP %d\n", base.c_str(), path, res->status);
     rc = kExitBadInput;
   } else if (!open()) {  // 200 with an empty body
     rc = kExitBadInput;
   }
-  if (f && (!write_ok || std::fflush(f) != 0)) {
-    std::fprintf(stderr, "mabutrace: %s: write failed: %s\n", out.c_str(), std::strerror(errno));
-    rc = kExitBadInput;
-  }
-  if (f && f != stdout && std::fclose(f) != 0) rc = kExitBadInput;
+  if (f && !f->Finish()) rc = kExitBadInput;  // a write that failed (Canceled) is said here, with its file
   return rc;
 }
 

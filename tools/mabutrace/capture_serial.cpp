@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "capture.h"
+#include "cli_io.h"
 #include "convert.h"
 
 namespace mabutrace::cli {
@@ -67,14 +68,13 @@ int RunCaptureSerial(const std::string& device, unsigned baud, double seconds,
       return kExitBadInput;
     }
   }
-  FILE* f = out == "-" ? stdout : std::fopen(out.c_str(), "wb");
+  auto f = OutputFile::Create(out);
   if (!f) {
-    std::fprintf(stderr, "mabutrace: %s: %s\n", out.c_str(), std::strerror(errno));
     ::close(fd);
     return kExitBadInput;
   }
   std::unique_ptr<Converter> conv;
-  if (format != Format::kRaw) conv = std::make_unique<Converter>(format, f, device);
+  if (format != Format::kRaw) conv = std::make_unique<Converter>(format, f->get(), device);
 
   g_stop = false;
   struct sigaction sa {}, old_sa{};
@@ -84,7 +84,6 @@ int RunCaptureSerial(const std::string& device, unsigned baud, double seconds,
   const auto t0 = std::chrono::steady_clock::now();
   uint64_t total = 0;
   int rc = kExitOk;
-  bool write_ok = true;
   uint8_t buf[4096];
   while (!g_stop) {
     if (seconds > 0 &&
@@ -110,11 +109,10 @@ int RunCaptureSerial(const std::string& device, unsigned baud, double seconds,
     total += uint64_t(n);
     if (conv) {
       conv->Feed(buf, size_t(n));
-    } else if (std::fwrite(buf, 1, size_t(n), f) != size_t(n) || std::fflush(f) != 0) {
+    } else if (!f->Write(buf, size_t(n)) || std::fflush(f->get()) != 0) {
       // Flushed per read: a raw capture on disk is complete up to the last
       // byte received, even if the tool is killed.
-      write_ok = false;
-      break;
+      break;  // f->Finish says why
     }
     if (progress) std::fprintf(stderr, "\r%llu bytes", static_cast<unsigned long long>(total));
   }
@@ -125,11 +123,7 @@ int RunCaptureSerial(const std::string& device, unsigned baud, double seconds,
     const int crc = conv->Finish();
     if (rc == kExitOk) rc = crc;
   }
-  if (!write_ok || std::fflush(f) != 0) {
-    std::fprintf(stderr, "mabutrace: %s: write failed\n", out.c_str());
-    rc = kExitBadInput;
-  }
-  if (f != stdout && std::fclose(f) != 0) rc = kExitBadInput;
+  if (!f->Finish()) rc = kExitBadInput;
   return rc;
 }
 

@@ -1,14 +1,16 @@
 // cmd_cptracer.cpp: `mabutrace cptracer decode|metrics|config|simulate|export`
-// (docs/cptracer.md): TI KeyStone II CP_Tracer messages over STM.
-#include <cerrno>
+// (docs/cptracer.md): TI KeyStone II CP_Tracer messages over STM. Options
+// go into host/cptracer's structs; the clocks and the window follow
+// capture_metrics.h's one rule in `metrics` and `export`.
 #include <cinttypes>
-#include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "capture_metrics.h"
+#include "cli_io.h"
 #include "command.h"
 #include "export.h"
 #include "formats.h"
@@ -25,17 +27,24 @@ using namespace mabutrace::cptracer;
 
 struct Opts {
   std::string capture, layout, format, out, description;
-  double clock_hz = 0, window_ms = 0, ts_hz = 0;
-  uint64_t window_cycles = 0;
+  TimingOptions timing;
+  stm::CaptureOptions capture_options;
+  // metrics from counter values
   uint64_t throughput0 = 0, throughput1 = 0, granted = 0, wait_cycles = 0;
   bool have_counters = false;
-  int trace_id = -1;
   // config
-  int sid = -1;
-  std::string masters, masters1, address_range, access, data_types, messages;
-  int export_shift = -1;
-  std::vector<std::string> decode;
+  std::optional<uint32_t> sid, export_shift;
+  std::string masters, masters1, access, data_types, messages;
+  std::optional<NumberRange> address_range;
+  std::vector<NamedNumber> decode;
   uint64_t seed = 0;
+};
+
+// A decoded capture; rc is kExitBadInput when the capture had problems.
+struct Decoded {
+  std::vector<TracerMessage> msgs;
+  uint64_t ts_freq_hz = 0;
+  int rc = kExitOk;
 };
 
 bool GetLayout(const Opts& o, Layout* l) {
@@ -49,181 +58,131 @@ bool GetLayout(const Opts& o, Layout* l) {
   return false;
 }
 
-bool Decode(const Opts& o, std::vector<TracerMessage>* msgs, uint64_t* freq, int* rc) {
+// nullopt (after a message) with *rc the exit code when nothing decoded.
+std::optional<Decoded> Decode(const Opts& o, int* rc) {
   Layout l;
-  if (!GetLayout(o, &l)) {
-    *rc = kExitUsage;
-    return false;
-  }
-  stm::CaptureOptions copts;
-  copts.trace_id = o.trace_id;
+  *rc = kExitUsage;
+  if (!GetLayout(o, &l)) return std::nullopt;
+  Decoded d;
   std::vector<std::string> warnings;
   std::string err;
-  if (!DecodeTracerCapture(o.capture, l, copts, msgs, freq, &warnings, &err)) {
+  *rc = kExitBadInput;
+  if (!DecodeTracerCapture(o.capture, l, o.capture_options, &d.msgs, &d.ts_freq_hz, &warnings, &err)) {
     std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
-    *rc = kExitBadInput;
-    return false;
+    return std::nullopt;
   }
-  for (size_t i = 0; i < warnings.size() && i < 20; ++i)
-    std::fprintf(stderr, "mabutrace: %s: %s\n", o.capture.c_str(), warnings[i].c_str());
-  if (warnings.size() > 20) std::fprintf(stderr, "mabutrace: %s: %zu more problems\n", o.capture.c_str(), warnings.size() - 20);
-  *rc = warnings.empty() ? kExitOk : kExitBadInput;
-  return true;
+  ReportProblems(o.capture, warnings);
+  d.rc = warnings.empty() ? kExitOk : kExitBadInput;
+  return d;
 }
 
 int RunDecode(const Opts& o) {
-  std::vector<TracerMessage> msgs;
-  uint64_t freq = 0;
   int rc;
-  if (!Decode(o, &msgs, &freq, &rc)) return rc;
-  for (const auto& m : msgs) {
+  auto d = Decode(o, &rc);
+  if (!d) return rc;
+  for (const auto& m : d->msgs) {
     std::printf("%s\n", TracerMessageJson(m).c_str());
     if (m.type == MsgType::kUnknown) {
       std::fprintf(stderr, "mabutrace: %s: %s\n", o.capture.c_str(), m.error.c_str());
-      rc = kExitBadInput;
+      d->rc = kExitBadInput;
     }
   }
-  return rc;
+  return d->rc;
+}
+
+// `metrics` without a capture: one window from the counters given.
+int RunCounterMetrics(const Opts& o, bool json) {
+  Timing t;
+  std::string err;
+  if (!ResolveTiming({}, 0, o.timing, &t, &err)) {
+    std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
+    return kExitUsage;
+  }
+  const WindowCounters c{t.clock_hz, t.window_cycles, o.throughput0, o.throughput1, o.wait_cycles, o.granted};
+  if (auto why = Validate(c); !why.empty()) {
+    std::fprintf(stderr, "mabutrace: cptracer metrics: %s\n", why.c_str());
+    return kExitUsage;
+  }
+  const Metrics m = ComputeMetrics(c);
+  std::printf("%s\n", json ? MetricsJson(m).c_str() : MetricsText(m).c_str());
+  return kExitOk;
 }
 
 int RunMetrics(const Opts& o) {
   const bool json = o.format == "json";
-  if (!json && !o.format.empty() && o.format != "text") {
-    std::fprintf(stderr, "mabutrace: cptracer metrics: --format must be json or text\n");
+  if (o.capture.empty()) {
+    if (o.have_counters) return RunCounterMetrics(o, json);
+    std::fprintf(stderr, "mabutrace: cptracer metrics: give CAPTURE or the counters "
+                         "(--clock-hz --window-cycles --throughput0 --granted --wait-cycles)\n");
     return kExitUsage;
   }
-  uint64_t window = o.window_cycles;
+  int rc;
+  auto d = Decode(o, &rc);
+  if (!d) return rc;
+  Timing t;
   std::string err;
-  if (!window && o.window_ms > 0 && o.clock_hz > 0 && !WindowCycles(o.window_ms / 1e3, o.clock_hz, &window, &err)) {
+  if (!ResolveTiming(d->msgs, d->ts_freq_hz, o.timing, &t, &err)) {
     std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
     return kExitUsage;
   }
-  if (o.capture.empty()) {
-    if (!o.have_counters) {
-      std::fprintf(stderr, "mabutrace: cptracer metrics: give CAPTURE or the counters "
-                           "(--clock-hz --window-cycles --throughput0 --granted --wait-cycles)\n");
-      return kExitUsage;
-    }
-    WindowCounters c{o.clock_hz, window, o.throughput0, o.throughput1, o.wait_cycles, o.granted};
-    if (auto why = Validate(c); !why.empty()) {
-      std::fprintf(stderr, "mabutrace: cptracer metrics: %s\n", why.c_str());
-      return kExitUsage;
-    }
-    const Metrics m = ComputeMetrics(c);
-    std::printf("%s\n", json ? MetricsJson(m).c_str() : MetricsText(m).c_str());
-    return kExitOk;
-  }
-  std::vector<TracerMessage> msgs;
-  uint64_t freq = 0;
-  int rc;
-  if (!Decode(o, &msgs, &freq, &rc)) return rc;
-  const double ts_hz = o.ts_hz > 0 ? o.ts_hz : freq ? static_cast<double>(freq) : o.clock_hz;
-  const double clock = o.clock_hz > 0 ? o.clock_hz : ts_hz;
-  std::map<uint32_t, uint64_t> first_ts;
-  std::map<uint32_t, uint32_t> index;
-  if (!window) {  // estimate from the first two statistics messages (export.h)
-    for (const auto& m : msgs) {
-      if (m.type != MsgType::kStatistics || !m.has_ts || !(ts_hz > 0)) continue;
-      auto it = first_ts.find(m.tracer);
-      if (it == first_ts.end()) first_ts[m.tracer] = m.timestamp;
-      else if (m.timestamp > it->second) {
-        window = static_cast<uint64_t>(std::llround(static_cast<double>(m.timestamp - it->second) * clock / ts_hz));
-        std::fprintf(stderr, "mabutrace: window estimated from timestamps: %" PRIu64 " cycles (give --window-cycles)\n",
-                     window);
-        break;
-      }
-    }
-  }
-  if (!(clock > 0) || !window) {
+  if (t.window_estimated)
+    std::fprintf(stderr, "mabutrace: window estimated from timestamps: %" PRIu64 " cycles (give --window-cycles)\n",
+                 t.window_cycles);
+  if (!(t.clock_hz > 0) || !t.window_cycles) {
     std::fprintf(stderr, "mabutrace: cptracer metrics: give --clock-hz and --window-cycles (or --window-ms)\n");
     return kExitUsage;
   }
-  for (const auto& m : msgs) {
-    if (m.type != MsgType::kStatistics) continue;
-    const Metrics x = ComputeMetrics({clock, window, m.throughput0, m.throughput1, m.wait_cycles, m.grants});
-    const uint32_t w = index[m.tracer]++;
-    if (json) {
-      std::string s = MetricsJson(x);
-      std::printf("{\"tracer\":%u,\"window\":%u,%s\n", m.tracer, w, s.c_str() + 1);
-    } else {
-      std::printf("tracer %u window %u\n%s\n", m.tracer, w, MetricsText(x).c_str());
+  for (const auto& w : CaptureMetrics(d->msgs, t))
+    std::printf("%s\n", json ? WindowMetricsJson(w).c_str() : WindowMetricsText(w).c_str());
+  return d->rc;
+}
+
+int RunDecodeRegisters(const Opts& o, bool json) {
+  std::vector<RegisterValue> regs;
+  std::string err;
+  for (const auto& d : o.decode) {
+    regs.emplace_back();
+    if (!DecodeRegister(d.name, static_cast<uint32_t>(d.value), o.timing.clock_hz, &regs.back(), &err)) {
+      std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
+      return kExitUsage;
     }
   }
-  return rc;
+  std::fputs(json ? (RegistersJson(regs) + "\n").c_str() : RegistersText(regs).c_str(), stdout);
+  return kExitOk;
 }
 
-bool ParseRange(const std::string& s, uint64_t* a, uint64_t* b) {
-  const auto dash = s.find('-', 1);
-  if (dash == std::string::npos) return false;
-  char* end;
-  *a = std::strtoull(s.substr(0, dash).c_str(), &end, 0);
-  if (*end) return false;
-  *b = std::strtoull(s.substr(dash + 1).c_str(), &end, 0);
-  return !*end;
-}
-
+// The description file, then the flags over it.
 int RunConfig(const Opts& o) {
   const bool json = o.format == "json";
-  if (!json && !o.format.empty() && o.format != "text") {
-    std::fprintf(stderr, "mabutrace: cptracer config: --format must be json or text\n");
-    return kExitUsage;
-  }
-  std::string err;
-  if (!o.decode.empty()) {
-    std::string out = json ? "[" : "";
-    for (size_t i = 0; i < o.decode.size(); ++i) {
-      const auto eq = o.decode[i].find('=');
-      char* end = nullptr;
-      const unsigned long long v = eq == std::string::npos ? 0 : std::strtoull(o.decode[i].c_str() + eq + 1, &end, 0);
-      if (eq == std::string::npos || *end || v > 0xFFFFFFFFull) {
-        std::fprintf(stderr, "mabutrace: --decode wants NAME=VALUE (32-bit), not '%s'\n", o.decode[i].c_str());
-        return kExitUsage;
-      }
-      RegisterValue r;
-      if (!DecodeRegister(o.decode[i].substr(0, eq), static_cast<uint32_t>(v), &r, &err)) {
-        std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
-        return kExitUsage;
-      }
-      if (r.name == "SLIDING_TIME_WINDOW" && o.clock_hz > 0)
-        r.fields.push_back({"WINDOW_US", static_cast<uint32_t>(std::llround(v * 1e6 / o.clock_hz)),
-                            "window in microseconds at --clock-hz"});
-      out += json ? (i ? "," : "") + RegisterJson(r) : RegisterText(r);
-    }
-    std::printf("%s%s", out.c_str(), json ? "]\n" : "");
-    return kExitOk;
-  }
+  if (!o.decode.empty()) return RunDecodeRegisters(o, json);
   TracerConfig cfg;
+  std::string err;
   if (!o.description.empty() && !LoadTracerConfig(o.description, &cfg, &err)) {
     std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
     return kExitBadInput;
   }
-  bool ok = true;
-  if (o.clock_hz > 0) cfg.clock_hz = o.clock_hz;
-  if (o.window_ms > 0) {
-    cfg.window_s = o.window_ms / 1e3;
-    cfg.window_cycles = 0;
+  if (o.timing.clock_hz > 0) cfg.clock_hz = o.timing.clock_hz;
+  if (o.timing.window_s > 0) cfg.window_s = o.timing.window_s, cfg.window_cycles = 0;
+  if (o.timing.window_cycles) cfg.window_cycles = o.timing.window_cycles;
+  if (o.sid) cfg.sid = *o.sid;
+  if (o.export_shift) cfg.address_export_shift = *o.export_shift;
+  if (o.address_range) {
+    cfg.address_filter = true;
+    cfg.address_start = o.address_range->first;
+    cfg.address_end = o.address_range->last;
   }
-  if (o.window_cycles) cfg.window_cycles = o.window_cycles;
-  if (o.sid >= 0) cfg.sid = static_cast<uint32_t>(o.sid);
+  bool ok = true;
   if (!o.masters.empty()) ok = ok && ParseMidList(o.masters, &cfg.masters, &err);
   if (!o.masters1.empty()) ok = ok && ParseMidList(o.masters1, &cfg.masters1, &err);
   if (!o.access.empty()) ok = ok && ParseRw(o.access, &cfg.rw, &err);
   if (!o.data_types.empty()) ok = ok && ParseDtypeList(o.data_types, &cfg.dtypes, &err);
   if (!o.messages.empty()) ok = ok && ParseExportList(o.messages, &cfg.export_select, &err);
-  if (o.export_shift >= 0) cfg.address_export_shift = static_cast<uint32_t>(o.export_shift);
-  if (!o.address_range.empty()) {
-    cfg.address_filter = ParseRange(o.address_range, &cfg.address_start, &cfg.address_end);
-    if (!cfg.address_filter) {
-      err = "--address-range wants START-END, not '" + o.address_range + "'";
-      ok = false;
-    }
-  }
   ConfigResult r;
   if (!ok || !ComputeConfig(cfg, &r, &err)) {
     std::fprintf(stderr, "mabutrace: cptracer config: %s\n", err.c_str());
     return kExitUsage;
   }
-  std::printf("%s%s", json ? ConfigJson(r).c_str() : ConfigText(r).c_str(), json ? "\n" : "");
+  std::fputs(json ? (ConfigJson(r) + "\n").c_str() : ConfigText(r).c_str(), stdout);
   return kExitOk;
 }
 
@@ -242,12 +201,7 @@ int RunSimulate(const Opts& o) {
     std::fprintf(stderr, "mabutrace: cptracer simulate: %s\n", err.c_str());
     return kExitBadInput;
   }
-  uint64_t overflow = 0;
-  for (const auto& e : r.events) overflow += e.overflow;
-  std::printf("%s: %zu windows, %zu event messages (%" PRIu64 " with O=1), %" PRIu64
-              " events lost, %zu STP bytes in %zu framed bytes\n",
-              o.out.c_str(), r.windows.size(), r.events.size(), overflow, r.events_lost, r.stp.size(),
-              r.framed.size());
+  std::printf("%s: %s\n", o.out.c_str(), SimulationSummary(r).c_str());
   return kExitOk;
 }
 
@@ -257,102 +211,96 @@ int RunExport(const Opts& o) {
     if (f) std::fprintf(stderr, "mabutrace: cptracer export: the output format must be json or pftrace\n");
     return kExitUsage;
   }
-  std::vector<TracerMessage> msgs;
-  uint64_t freq = 0;
   int rc;
-  if (!Decode(o, &msgs, &freq, &rc)) return rc;
-  FILE* out = o.out == "-" ? stdout : std::fopen(o.out.c_str(), "wb");
-  if (!out) {
-    std::fprintf(stderr, "mabutrace: %s: %s\n", o.out.c_str(), std::strerror(errno));
-    return kExitBadInput;
-  }
-  auto writer = MakeWriter(*f, exporter::FileWriter(out));
+  auto d = Decode(o, &rc);
+  if (!d) return rc;
+  auto out = OutputFile::Create(o.out);
+  if (!out) return kExitBadInput;
+  auto writer = MakeWriter(*f, out->Writer());
   if (!writer) {
     std::fprintf(stderr, "mabutrace: cptracer export: this build has no writer for that format\n");
-    if (out != stdout) std::fclose(out);
     return kExitUsage;
   }
-  ExportOptions eo;
-  eo.clock_hz = o.clock_hz;
-  eo.window_cycles = o.window_cycles;
-  eo.ts_hz = o.ts_hz;
-  if (!eo.window_cycles && o.window_ms > 0 && o.clock_hz > 0)
-    eo.window_cycles = static_cast<uint64_t>(std::llround(o.window_ms * 1e-3 * o.clock_hz));
   ExportSummary sum;
   std::string err;
-  const bool ok = ExportTimeline(msgs, freq, eo, writer.get(), &sum, &err);
+  const bool ok = ExportTimeline(d->msgs, d->ts_freq_hz, o.timing, writer.get(), &sum, &err);
   writer.reset();
-  const bool closed = out == stdout ? std::fflush(out) == 0 : std::fclose(out) == 0;
-  if (!ok || !closed) {
-    std::fprintf(stderr, "mabutrace: cptracer export: %s\n", ok ? std::strerror(errno) : err.c_str());
+  if (!out->Finish()) return kExitBadInput;  // said which file; err would only repeat it
+  if (!ok) {
+    std::fprintf(stderr, "mabutrace: cptracer export: %s\n", err.c_str());
     return kExitBadInput;
   }
-  std::fprintf(stderr, "mabutrace: %" PRIu64 " statistics, %" PRIu64 " event, %" PRIu64 " status, %" PRIu64
-                       " unknown messages; window %" PRIu64 " cycles%s at %.0f Hz\n",
-               sum.statistics, sum.events, sum.status, sum.unknown, sum.window_cycles,
-               sum.window_estimated ? " (estimated)" : "", sum.clock_hz);
-  return sum.unknown ? kExitBadInput : rc;
+  std::fprintf(stderr, "mabutrace: %s\n", ExportSummaryText(sum).c_str());
+  return sum.unknown ? kExitBadInput : d->rc;
+}
+
+// --clock-hz, --window-cycles, --window-ms (and --ts-hz) of metrics,
+// config and export.
+void AddTiming(CLI::App* c, Opts* o, const char* clock_help, bool ts) {
+  c->add_option("--clock-hz", o->timing.clock_hz, clock_help);
+  c->add_option("--window-cycles", o->timing.window_cycles, "sliding window in tracer cycles")->transform(Number());
+  c->add_option_function<double>(
+      "--window-ms", [o](double ms) { o->timing.window_s = ms / 1e3; }, "sliding window in ms (at the tracer clock)");
+  if (ts) c->add_option("--ts-hz", o->timing.ts_hz, "STM timestamp frequency (default: the FREQ packet)");
+}
+
+void AddCapture(CLI::App* c, Opts* o, const char* help) {
+  c->add_option("CAPTURE", o->capture, help);
+  c->add_option("--layout", o->layout, "message layout override (INI, docs/cptracer.md)");
+  c->add_option("--trace-id", o->capture_options.trace_id, "STM trace ID in the frames")->transform(Number(0x7F));
 }
 
 Registration reg{"cptracer", [](CLI::App& app) {
   auto* cmd = app.add_subcommand("cptracer", "TI KeyStone II CP_Tracer: decode, metrics, registers, simulate, export");
   cmd->require_subcommand(1);
   auto o = std::make_shared<Opts>();
-  auto layout = [&](CLI::App* c) {
-    c->add_option("--layout", o->layout, "message layout override (INI, docs/cptracer.md)");
-    c->add_option("--trace-id", o->trace_id, "STM trace ID in the frames");
-  };
+  const char* kCapture = "snapshot dir, TI .bin/.dcm or raw STP";
+  const auto text_or_json = CLI::IsMember({"text", "json"});
+
   auto* dec = cmd->add_subcommand("decode", "List the tracer messages of a capture (jsonl)");
-  dec->add_option("CAPTURE", o->capture, "snapshot dir, TI .bin/.dcm or raw STP")->required();
-  layout(dec);
+  AddCapture(dec, o.get(), kCapture);
+  dec->get_option("CAPTURE")->required();
 
   auto* met = cmd->add_subcommand("metrics", "Window metrics from a capture or from counter values");
-  met->add_option("CAPTURE", o->capture, "capture (else give the counters)");
-  met->add_option("--clock-hz", o->clock_hz, "tracer clock in Hz");
-  met->add_option("--window-cycles", o->window_cycles, "sliding window in tracer cycles");
-  met->add_option("--window-ms", o->window_ms, "sliding window in ms (with --clock-hz)");
-  auto counters = [&](const char* n, uint64_t* v, const char* d) {
-    met->add_option(n, *v, d)->each([o](const std::string&) { o->have_counters = true; });
+  AddCapture(met, o.get(), "capture (else give the counters)");
+  AddTiming(met, o.get(), "tracer clock in Hz (default: the FREQ packet)", true);
+  auto counter = [&](const char* n, uint64_t* v, const char* d) {
+    met->add_option(n, *v, d)->transform(Number())->each([o](const std::string&) { o->have_counters = true; });
   };
-  counters("--throughput0", &o->throughput0, "throughput counter 0 (bytes)");
-  counters("--throughput1", &o->throughput1, "throughput counter 1 (bytes)");
-  counters("--granted", &o->granted, "grant count");
-  counters("--wait-cycles", &o->wait_cycles, "accumulated wait cycles");
-  met->add_option("--ts-hz", o->ts_hz, "STM timestamp frequency (default: FREQ packet)");
-  met->add_option("--format", o->format, "text (default) | json");
-  layout(met);
+  counter("--throughput0", &o->throughput0, "throughput counter 0 (bytes)");
+  counter("--throughput1", &o->throughput1, "throughput counter 1 (bytes)");
+  counter("--granted", &o->granted, "grant count");
+  counter("--wait-cycles", &o->wait_cycles, "accumulated wait cycles");
+  met->add_option("--format", o->format, "text (default) | json")->check(text_or_json);
 
   auto* cfg = cmd->add_subcommand("config", "Compute (or --decode) CP_Tracer, STM and TBR register values");
   cfg->add_option("DESCRIPTION", o->description, "description file (INI, examples/cptracer/)");
-  cfg->add_option("--clock-hz", o->clock_hz, "tracer clock in Hz");
-  cfg->add_option("--window-ms", o->window_ms, "sliding window in ms");
-  cfg->add_option("--window-cycles", o->window_cycles, "sliding window in cycles");
-  cfg->add_option("--sid", o->sid, "tracer SID");
+  AddTiming(cfg, o.get(), "tracer clock in Hz", false);
+  cfg->add_option("--sid", o->sid, "tracer SID")->transform(Number(UINT32_MAX));
   cfg->add_option("--masters", o->masters, "MIDs for throughput 0 and events, e.g. 0x40,0x41");
   cfg->add_option("--masters-counter1", o->masters1, "MIDs for throughput 1");
-  cfg->add_option("--address-range", o->address_range, "START-END (inclusive, up to 48-bit)");
+  cfg->add_option("--address-range", o->address_range, "START-END (inclusive, up to 48-bit)")->check(RangeCheck());
   cfg->add_option("--access", o->access, "read | write | both");
   cfg->add_option("--data-types", o->data_types, "cpu_data,cpu_inst,dma");
   cfg->add_option("--messages", o->messages, "statistics,event_b,event_c,event_e,status");
-  cfg->add_option("--address-export-shift", o->export_shift, "event messages carry address bits [S+9:S]");
-  cfg->add_option("--decode", o->decode, "explain a value: NAME=VALUE (repeatable)");
-  cfg->add_option("--format", o->format, "text (default) | json");
+  cfg->add_option("--address-export-shift", o->export_shift, "event messages carry address bits [S+9:S]")
+      ->transform(Number(63));
+  cfg->add_option("--decode", o->decode, "explain a value: NAME=VALUE (repeatable)")
+      ->check(NamedNumberCheck(UINT32_MAX));
+  cfg->add_option("--format", o->format, "text (default) | json")->check(text_or_json);
 
   auto* sim = cmd->add_subcommand("simulate", "Simulate a workload into an STM capture + ground truth");
   sim->add_option("WORKLOAD", o->description, "workload description (INI)")->required();
   sim->add_option("-o,--output", o->out, "output directory")->required();
-  sim->add_option("--seed", o->seed, "override the workload's seed");
+  sim->add_option("--seed", o->seed, "override the workload's seed")->transform(Number());
   sim->add_option("--layout", o->layout, "message layout override");
 
   auto* exp = cmd->add_subcommand("export", "Timeline: counters per tracer, events per master");
-  exp->add_option("CAPTURE", o->capture, "snapshot dir, TI .bin/.dcm or raw STP")->required();
+  AddCapture(exp, o.get(), kCapture);
+  exp->get_option("CAPTURE")->required();
   exp->add_option("-o,--output", o->out, "OUT.json | OUT.pftrace ('-' = stdout)")->required();
   exp->add_option("--format", o->format, "json | pftrace (default: from OUT)");
-  exp->add_option("--clock-hz", o->clock_hz, "tracer clock in Hz (default: STM FREQ)");
-  exp->add_option("--window-cycles", o->window_cycles, "sliding window in cycles (default: estimated)");
-  exp->add_option("--window-ms", o->window_ms, "sliding window in ms (with --clock-hz)");
-  exp->add_option("--ts-hz", o->ts_hz, "STM timestamp frequency (default: FREQ packet)");
-  layout(exp);
+  AddTiming(exp, o.get(), "tracer clock in Hz (default: the FREQ packet)", true);
 
   return Runner{cmd, [o, dec, met, cfg, sim] {
     if (dec->parsed()) return RunDecode(*o);

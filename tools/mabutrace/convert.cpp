@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cli_io.h"
 #include "raw_dump.h"
 #include "format/stream_format.h"
 
@@ -50,30 +51,7 @@ int Converter::Finish() {
 
 namespace {
 
-// Reads all of `f` (a raw dump is decoded whole).
-bool ReadAll(FILE* f, std::string* out) {
-  char buf[64 * 1024];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->append(buf, n);
-  return !std::ferror(f);
-}
-
 // A raw RAM dump (docs/raw-dump.md): rebuilt as a stream, then converted.
-// Opens `out` ("-": stdout); nullptr after a message.
-FILE* OpenOutput(const std::string& out) {
-  FILE* f = out == "-" ? stdout : std::fopen(out.c_str(), "wb");
-  if (!f) std::fprintf(stderr, "mabutrace: %s: %s\n", out.c_str(), std::strerror(errno));
-  return f;
-}
-
-// Closes `f` unless stdout; false (after a message) when it failed.
-bool CloseOutput(FILE* f, const std::string& out) {
-  if (f == stdout) return std::fflush(f) == 0;
-  if (std::fclose(f) == 0) return true;
-  std::fprintf(stderr, "mabutrace: %s: %s\n", out.c_str(), std::strerror(errno));
-  return false;
-}
-
 // The output is opened only once the dump is known usable, so a fatal
 // problem leaves an existing OUT as it was.
 int ConvertRawDump(const std::string& bytes, const std::string& in_name, const std::string& elf_path,
@@ -100,16 +78,16 @@ int ConvertRawDump(const std::string& bytes, const std::string& in_name, const s
     std::fprintf(stderr, "mabutrace: %s: %s\n", in_name.c_str(), dump.errors[i].message.c_str());
   if (dump.errors.size() > 20)
     std::fprintf(stderr, "mabutrace: %s: %zu more problems\n", in_name.c_str(), dump.errors.size() - 20);
-  FILE* fout = OpenOutput(out);
+  auto fout = OutputFile::Create(out);
   if (!fout) return kExitBadInput;
   int rc;
   {
-    Converter conv(format, fout, in_name,
+    Converter conv(format, fout->get(), in_name,
                    [&dump](const host::Status& s) { return dump.ToDump(s); });
     conv.Feed(reinterpret_cast<const uint8_t*>(dump.stream.data()), dump.stream.size());
     rc = conv.Finish();
   }
-  if (!CloseOutput(fout, out)) rc = kExitBadInput;
+  if (!fout->Finish()) rc = kExitBadInput;
   return dump.errors.empty() ? rc : kExitBadInput;
 }
 
@@ -129,67 +107,51 @@ int RunConvert(const std::string& in, const std::string& out, Format format, con
     std::fprintf(stderr, "mabutrace: convert: this build has no writer for that format\n");
     return kExitUsage;
   }
-  FILE* fin = in == "-" ? stdin : std::fopen(in.c_str(), "rb");
-  if (!fin) {
-    std::fprintf(stderr, "mabutrace: %s: %s\n", in.c_str(), std::strerror(errno));
-    return kExitBadInput;
-  }
+  auto fin = InputFile::Open(in);
+  if (!fin) return kExitBadInput;
   // Refuse to write over the input (opening OUT would empty it first).
   struct stat si, so;
-  if (fin != stdin && out != "-" && ::fstat(fileno(fin), &si) == 0 &&
-      ::stat(out.c_str(), &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+  if (!fin->is_stdin() && out != "-" && ::fstat(fileno(fin->get()), &si) == 0 && ::stat(out.c_str(), &so) == 0 &&
+      si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
     std::fprintf(stderr, "mabutrace: convert: %s is both the input and the output\n", in.c_str());
-    std::fclose(fin);
     return kExitUsage;
   }
-  if (fin != stdin && ::fstat(fileno(fin), &si) == 0 && S_ISDIR(si.st_mode)) {
-    std::fprintf(stderr, "mabutrace: %s: is a directory\n", in.c_str());
-    std::fclose(fin);
-    return kExitBadInput;
-  }
-  const std::string in_name = in == "-" ? "<stdin>" : in;
-  int rc;
+  const std::string& in_name = fin->name();
   // The first bytes tell a stream (magic at 0) from a raw dump.
   std::string head(sizeof stream::kMagic, '\0');
-  head.resize(std::fread(head.data(), 1, head.size(), fin));
+  head.resize(std::fread(head.data(), 1, head.size(), fin->get()));
   if (!IsStream(head) && (!elf.empty() || head.size() == sizeof stream::kMagic)) {
     std::string all = head;
-    if (!ReadAll(fin, &all)) {
-      std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in.c_str(), std::strerror(errno));
-      rc = kExitBadInput;
-    } else if (!elf.empty() ||
-               host::LooksLikeRawDump(reinterpret_cast<const uint8_t*>(all.data()), all.size())) {
-      rc = ConvertRawDump(all, in_name, elf, out, format);
-    } else if (FILE* fout = OpenOutput(out)) {  // neither: the stream decoder says what is wrong
-      {
-        Converter conv(format, fout, in_name);
-        conv.Feed(reinterpret_cast<const uint8_t*>(all.data()), all.size());
-        rc = conv.Finish();
-      }
-      if (!CloseOutput(fout, out)) rc = kExitBadInput;
-    } else {
-      rc = kExitBadInput;
-    }
-  } else if (FILE* fout = OpenOutput(out)) {
+    if (!fin->ReadAll(&all)) return kExitBadInput;
+    if (!elf.empty() || host::LooksLikeRawDump(reinterpret_cast<const uint8_t*>(all.data()), all.size()))
+      return ConvertRawDump(all, in_name, elf, out, format);
+    auto fout = OutputFile::Create(out);  // neither: the stream decoder says what is wrong
+    if (!fout) return kExitBadInput;
+    int rc;
     {
-      Converter conv(format, fout, in_name);
-      bool fed = conv.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());
-      std::vector<uint8_t> buf(64 * 1024);
-      size_t n;
-      while (fed && (n = std::fread(buf.data(), 1, buf.size(), fin)) > 0) fed = conv.Feed(buf.data(), n);
-      const bool read_failed = std::ferror(fin);
+      Converter conv(format, fout->get(), in_name);
+      conv.Feed(reinterpret_cast<const uint8_t*>(all.data()), all.size());
       rc = conv.Finish();
-      if (read_failed) {
-        std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in.c_str(), std::strerror(errno));
-        rc = kExitBadInput;
-      }
     }
-    if (!CloseOutput(fout, out)) rc = kExitBadInput;
-  } else {
-    rc = kExitBadInput;
+    return fout->Finish() ? rc : kExitBadInput;
   }
-  if (fin != stdin) std::fclose(fin);
-  return rc;
+  auto fout = OutputFile::Create(out);
+  if (!fout) return kExitBadInput;
+  int rc;
+  {
+    Converter conv(format, fout->get(), in_name);
+    bool fed = conv.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());
+    std::vector<uint8_t> buf(64 * 1024);
+    size_t n;
+    while (fed && (n = std::fread(buf.data(), 1, buf.size(), fin->get())) > 0) fed = conv.Feed(buf.data(), n);
+    const bool read_failed = std::ferror(fin->get());
+    rc = conv.Finish();
+    if (read_failed) {
+      std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in_name.c_str(), std::strerror(errno));
+      rc = kExitBadInput;
+    }
+  }
+  return fout->Finish() ? rc : kExitBadInput;
 }
 
 }  // namespace mabutrace::cli

@@ -84,7 +84,7 @@ TEST(Registers, Seed002DmaWriteExample) {
   EXPECT_EQ(Reg(r, "START_ADDRESS"), 0u);
   EXPECT_EQ(Reg(r, "END_ADDRESS"), 0xFFFFu);
   RegisterValue mcs;
-  ASSERT_TRUE(DecodeRegister("module_ctrl_status", Reg(r, "MODULE_CTRL_STATUS"), &mcs, &err));
+  ASSERT_TRUE(DecodeRegister("module_ctrl_status", Reg(r, "MODULE_CTRL_STATUS"), 0, &mcs, &err));
   std::map<std::string, uint32_t> f;
   for (const auto& x : mcs.fields) f[x.name] = x.value;
   EXPECT_EQ(f["EXPORT_SELECT"], 3u);
@@ -94,7 +94,7 @@ TEST(Registers, Seed002DmaWriteExample) {
   EXPECT_EQ(f["UPPER_ADDRESS_BITS"], 0x8000u);
   EXPECT_EQ(f["SID"], 5u);
   RegisterValue tq;
-  ASSERT_TRUE(DecodeRegister("TRANSACTION_QUALIFIER", Reg(r, "TRANSACTION_QUALIFIER"), &tq, &err));
+  ASSERT_TRUE(DecodeRegister("TRANSACTION_QUALIFIER", Reg(r, "TRANSACTION_QUALIFIER"), 0, &tq, &err));
   for (const auto& x : tq.fields) {
     if (x.name == "QUALIF_TH0") {
       EXPECT_EQ(x.value, 2u);  // writes only
@@ -126,7 +126,7 @@ TEST(Registers, Errors) {
   uint32_t bits;
   EXPECT_FALSE(ParseExportList("statistics,bogus", &bits, &err));
   RegisterValue rv;
-  EXPECT_FALSE(DecodeRegister("NOPE", 0, &rv, &err));
+  EXPECT_FALSE(DecodeRegister("NOPE", 0, 0, &rv, &err));
 }
 
 // Hand-made STM stream of tracer words (master 0x80, channel = SID).
@@ -186,6 +186,21 @@ TEST(TracerMessages, DefaultLayoutStatusEventStatistics) {
   EXPECT_EQ(m[2].tracer, 3u);
   auto j = nlohmann::json::parse(TracerMessageJson(m[1]));
   EXPECT_EQ(j["type"], "event_e");
+}
+
+// The jsonl of `cptracer decode` goes through the one escaper: an error
+// text (it may quote a layout file's names) comes back as it was.
+TEST(TracerMessages, JsonKeepsQuotesControlCharactersAndBadUtf8) {
+  TracerMessage m;
+  m.type = MsgType::kUnknown;
+  m.words = {0x12345678};
+  m.error = "layout 'x.ini': field \"mid\" \\ bad\n\ttab \x01 \xff end";
+  const std::string line = TracerMessageJson(m);
+  EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+  const auto j = nlohmann::json::parse(line);
+  EXPECT_EQ(j["error"], "layout 'x.ini': field \"mid\" \\ bad\n\ttab \x01 \xEF\xBF\xBD end");
+  EXPECT_EQ(j["words"][0], "0x12345678");
+  EXPECT_EQ(j["type"], "unknown");
 }
 
 TEST(TracerMessages, BadWordCountsAreReportedWithOffset) {

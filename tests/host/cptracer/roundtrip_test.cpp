@@ -150,7 +150,7 @@ TEST(SimulatorRoundTrip, WrittenCaptureDecodesAndExports) {
       json.append(d, n);
       return true;
     });
-    ExportOptions opt;
+    TimingOptions opt;
     opt.window_cycles = w.window_cycles;
     ExportSummary sum;
     ASSERT_TRUE(ExportTimeline(msgs, freq, opt, &writer, &sum, &err)) << err;

@@ -8,12 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "json_fields.h"
 #include "run_cli.h"
 
 namespace {
 
-using mt_cli::Result;
-using mt_cli::RunCli;
+using namespace mt_cli;  // RunCli, RunCliJson, RunCliOut, ExpectExitCodes
+using mt_json::ExpectFields;
 
 std::string Temp(const std::string& name) { return ::testing::TempDir() + "/trbe_cli_" + name; }
 
@@ -27,44 +28,27 @@ std::vector<uint8_t> ReadBytes(const std::string& path) {
 }
 
 TEST(TrbeCli, StatusJson) {
-  const Result r = RunCli("trbe status 0x520002 --format json");
-  ASSERT_EQ(r.code, 0);
-  const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["IRQ"], 1);
-  EXPECT_EQ(j["TRG"], 0);
-  EXPECT_EQ(j["WRAP"], 1);
-  EXPECT_EQ(j["EA"], 0);
-  EXPECT_EQ(j["S"], 1);
-  EXPECT_EQ(j["EC"], 0);
-  EXPECT_EQ(j["MSS"], 2);
-  EXPECT_EQ(j["BSC"], 2);
+  const auto j = RunCliJson("trbe status 0x520002 --format json");
+  ExpectFields(j, {{"IRQ", 1}, {"TRG", 0}, {"WRAP", 1}, {"EA", 0}, {"S", 1}, {"EC", 0}, {"MSS", 2}, {"BSC", 2}});
   EXPECT_FALSE(j.contains("FSC"));
   EXPECT_EQ(j["summary"], "collection stopped: trigger event; wrapped; IRQ pending");
 }
 
 TEST(TrbeCli, StatusFaultJsonAndLimitr) {
-  Result r = RunCli("trbe status 0x94420021 --format json");  // EC=0x25, IRQ, S, FSC alignment
-  ASSERT_EQ(r.code, 0);
-  auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["EC"], 0x25);
-  EXPECT_EQ(j["FSC"], 0x21);
-  EXPECT_FALSE(j.contains("BSC"));
-  r = RunCli("trbe status 0x80001019 --reg TRBLIMITR_EL1 --format json");
-  ASSERT_EQ(r.code, 0);
-  j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["TM"], 3);
-  EXPECT_EQ(j["E"], 1);
-  r = RunCli("trbe status 0x520001");
-  ASSERT_EQ(r.code, 0);
-  EXPECT_NE(r.out.find("buffer full"), std::string::npos);
+  const auto fault = RunCliJson("trbe status 0x94420021 --format json");  // EC=0x25, IRQ, S, FSC alignment
+  ExpectFields(fault, {{"EC", 0x25}, {"FSC", 0x21}});
+  EXPECT_FALSE(fault.contains("BSC"));
+  ExpectFields(RunCliJson("trbe status 0x80001019 --reg TRBLIMITR_EL1 --format json"), {{"TM", 3}, {"E", 1}});
+  EXPECT_NE(RunCliOut("trbe status 0x520001").find("buffer full"), std::string::npos);
 }
 
 TEST(TrbeCli, StatusUsageErrors) {
-  EXPECT_EQ(RunCli("trbe status banana").code, 2);
-  EXPECT_EQ(RunCli("trbe status 1 --reg TRBNOPE").code, 2);
-  EXPECT_EQ(RunCli("trbe status 1 --format xml").code, 2);
-  EXPECT_EQ(RunCli("trbe").code, 2);
-  EXPECT_EQ(RunCli("trbe status --help").code, 0);
+  ExpectExitCodes({{"trbe status banana", 2},
+                   {"trbe status -- -1", 2},
+                   {"trbe status 1 --reg TRBNOPE", 2},
+                   {"trbe status 1 --format xml", 2},
+                   {"trbe", 2},
+                   {"trbe status --help", 0}});
 }
 
 TEST(TrbeCli, LinearizeWrapped) {
@@ -103,9 +87,7 @@ TEST(TrbeCli, LinearizeBadInput) {
 
 TEST(TrbeCli, SimulateJsonOverACapture) {
   const std::string cap = std::string(MABUTRACE_ETE_SNAPSHOTS) + "/001-ack_test/session1.bin";
-  const Result r = RunCli("trbe simulate '" + cap + "' --mode fill --trigger-mode stop --size 8K --format json");
-  ASSERT_EQ(r.code, 0);
-  const auto j = nlohmann::json::parse(r.out);
+  const auto j = RunCliJson("trbe simulate '" + cap + "' --mode fill --trigger-mode stop --size 8K --format json");
   EXPECT_EQ(j["final"]["TRBPTR_EL1"], "0x80000000");
   EXPECT_EQ(j["final"]["IRQ"], 1);
   EXPECT_EQ(j["final"]["status"]["BSC"], 1);

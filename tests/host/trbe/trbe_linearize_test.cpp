@@ -141,4 +141,40 @@ TEST(TrbeLinearize, InconsistentPointersAreErrors) {
   EXPECT_NE(err.find("below start"), std::string::npos);
 }
 
+TEST(TrbeLinearize, LimitDefaultsToBasePlusDumpSize) {
+  const auto d = Dump(4096);
+  LinearizeOptions o = Opt(kBase, 0, kBase + 4096, true);
+  o.limit.reset();
+  LinearizeResult r;
+  std::string err;
+  ASSERT_TRUE(Linearize(d, o, &r, &err)) << err;
+  EXPECT_EQ(r.bytes, d);  // PTR == limit: the oldest byte is at base
+}
+
+TEST(TrbeLinearize, SummarySaysWhatHappenedToTheHead) {
+  auto d = Dump(4096);
+  for (int i = 0; i < 11; ++i) d[1300 + i] = 0;
+  d[1311] = 0x80;
+  LinearizeOptions o = Opt(kBase, kBase + 4096, kBase + 1000, true);
+  o.head = HeadPolicy::kPad;
+  o.strip_padding = true;
+  LinearizeResult r;
+  std::string err;
+  ASSERT_TRUE(Linearize(d, o, &r, &err)) << err;
+  EXPECT_EQ(LinearizeSummary(r, o.head),
+            "3796 bytes from [0x103e8, 0x11000) [0x10000, 0x103e8)\n"
+            "  oldest data overwritten: 300 bytes before the first A-Sync (pad)\n"
+            "  stripped 300 leading 0x70 padding bytes\n");
+  d[1311] = 0x81;  // no A-Sync left
+  o.strip_padding = false;
+  ASSERT_TRUE(Linearize(d, o, &r, &err)) << err;
+  EXPECT_NE(LinearizeSummary(r, o.head).find("no A-Sync in the buffer: not decodable"), std::string::npos);
+}
+
+TEST(TrbeLinearize, HeadPolicyNames) {
+  for (HeadPolicy h : {HeadPolicy::kKeep, HeadPolicy::kPad, HeadPolicy::kDrop})
+    EXPECT_EQ(ParseHeadPolicy(HeadPolicyName(h)), h);
+  EXPECT_FALSE(ParseHeadPolicy("Keep"));
+}
+
 }  // namespace

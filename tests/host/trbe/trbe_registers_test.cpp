@@ -5,11 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_fields.h"
 #include "trbe_registers.h"
 
 namespace {
 
 using namespace mabutrace::trbe;
+using mt_json::ExpectFields;
 
 TEST(TrbeRegisters, LimitrFieldPositions) {  // §1.2
   const Limitr l = Limitr::Decode(0x0000000081234000ull | 0x40 | 0x20 | (0b01 << 3) | (0b11 << 1) | 1);
@@ -116,22 +118,13 @@ TEST(TrbeRegisters, FscWords) {  // §1.4 FSC table
 
 TEST(TrbeRegisters, JsonUsesArchitectureFieldNames) {
   const auto j = nlohmann::json::parse(ExplanationToJson(Explain(Reg::kTrbsrEl1, 0x90420007)));
-  EXPECT_EQ(j["IRQ"], 1);
-  EXPECT_EQ(j["S"], 1);
-  EXPECT_EQ(j["EC"], 0x24);
-  EXPECT_EQ(j["FSC"], 7);
-  EXPECT_EQ(j["MSS"], 7);
+  ExpectFields(j, {{"IRQ", 1}, {"S", 1}, {"EC", 0x24}, {"FSC", 7}, {"MSS", 7}});
   EXPECT_FALSE(j.contains("BSC"));
   const auto k = nlohmann::json::parse(ExplanationToJson(Explain(Reg::kTrbsrEl1, 0x520001)));
-  EXPECT_EQ(k["BSC"], 1);
-  EXPECT_EQ(k["WRAP"], 1);
+  ExpectFields(k, {{"BSC", 1}, {"WRAP", 1}});
   EXPECT_FALSE(k.contains("FSC"));
-  const auto l = nlohmann::json::parse(ExplanationToJson(Explain(Reg::kTrblimitrEl1, 0x80001019)));
-  EXPECT_EQ(l["LIMIT"], 0x80001);
-  EXPECT_EQ(l["TM"], 3);
-  EXPECT_EQ(l["FM"], 0);
-  EXPECT_EQ(l["E"], 1);
-  EXPECT_EQ(l["nVM"], 0);
+  ExpectFields(nlohmann::json::parse(ExplanationToJson(Explain(Reg::kTrblimitrEl1, 0x80001019))),
+               {{"LIMIT", 0x80001}, {"TM", 3}, {"FM", 0}, {"E", 1}, {"nVM", 0}});
 }
 
 TEST(TrbeRegisters, NameParsing) {
