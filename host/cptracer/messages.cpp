@@ -7,6 +7,8 @@
 
 namespace mabutrace::cptracer {
 
+using exporter::JsonString;
+
 TracerDecoder::TracerDecoder(Layout layout, TracerMessageSink* sink)
     : layout_(std::move(layout)), sink_(sink) {
   for (const auto& m : layout_.messages)

@@ -7,6 +7,8 @@
 
 namespace mabutrace::cptracer {
 
+using exporter::JsonNumber;
+
 std::string Validate(const WindowCounters& c) {
   if (!(c.clock_hz > 0) || !std::isfinite(c.clock_hz)) return "the tracer clock must be > 0 Hz";
   if (c.window_cycles == 0) return "the window must be > 0 cycles";

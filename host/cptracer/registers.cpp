@@ -14,6 +14,8 @@
 #include "json_text.h"
 
 namespace mabutrace::cptracer {
+
+using exporter::JsonString;
 namespace {
 
 struct FieldDef {

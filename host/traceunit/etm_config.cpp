@@ -1,5 +1,6 @@
 // etm_config.cpp: declarative config -> ETE register values and sequences
 // (sheet §8.3-§8.5; ARM DDI 0487 D24.4, K10.5.7, K10.5.10).
+#include "json_text.h"
 #include "etm_config.h"
 
 #include <cctype>
@@ -567,7 +568,7 @@ std::string ProgramToJson(const Program& p) {
     j["sequences"][s.name] = std::move(arr);
   }
   j["notes"] = p.notes;
-  return j.dump(2);
+  return exporter::JsonText(j);
 }
 
 }  // namespace mabutrace::traceunit

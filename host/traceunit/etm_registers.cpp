@@ -1,5 +1,6 @@
 // etm_registers.cpp: ETE register encodings (sheet §8.1) and fields (§8.2;
 // ARM DDI 0487 D24.4).
+#include "json_text.h"
 #include "etm_registers.h"
 
 #include <cctype>
@@ -479,7 +480,7 @@ std::string DecodedToJson(const Decoded& d) {
   for (const auto& f : d.fields) j[f.name] = f.value;
   j["summary"] = d.summary;
   j["warnings"] = d.warnings;
-  return j.dump(2);
+  return exporter::JsonText(j);
 }
 
 std::string_view ExceptionLevelName(ExceptionLevel el) {

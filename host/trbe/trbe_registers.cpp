@@ -1,5 +1,6 @@
 // trbe_registers.cpp: TRBE register fields and their words (sheet §1.1-§1.6;
 // ARM DDI 0487 D24.4).
+#include "json_text.h"
 #include "trbe_registers.h"
 
 #include <cctype>
@@ -368,7 +369,7 @@ std::string ExplanationToJson(const Explanation& e) {
   for (const auto& f : e.fields) j[f.name] = f.value;
   j["summary"] = e.summary;
   j["warnings"] = e.warnings;
-  return j.dump(2);
+  return exporter::JsonText(j);
 }
 
 }  // namespace mabutrace::trbe

@@ -1,4 +1,5 @@
 // trbe_simulate.cpp: drive the TRBU model like a driver (sheet §1.12).
+#include "json_text.h"
 #include "trbe_simulate.h"
 
 #include <cstdio>
@@ -144,7 +145,7 @@ std::string SimulationToJson(const SimulationConfig& c, const SimulationResult& 
   if (!r.linux_class.empty()) j["final"]["linux_irq_class"] = r.linux_class;
   j["counters"] = {{"bytes_in", r.bytes_in},   {"bytes_written", r.bytes_written},
                    {"bytes_discarded", r.bytes_discarded}, {"TRB_WRAP", r.trb_wrap}, {"TRB_TRIG", r.trb_trig}};
-  return j.dump(2);
+  return exporter::JsonText(j);
 }
 
 }  // namespace mabutrace::trbe
