@@ -4,6 +4,8 @@
 // syncs, errors; and the real multi-source capture.
 #include <gtest/gtest.h>
 
+#include "shared_data.h"
+
 #include <filesystem>
 #include <map>
 #include <random>
@@ -289,6 +291,7 @@ TEST(Deformatter, FourFsyncFrameResetsWhenAsked) {
 
 TEST(Deformatter, RealMultiSourceCaptureSplitsIntoItsTraceIds) {
   const fs::path file = fs::path(MABUTRACE_SHARED_DIR) / "data/ete-snapshots/infrastructure/cstrace.bin";
+  MABUTRACE_NEEDS_SHARED(file);
   auto data = mabutrace::snapshot::ReadBinaryFile(file);
   Collect whole, bytewise;
   {

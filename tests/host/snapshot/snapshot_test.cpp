@@ -2,6 +2,8 @@
 // (ETE and STM) reads, and bad snapshots fail with the file and key named.
 #include <gtest/gtest.h>
 
+#include "shared_data.h"
+
 #include <fstream>
 #include <string>
 
@@ -26,6 +28,8 @@ std::vector<fs::path> SnapshotDirs() {
 }
 
 TEST(Snapshot, EverySharedCaptureReads) {
+  MABUTRACE_NEEDS_SHARED(kData / "ete-snapshots");
+  MABUTRACE_NEEDS_SHARED(kData / "stm-snapshots");
   auto dirs = SnapshotDirs();
   ASSERT_GE(dirs.size(), 24u);
   for (const auto& dir : dirs) {
@@ -51,6 +55,7 @@ TEST(Snapshot, EverySharedCaptureReads) {
 }
 
 TEST(Snapshot, EteTraceUnitRegistersAndMaps) {
+  MABUTRACE_NEEDS_SHARED(kData / "ete-snapshots" / "infrastructure");
   ss::Snapshot s = ss::ReadSnapshot(kData / "ete-snapshots" / "infrastructure");
   const ss::Device* etm0 = s.FindDevice("ETM_0");
   ASSERT_NE(etm0, nullptr);
@@ -69,6 +74,7 @@ TEST(Snapshot, EteTraceUnitRegistersAndMaps) {
 }
 
 TEST(Snapshot, BuffersKeepTraceIniSectionOrder) {
+  MABUTRACE_NEEDS_SHARED(kData / "ete-snapshots" / "q_elem");
   // q_elem lists "buffers=buffer2,buffer1" and defines [buffer2] first.
   ss::Snapshot s = ss::ReadSnapshot(kData / "ete-snapshots" / "q_elem");
   ASSERT_EQ(s.buffers.size(), 2u);
@@ -78,6 +84,7 @@ TEST(Snapshot, BuffersKeepTraceIniSectionOrder) {
 }
 
 TEST(Snapshot, CoreDumpsHaveFileAddressAndLength) {
+  MABUTRACE_NEEDS_SHARED(kData / "ete-snapshots" / "001-ack_test");
   ss::Snapshot s = ss::ReadSnapshot(kData / "ete-snapshots" / "001-ack_test");
   const ss::Device* cpu = s.FindDevice("cpu_0");
   ASSERT_NE(cpu, nullptr);

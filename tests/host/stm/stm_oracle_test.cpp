@@ -6,6 +6,8 @@
 // bytes), so our bytes must be a prefix of its bytes, at most 3 shorter.
 #include <gtest/gtest.h>
 
+#include "shared_data.h"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -115,6 +117,7 @@ class StmOracle : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(StmOracle, PacketsAndMessagesMatchOpenCsd) {
   const fs::path dir = fs::path(MABUTRACE_SHARED_DIR) / "data/stm-snapshots" / GetParam();
+  MABUTRACE_NEEDS_SHARED(dir);
   std::vector<OraclePacket> want_p;
   std::vector<OracleMsg> want_m;
   bool fatal = false;

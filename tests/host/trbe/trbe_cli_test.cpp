@@ -2,6 +2,8 @@
 // process: output, JSON keys and exit codes (0 ok, 1 bad input, 2 usage).
 #include <gtest/gtest.h>
 
+#include "shared_data.h"
+
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -87,6 +89,7 @@ TEST(TrbeCli, LinearizeBadInput) {
 
 TEST(TrbeCli, SimulateJsonOverACapture) {
   const std::string cap = std::string(MABUTRACE_ETE_SNAPSHOTS) + "/001-ack_test/session1.bin";
+  MABUTRACE_NEEDS_SHARED(cap);
   const auto j = RunCliJson("trbe simulate '" + cap + "' --mode fill --trigger-mode stop --size 8K --format json");
   EXPECT_EQ(j["final"]["TRBPTR_EL1"], "0x80000000");
   EXPECT_EQ(j["final"]["IRQ"], 1);
@@ -110,6 +113,7 @@ TEST(TrbeCli, SimulateLinearizeEtePackets) {
   if (RunCli("--help").out.find("\n  ete ") == std::string::npos)
     GTEST_SKIP() << "mabutrace built without the ete command";
   const std::string dir = std::string(MABUTRACE_ETE_SNAPSHOTS) + "/001-ack_test";
+  MABUTRACE_NEEDS_SHARED(dir);
   const auto capture = ReadBytes(dir + "/session1.bin");
   ASSERT_EQ(capture.size(), 16168u);
   auto stream = capture;

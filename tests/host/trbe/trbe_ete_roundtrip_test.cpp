@@ -11,6 +11,8 @@
 // the same point, for every --head policy. Built only when mabutrace_ete is.
 #include <gtest/gtest.h>
 
+#include "shared_data.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -115,6 +117,7 @@ class EteRoundTrip : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(EteRoundTrip, WindowDecodesLikeTheTail) {
   const std::string dir = std::string(MABUTRACE_ETE_SNAPSHOTS) + "/" + GetParam();
+  MABUTRACE_NEEDS_SHARED(dir);
   const auto capture = ReadFile(dir + "/session1.bin");
   ASSERT_GT(capture.size(), 2048u);
   const ete::EteConfig cfg = ConfigFromIni(dir + "/ETE_0_s1.ini");

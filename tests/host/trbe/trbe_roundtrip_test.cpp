@@ -14,6 +14,8 @@
 // is the packet-level form (decoded with host/ete, built when it is).
 #include <gtest/gtest.h>
 
+#include "shared_data.h"
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -73,6 +75,7 @@ std::vector<uint8_t> Capture(const std::vector<uint8_t>& stream, FillMode fm, ui
 class RoundTrip : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(RoundTrip, CircularWrapThenLinearize) {
+  MABUTRACE_NEEDS_SHARED(std::string(MABUTRACE_ETE_SNAPSHOTS) + "/" + GetParam());
   const auto capture = ReadCapture(GetParam());
   ASSERT_GT(capture.size(), 2048u) << "capture missing or too small: " << GetParam();
   ASSERT_EQ(FindAsync(capture), 0u) << "capture should start with an A-Sync";
@@ -114,6 +117,7 @@ TEST_P(RoundTrip, CircularWrapThenLinearize) {
 }
 
 TEST_P(RoundTrip, FillModeStopsAtTheWrapAndKeepsTheStart) {  // §1.9 Fill, §2 Fill row
+  MABUTRACE_NEEDS_SHARED(std::string(MABUTRACE_ETE_SNAPSHOTS) + "/" + GetParam());
   const auto capture = ReadCapture(GetParam());
   ASSERT_GT(capture.size(), 4096u);
   const uint64_t size = capture.size() / 4096 * 4096;  // smaller than the capture
@@ -132,6 +136,7 @@ TEST_P(RoundTrip, FillModeStopsAtTheWrapAndKeepsTheStart) {  // §1.9 Fill, §2 
 }
 
 TEST_P(RoundTrip, NoWrapIsTheWholeCapture) {  // §2 WRAP=0
+  MABUTRACE_NEEDS_SHARED(std::string(MABUTRACE_ETE_SNAPSHOTS) + "/" + GetParam());
   const auto capture = ReadCapture(GetParam());
   ASSERT_FALSE(capture.empty());
   const uint64_t size = (capture.size() / 4096 + 1) * 4096;
