@@ -29,7 +29,7 @@ namespace mabutrace {
 namespace {
 
 struct Writer : ChunkWriter {
-  uint32_t header_hi;  // header bits 32..63 every record of the context has (kInIsr)
+  uint32_t header_hi;  // HeaderHi() of this context, for EmitMasked()
   uint32_t counted;    // words of the chunk counted into `records` (SyncCommitOf)
 
   // (chunk_writer.h) The cursor runs ahead of the commit word; contexts
@@ -139,6 +139,12 @@ bool Writer::ClaimChunk(Runtime& rt, uint32_t* index_out, uint64_t* seq_out) {
   return false;
 }
 
+// Header bits 32..63 that every record of context `ctx` has (kInIsr). For
+// context 0 a constant: the fast path loads nothing for it.
+MT_INLINE uint32_t HeaderHi(uint32_t ctx) {
+  return port::ContextIsIsr(ctx) ? uint32_t(kInIsr >> 32) : 0u;
+}
+
 MT_NOINLINE uint64_t SlowNow() {
   const mabutrace_clock_fn clock = g_clock.load(std::memory_order_relaxed);
   return clock != nullptr ? clock() : port::NowTicksInCritical();
@@ -152,7 +158,7 @@ MT_NOINLINE bool SlowReserveSingleCore(Writer& w, unsigned words) {
   uint64_t now = SlowNow();
   port::ExitCritical(irq);
   const bool ok = SlowReserve(w, words, now);
-  w.header_hi = port::ContextIsIsr(uint32_t(&w - g_writers)) ? uint32_t(kInIsr >> 32) : 0u;
+  w.header_hi = HeaderHi(uint32_t(&w - g_writers));
   return ok && uint32_t(w.end - w.cur) >= words;
 }
 
@@ -240,7 +246,7 @@ MT_INLINE mabutrace_scope_t EmitFast(uint64_t name, uint64_t value) {
   w.cur = p + kWords;
   if (kWords > 1) WriteWord(p + 1, name);
   if (kWords > 2) WriteWord(p + 2, value);
-  WriteWord(p, uint64_t(w.header_hi | uint32_t(kType) << (kTypeShift - 32)) << 32 | delta);
+  WriteWord(p, uint64_t(HeaderHi(0) | uint32_t(kType) << (kTypeShift - 32)) << 32 | delta);
   static_assert(sizeof p == 4, "the token is the record's address: 32-bit cores");
   return mabutrace_scope_t{uint32_t(uintptr_t(p))};
 }
@@ -269,7 +275,7 @@ MT_NOINLINE void EmitFastAny(uintptr_t name, uint32_t kind, uint64_t value) {
   w.cur = p + words;
   WriteWord(p + 1, name);
   if (words > 2) WriteWord(p + 2, value);
-  WriteWord(p, uint64_t(w.header_hi | uint32_t(writer::KindType(kind)) << (kTypeShift - 32)) << 32 | delta);
+  WriteWord(p, uint64_t(HeaderHi(0) | uint32_t(writer::KindType(kind)) << (kTypeShift - 32)) << 32 | delta);
 }
 
 }  // namespace
