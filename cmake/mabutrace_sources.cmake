@@ -9,8 +9,19 @@
 #
 #   MABUTRACE_FORMAT_SOURCES    src/format: the binary formats and the
 #                               JSON/protobuf writers device and host share
-#   MABUTRACE_RECORDER_SOURCES  src/runtime: recording, the ring buffer,
-#                               the binary stream and the dump descriptor
+#   MABUTRACE_RECORDER_SOURCES  src/runtime: everything of recording but
+#                               the write path (lifecycle, layout, thread
+#                               registry, statistics, flows), the ring
+#                               buffer's readers, the binary stream and the
+#                               dump descriptor
+#   MABUTRACE_WRITER_SOURCES_<PORT>  src/runtime: the write path of that
+#                               port (src/runtime/writer.h); a build takes
+#                               the recorder sources and its port's writer
+#     _HOST                     thread-local writers (src/port/host)
+#     _FREERTOS                 per-context writers on several cores
+#                               (src/port/freertos)
+#     _CORTEX_M                 one core, Thread mode unmasked
+#                               (src/port/cortex-m)
 #   MABUTRACE_EXPORTER_SOURCES  src/runtime: the on-device exporters
 #                               (Chrome JSON, Perfetto); they need the
 #                               format sources too
@@ -18,15 +29,25 @@
 #                               answers (routes, Host policy, capture page,
 #                               bodies); each port with a server adds its
 #                               transport; needs the exporter sources
+#
+# (The Arduino IDE compiles every file under src/: each writer file
+# compiles to nothing for the other ports, tests/port/arduino checks it.)
 set(MABUTRACE_FORMAT_SOURCES
   src/format/json_out.cpp
   src/format/chrome_json_writer.cpp
   src/format/perfetto_writer.cpp)
 set(MABUTRACE_RECORDER_SOURCES
-  src/runtime/recorder.cpp
+  src/runtime/lifecycle.cpp
+  src/runtime/layout.cpp
+  src/runtime/thread_registry.cpp
+  src/runtime/stats.cpp
+  src/runtime/flows.cpp
   src/runtime/chunk_reader.cpp
   src/runtime/stream_writer.cpp
   src/runtime/dump_descriptor.cpp)
+set(MABUTRACE_WRITER_SOURCES_HOST src/runtime/writer_tls.cpp)
+set(MABUTRACE_WRITER_SOURCES_FREERTOS src/runtime/writer_contexts.cpp)
+set(MABUTRACE_WRITER_SOURCES_CORTEX_M src/runtime/writer_single_core.cpp)
 set(MABUTRACE_EXPORTER_SOURCES
   src/runtime/trace_walker.cpp
   src/runtime/json_exporter.cpp

@@ -28,8 +28,8 @@ constexpr uint16_t kVersion = 1;
 
 // flags: the chunks are zeroed when taken, and the commit word of a chunk
 // still being written may lag behind its records (single-core MCU ports,
-// whose recording fast path moves only the writer's cursor: recorder.cpp
-// EmitFast). A reader takes the records past the commit word up to the
+// whose recording fast path moves only the writer's cursor:
+// src/runtime/writer_single_core.cpp). A reader takes the records past the commit word up to the
 // first zero header word (a record still being written has one: headers
 // are written last).
 constexpr uint8_t kFlagZeroedChunks = 1;

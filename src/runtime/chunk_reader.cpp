@@ -3,12 +3,12 @@
 
 #include <algorithm>
 
+#include "writer.h"
+
 namespace mabutrace {
 
 bool CopyChunk(const Runtime& rt, uint32_t index, uint64_t* words, ChunkCopy* out) {
-#if defined(MABUTRACE_PORT_SINGLE_CORE)
-  SyncCommit(rt, index);
-#endif
+  writer::SyncCommit(rt, index);
   const Chunk& c = rt.chunks[index];
   const uint32_t gen1 = c.gen.load(std::memory_order_acquire);
   if (gen1 & 1) return false;  // changing owner right now

@@ -6,6 +6,7 @@
 
 #include "../format/dump_format.h"
 #include "mabutrace/mabutrace.h"
+#include "layout.h"
 #include "ring_buffer.h"
 #include "../format/stream_format.h"
 

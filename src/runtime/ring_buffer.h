@@ -18,9 +18,8 @@
 //
 // MCU ports replace the thread-local writer with per-context writers, a
 // short interrupt-masked reservation and plain word stores (the port macros
-// below and recorder.cpp EmitFast/EmitMasked/EmitRecord; docs/ports.md
-// §1-2). The layout of
-// Chunk does not change.
+// below and the writer strategies of writer.h; docs/ports.md §1-2). The
+// layout of Chunk does not change.
 #ifndef MABUTRACE_RUNTIME_RING_BUFFER_H
 #define MABUTRACE_RUNTIME_RING_BUFFER_H
 
@@ -139,14 +138,7 @@ void EndExport(Runtime* rt);
 // fn runs at the start of mabutrace_deinit (a port's server stops there).
 void SetDeinitHook(void (*fn)());
 
-// Sizes derived from a config (also used by mabutrace_memory_required).
-struct Layout {
-  uint32_t chunk_words = 0;
-  uint32_t num_chunks = 0;
-  size_t chunks_offset = 0, threads_offset = 0, workspace_offset = 0, data_offset = 0;
-  size_t total = 0;
-};
-Layout ComputeLayout(const mabutrace_config_t& cfg);
+struct Layout;  // the block's geometry (layout.h)
 
 // Fills rt.dump and publishes mabutrace_dump_region (dump_descriptor.cpp);
 // init calls it once rt is complete. ClearDumpRegion at deinit.
@@ -166,16 +158,6 @@ struct ChunkCopy {
 };
 bool CopyChunk(const Runtime& rt, uint32_t index, uint64_t* words, ChunkCopy* out);
 
-#if defined(MABUTRACE_PORT_SINGLE_CORE)
-// Single-core ports: the recording fast path moves only its cursor; readers
-// (Thread mode only) bring chunk `index`'s commit word up to date first.
-void SyncCommit(const Runtime& rt, uint32_t index);
-// Extends the clock and sends contexts whose time base is over 2^31 ticks
-// old to the slow path: the port calls it at least every 2^31 ticks
-// (Cortex-M: mabutrace_cortex_m_clock_poll() in the SysTick handler).
-void PollClock();
-#endif
-
 #if defined(MABUTRACE_PORT_SINGLE_CORE) || defined(MABUTRACE_PORT_PLAIN_WORDS)
 // MCU ports: a word below the commit mark is never written while it is read
 // (a recycled chunk is caught by its sequence lock), so plain volatile
@@ -188,29 +170,12 @@ inline uint64_t ReadWord(const uint64_t* p) { return __atomic_load_n(p, __ATOMIC
 inline void WriteWord(uint64_t* p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 #endif
 
-#if defined(MABUTRACE_PORT_SINGLE_CORE)
-// Stores a chunk's commit word as two 32-bit halves. Safe where no reader
-// can run between them: with interrupts masked (an interrupt context's
-// chunk), or for Thread mode's own chunk from Thread mode (readers run in
-// Thread mode, and an interrupt's chunk change skips chunks still owned).
-inline void PublishCommit(std::atomic<uint64_t>& commit, uint64_t v) {
-  static_assert(sizeof commit == 8, "commit word is 8 bytes");
-  auto* half = reinterpret_cast<volatile uint32_t*>(&commit);
-  __atomic_signal_fence(__ATOMIC_RELEASE);  // record words before the mark
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  half[1] = uint32_t(v);
-  half[0] = uint32_t(v >> 32);
-#else
-  half[0] = uint32_t(v);
-  half[1] = uint32_t(v >> 32);
-#endif
-}
-#else
-// Several cores: a release store (readers load it with acquire).
+// Publishes a chunk's commit word: a release store (readers load it with
+// acquire), so the record words below the mark are visible with it.
+// (Single core: writer_single_core.cpp has a cheaper form.)
 inline void PublishCommit(std::atomic<uint64_t>& commit, uint64_t v) {
   commit.store(v, std::memory_order_release);
 }
-#endif
 
 }  // namespace mabutrace
 

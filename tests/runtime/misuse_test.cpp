@@ -328,11 +328,11 @@ TEST_F(Misuse, ReinitAndAThreadThatOutlivesASession) {
 // A thread that traced and then simply exits while another thread calls
 // mabutrace_deinit(). The thread made no tracing call after deinit began,
 // which the API allows, but the runtime's thread-exit hook (OnThreadExit,
-// src/runtime/recorder.cpp) still reads and writes the Runtime that deinit
+// src/runtime/chunk_writer.h) still reads and writes the Runtime that deinit
 // frees, with no synchronisation: a use-after-free when the exit hook runs
 // while deinit frees (e.g. a thread pool shutting down during deinit).
 //
-// Regression: OnThreadExit (recorder.cpp) once read rt->session and
+// Regression: OnThreadExit (chunk_writer.h) once read rt->session and
 // rt->threads and released its chunk while mabutrace_deinit freed them; TSan
 // reported the race. It now takes the lifecycle lock, as BeginExport does.
 // Other builds pass either way (the exit hook here runs before deinit).

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "format/dump_format.h"
 #include "mabutrace/mabutrace.h"
 #include "test_util.h"
 
@@ -41,6 +42,64 @@ TEST_F(Ring, SmallestBufferLayout) {
   ASSERT_EQ(mabutrace_get_stats(&st), MABUTRACE_OK);
   EXPECT_EQ(st.buffer_size, 65536u);
   EXPECT_GE(st.buffer_size / st.chunk_size, 32u);
+}
+
+int CountBytes(void* user, const char*, size_t len) {
+  *static_cast<size_t*>(user) += len;
+  return 0;
+}
+size_t g_streamed = 0;
+void CountStream(const uint8_t*, size_t len) { g_streamed += len; }
+
+// Init lays out the block (layout.cpp) in exactly the bytes
+// mabutrace_memory_required() asks for: the data region ends the block,
+// and recording, both exports and the binary stream, all of which use
+// their parts of it, write nothing past its end (the guard bytes after it
+// stay as they were).
+TEST_F(Ring, TheBlockIsWhatMemoryRequiredSays) {
+  constexpr size_t kGuard = 256;
+  for (const size_t buffer : {size_t(4096), size_t(100000), size_t(1) << 20}) {
+    for (const uint32_t threads : {1u, 7u, 64u}) {
+      SCOPED_TRACE(testing::Message() << buffer << " B, " << threads << " threads");
+      mabutrace_config_t cfg = mt_test::Config(buffer);
+      cfg.max_threads = threads;
+      const size_t need = mabutrace_memory_required(&cfg);
+      ASSERT_GT(need, buffer);
+      std::vector<uint64_t> mem((need + kGuard) / 8 + 8);
+      auto* block = reinterpret_cast<uint8_t*>((uintptr_t(mem.data()) + 63) & ~uintptr_t(63));
+      for (size_t i = 0; i < kGuard; ++i) block[need + i] = uint8_t(0xA5 ^ i);
+      cfg.memory = block;
+      ASSERT_EQ(mabutrace_init_with_config(&cfg), MABUTRACE_OK);
+
+      const auto* d = static_cast<const mabutrace::dump::DumpDescriptor*>(mabutrace_dump_region.base);
+      ASSERT_EQ(mabutrace_dump_region.base, static_cast<const void*>(block));
+      EXPECT_EQ(mabutrace_dump_region.bytes, need);
+      EXPECT_EQ(d->block_bytes, need);
+      EXPECT_EQ(d->data_offset + uint64_t(d->num_chunks) * d->chunk_words * 8, need);
+      EXPECT_EQ(d->data_offset % 64, 0u);
+
+      uint16_t link = 0;
+      for (int i = 0; i < 20000; ++i) {
+        TRACE_SCOPE(kSeq);
+        TRACE_COUNTER(kSeq, i);
+        TRACE_FLOW_OUT(&link, kSeq);
+        TRACE_FLOW_IN(link, kSeq);
+      }
+      size_t bytes = 0;
+      EXPECT_EQ(mabutrace_export_json(CountBytes, &bytes), MABUTRACE_OK);
+      EXPECT_EQ(mabutrace_export_perfetto(CountBytes, &bytes), MABUTRACE_OK);
+      g_streamed = 0;
+      EXPECT_EQ(mabutrace_set_output_callback(CountStream), MABUTRACE_OK);
+      EXPECT_EQ(mabutrace_flush_output(), MABUTRACE_OK);
+      EXPECT_GT(bytes, 0u);
+      EXPECT_GT(g_streamed, 0u);
+      mabutrace_deinit();
+
+      size_t changed = 0;
+      for (size_t i = 0; i < kGuard; ++i) changed += block[need + i] != uint8_t(0xA5 ^ i);
+      EXPECT_EQ(changed, 0u) << "bytes past the block's end were written";
+    }
+  }
 }
 
 // Writes n counters 1..n, far more than fit; the buffer then holds exactly

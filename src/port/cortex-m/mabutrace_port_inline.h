@@ -2,8 +2,8 @@
 //
 // Single core, no OS. Code runs either in Thread mode (the main loop) or in
 // Handler mode (an exception or interrupt; handlers of different priority
-// nest). The recording core (recorder.cpp) keeps one writer context per
-// mode instead of thread_local state:
+// nest). The recording core (src/runtime/writer_single_core.cpp) keeps one
+// writer context per mode instead of thread_local state:
 //   context 0  Thread mode: the main loop, track "main"
 //   context 1  Handler mode: every ISR, track "ISR" (all records have the
 //              kInIsr bit; the exporters show them as the ISR track)
@@ -26,7 +26,8 @@
 #define MABUTRACE_PORT_WRITER_CONTEXTS 2
 // Readers (flush/export) run in Thread mode on the one core, so a record
 // word is never read while it is written: plain stores suffice, and 64-bit
-// atomics (no LDREXD/STREXD on Armv7-M) come from port.cpp under PRIMASK.
+// atomics (no LDREXD/STREXD on Armv7-M) come from atomic64.c under PRIMASK.
+// Selects the recording path: src/runtime/writer_single_core.cpp.
 #define MABUTRACE_PORT_SINGLE_CORE 1
 // Runtime::names_lock masks interrupts instead of spinning: an ISR that
 // records for the first time registers its track under it, and must never
@@ -97,8 +98,8 @@ struct ClockState {
 constexpr uint32_t kClockDwt = 1, kClockSysTick = 2, kClockCounter = 3;
 extern ClockState g_clock_state;
 
-// The recorder's fast clock (recorder.cpp EmitFast): the 32-bit counter it
-// may read directly (value ^ *invert), or nullptr for SysTick.
+// The recorder's fast clock (writer_single_core.cpp EmitFast): the 32-bit
+// counter it may read directly (value ^ *invert), or nullptr for SysTick.
 MABUTRACE_PORT_INLINE const volatile uint32_t* FastCounter(uint32_t* invert) {
   *invert = g_clock_state.invert;
   return g_clock_state.counter;

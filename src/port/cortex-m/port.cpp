@@ -9,6 +9,7 @@
 #include "mabutrace_cortex_m.h"
 #include "../../runtime/port.h"  // (relative: the Arduino IDE puts only src/ on the path)
 #include "../../runtime/ring_buffer.h"
+#include "../../runtime/writer_single_core.h"
 
 namespace mabutrace::port {
 

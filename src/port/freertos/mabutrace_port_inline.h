@@ -5,7 +5,8 @@
 // that the host suite and the Cortex-M QEMU tests exercise; see
 // docs/ports.md §5 for what is and is not tested.
 //
-// Writer contexts (recorder.cpp keeps one Writer each, no TLS):
+// Writer contexts (src/runtime/writer_contexts.cpp keeps one Writer each,
+// no TLS; a caller past the last one records nothing, counted as dropped):
 //   [0, kTaskContexts)            one per FreeRTOS task that records, taken at
 //                                 its first record (FreeRTOS thread-local
 //                                 storage pointer CONFIG_MABUTRACE_TLS_INDEX
@@ -52,8 +53,9 @@
 #define MABUTRACE_FREERTOS_USE_TLS 1
 #endif
 
+// The recording path: per-context writers on several cores
+// (src/runtime/writer_contexts.cpp).
 #define MABUTRACE_PORT_WRITER_CONTEXTS (CONFIG_MABUTRACE_MAX_TASKS + 2 * portNUM_PROCESSORS)
-#define MABUTRACE_PORT_CONTEXT_MAY_FAIL 1
 #define MABUTRACE_PORT_HAS_IRQ_LOCK 1
 // Two cores: record words are plain volatile stores (a 64-bit atomic is a
 // library call on Xtensa/RISC-V ESP32s) ordered by the release store of the

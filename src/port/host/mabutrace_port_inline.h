@@ -12,8 +12,10 @@
 #endif
 #include <sched.h>
 
-// Initial-exec TLS: one fs-relative access, no __tls_get_addr call. The
-// library is linked into the executable (static) on hosts.
+// Writers in thread-local storage: selects the recording path
+// src/runtime/writer_tls.cpp. Initial-exec TLS: one fs-relative access, no
+// __tls_get_addr call. The library is linked into the executable (static)
+// on hosts.
 #define MABUTRACE_PORT_TLS thread_local __attribute__((tls_model("initial-exec")))
 
 namespace mabutrace::port {

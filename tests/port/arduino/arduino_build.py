@@ -10,10 +10,12 @@ stub Due core, runs it under QEMU (mps2-an385) and checks its trace.
    -fno-exceptions -fno-threadsafe-statics, -DARDUINO=... -DARDUINO_ARCH_SAM
    -D__SAM3X8E__, -std=gnu11 for C) and -std=<--std> for C++. Every file
    must compile; the objects of the other ports (src/port/host,
-   src/port/freertos) must define nothing (their guards), those of
-   src/runtime, src/format, src/http (portable: the Due has no server, but
-   the HTTP service must build for an MCU) and src/port/cortex-m must
-   define something.
+   src/port/freertos, and the other ports' writers in src/runtime, each
+   --other-writer) must define nothing (their guards), those of
+   src/runtime (the Due's writer, --board-writer, among them), src/format,
+   src/http (portable: the Due has no server, but the HTTP service must
+   build for an MCU) and src/port/cortex-m must define something. (The
+   writer lists come from cmake/mabutrace_sources.cmake.)
 2. The sketch becomes a .cpp as the IDE makes it (#include <Arduino.h>, then
    the .ino) and is linked with the stub core (core/), startup.c and
    mps2.ld of examples/cortex-m, newlib-nano and --gc-sections. It must fit
@@ -82,6 +84,10 @@ def main():
     ap.add_argument("--qemu", default="qemu-system-arm")
     ap.add_argument("--cli", default="", help="mabutrace CLI: also convert and check the stream")
     ap.add_argument("--timeout", type=int, default=60)
+    ap.add_argument("--board-writer", action="append", default=[],
+                    help="a writer source of the Due's port, relative to --root (src/runtime/writer_*.cpp)")
+    ap.add_argument("--other-writer", action="append", default=[],
+                    help="a writer source of another port, relative to --root: must define nothing")
     args = ap.parse_args()
 
     src = os.path.join(os.path.abspath(args.root), "src")
@@ -109,6 +115,14 @@ def main():
                 sources.append(os.path.join(d, f))
     print("library: %d sources under %s" % (len(sources), src))
     cxx17 = not re.search(r"\+\+(98|03|0x|11|1y|14)$", args.std)
+    # Writer files, as paths under src/ (the lists name them from the root).
+    board_writers = {os.path.relpath(w, "src") for w in args.board_writer}
+    other_writers = {os.path.relpath(w, "src") for w in args.other_writer}
+    for rel in sorted(board_writers | other_writers):
+        if not os.path.isfile(os.path.join(src, rel)):
+            fail("writer src/%s (from the source lists) does not exist" % rel)
+    if not board_writers:
+        fail("no --board-writer given: which writer records for the Due is not checked")
     objects = []
     for s in sources:
         rel = os.path.relpath(s, src)
@@ -120,7 +134,8 @@ def main():
         objects.append(obj)
         syms = defined_symbols(args.nm, obj)
         parts = rel.split(os.sep)
-        belongs = parts[0] in ("runtime", "format", "http") or parts[:2] == ["port", "cortex-m"]
+        belongs = (parts[0] in ("runtime", "format", "http") or parts[:2] == ["port", "cortex-m"]) \
+            and rel not in other_writers
         # The writers and device exports need C++17 (src/format/trace_events.h):
         # in an older -std they are meant to compile to nothing.
         if belongs and not cxx17 and "MABUTRACE_FORMAT_WRITERS" in open(s).read():

@@ -14,7 +14,12 @@ Armv7-M nor Linux (its newlib and libstdc++ headers resolve <stdint.h>,
     src/port/freertos/mabutrace_port_inline.h (src/mabutrace_port_inline.h
     picked it) and no other port's;
   - the only headers not found are ESP-IDF's (esp_*.h, freertos/*.h,
-    sdkconfig.h).
+    sdkconfig.h);
+  - the ESP32's writer (--board-writer, src/runtime/writer_*.cpp) reaches
+    the writer code (chunk_writer.h), the other ports' writers
+    (--other-writer) reach no runtime header past port.h: each writer's
+    guard, which follows the port selection, keeps only its port's. (The
+    writer lists come from cmake/mabutrace_sources.cmake.)
 Exit 0 = pass, 1 = a check failed.
 """
 import argparse
@@ -31,8 +36,14 @@ def main():
     ap.add_argument("--root", required=True)
     ap.add_argument("--gxx", default="arm-none-eabi-g++")
     ap.add_argument("--gcc", default="arm-none-eabi-gcc")
+    ap.add_argument("--board-writer", action="append", default=[],
+                    help="a writer source of the ESP32's port, relative to --root")
+    ap.add_argument("--other-writer", action="append", default=[],
+                    help="a writer source of another port, relative to --root")
     args = ap.parse_args()
     src = os.path.join(os.path.abspath(args.root), "src")
+    board_writers = {os.path.relpath(w, "src") for w in args.board_writer}
+    other_writers = {os.path.relpath(w, "src") for w in args.other_writer}
     flags = ["-mcpu=cortex-m0", "-mthumb", "-DESP_PLATFORM", "-DARDUINO_ARCH_ESP32",
              "-DARDUINO=10819", "-I" + src, "-M", "-MG"]
     failures = []
@@ -60,6 +71,13 @@ def main():
                 failures.append("%s includes %s for ESP32 (its guard should exclude it)" % (rel, deps[:4]))
             if not excluded and ports and ports != ["port/freertos/mabutrace_port_inline.h"]:
                 failures.append("%s reaches the port headers %s, expected only freertos's" % (rel, ports))
+            runtime = sorted(p for p in ours if p.startswith("runtime/"))
+            if rel in board_writers and "runtime/chunk_writer.h" not in runtime:
+                failures.append("%s is the ESP32's writer but its guard leaves out the writer "
+                                "code (runtime headers: %s)" % (rel, runtime))
+            if rel in other_writers and runtime not in ([], ["runtime/port.h"]):
+                failures.append("%s is another port's writer but includes %s for ESP32 "
+                                "(its guard should stop after port.h)" % (rel, runtime))
             bad = [m for m in missing if not ESP_HEADER.match(m)]
             if bad:
                 failures.append("%s: headers not found that are not ESP-IDF's: %s" % (rel, bad))

@@ -3,10 +3,12 @@
 GNU ld map file (only input sections that were linked: --gc-sections has
 already dropped unused functions).
 
-Parts: the recording core (recorder.cpp, dump_descriptor.cpp + the port:
-port.cpp, atomic64.c), the binary stream writer (stream_writer.cpp + snapshot.cpp),
-the C library and libgcc pieces they pull in (memcpy, 64-bit division...),
-and the firmware itself. .text counts code and read-only data (.rodata),
+Parts: the recording core (every member of the core library,
+libmabutrace_mcu_*.a: the runtime's recorder sources, the Cortex-M writer
+and the port), except the binary stream writer (stream_writer.cpp +
+chunk_reader.cpp), the C library and libgcc pieces they pull in (memcpy,
+64-bit division...), and the firmware itself. (By library, not by file
+name: a source added to the core is counted without a change here.) .text counts code and read-only data (.rodata),
 .data initialised RAM, .bss zeroed RAM (the firmware's trace memory array
 is the firmware's .bss, not the core's).
 
@@ -18,20 +20,16 @@ import argparse
 import re
 import sys
 
-CORE = ("recorder.cpp", "port.cpp", "atomic64.c", "dump_descriptor.cpp")
-STREAM = ("stream_writer.cpp", "snapshot.cpp")
+CORE_LIBRARY = "libmabutrace_mcu_"
+STREAM = ("stream_writer.cpp", "chunk_reader.cpp")
 
 
 def part_of(obj):
     m = re.search(r"\(([^)]+)\)$", obj)  # archive(member)
     member = (m.group(1) if m else obj.rsplit("/", 1)[-1])
     lib = obj.rsplit("/", 1)[-1]
-    for name in CORE:
-        if member.startswith(name):
-            return "recording core"
-    for name in STREAM:
-        if member.startswith(name):
-            return "binary stream"
+    if lib.startswith(CORE_LIBRARY):
+        return "binary stream" if member.startswith(STREAM) else "recording core"
     if lib.startswith(("libc", "libg", "libgcc", "libnosys", "libstdc++", "libm")):
         return "libc/libgcc"
     return "firmware"

@@ -1,0 +1,16 @@
+// compiler.h: the GCC/Clang attributes the recording core uses, named for
+// why it uses them.
+#ifndef MABUTRACE_RUNTIME_COMPILER_H
+#define MABUTRACE_RUNTIME_COMPILER_H
+
+#define MT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+// Slow paths: out of line, so that the hot path around them stays short.
+#define MT_NOINLINE __attribute__((noinline))
+// Hot-path helpers: inlined even at -Os (a call costs more than they do).
+#define MT_INLINE inline __attribute__((always_inline))
+// Init, chunk changes, registration: rare. GCC optimizes cold functions for
+// size at any -O (on an MCU, flash matters more than their speed).
+#define MT_COLD __attribute__((cold))
+
+#endif  // MABUTRACE_RUNTIME_COMPILER_H
