@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-from pftrace import Sequence, one, parse_text, resolve_time
+from pftrace import Sequence, apply_clocks_and_defaults, one, parse_text, resolve_time
 import pftrace
 
 FAILURES = []
@@ -64,16 +64,7 @@ def check(packets, expect):
             fail(f"packet {i}: first packet of sequence {sid} does not set SEQ_INCREMENTAL_STATE_CLEARED")
             seqs[sid] = Sequence()
         seq = seqs[sid]
-        for cs in p.get("clock_snapshot", []):
-            for c in cs.get("clocks", []):
-                cid = one(c, "clock_id")
-                seq.clocks[cid] = one(c, "timestamp", 0)
-                if one(c, "is_incremental") == "true":
-                    seq.incremental.add(cid)
-        for d in p.get("trace_packet_defaults", []):
-            seq.clock = one(d, "timestamp_clock_id", seq.clock)
-            for ted in d.get("track_event_defaults", []):
-                seq.track = one(ted, "track_uuid", seq.track)
+        apply_clocks_and_defaults(seq, p)
         for idata in p.get("interned_data", []):
             intern(i, seq.names, idata.get("event_names", []), "name", "event name")
             intern(i, seq.ann_names, idata.get("debug_annotation_names", []), "name", "annotation name")

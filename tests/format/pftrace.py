@@ -101,6 +101,21 @@ def resolve_time(i, p, seq):
 
 
 
+def apply_clocks_and_defaults(seq, p):
+    """What packet p sets up on its sequence: clock snapshots (incremental
+    clocks) and TracePacketDefaults (default clock and track)."""
+    for cs in p.get("clock_snapshot", []):
+        for c in cs.get("clocks", []):
+            cid = one(c, "clock_id")
+            seq.clocks[cid] = one(c, "timestamp", 0)
+            if one(c, "is_incremental") == "true":
+                seq.incremental.add(cid)
+    for d in p.get("trace_packet_defaults", []):
+        seq.clock = one(d, "timestamp_clock_id", seq.clock)
+        for ted in d.get("track_event_defaults", []):
+            seq.track = one(ted, "track_uuid", seq.track)
+
+
 def decode(data, proto):
     """protoc --decode=perfetto.protos.Trace with the schema file `proto`:
     (packets, problems). Problems: protoc's own errors, invalid UTF-8,
@@ -133,16 +148,7 @@ def replay(packets):
         if one(p, "sequence_flags", 0) & 1 or sid not in seqs:
             seqs[sid] = Sequence()
         seq = seqs[sid]
-        for cs in p.get("clock_snapshot", []):
-            for c in cs.get("clocks", []):
-                cid = one(c, "clock_id")
-                seq.clocks[cid] = one(c, "timestamp", 0)
-                if one(c, "is_incremental") == "true":
-                    seq.incremental.add(cid)
-        for d in p.get("trace_packet_defaults", []):
-            seq.clock = one(d, "timestamp_clock_id", seq.clock)
-            for ted in d.get("track_event_defaults", []):
-                seq.track = one(ted, "track_uuid", seq.track)
+        apply_clocks_and_defaults(seq, p)
         for idata in p.get("interned_data", []):
             for key, table, field in (("event_names", seq.names, "name"),
                                       ("debug_annotation_names", seq.ann_names, "name"),
