@@ -46,7 +46,7 @@
 
 namespace {
 
-constexpr size_t kHotBufferBytes = size_t(1) << 20;     // hot-path benchmarks
+constexpr size_t kHotBufferBytes = size_t(1) << 20;      // hot-path benchmarks
 constexpr size_t kExportBufferBytes = size_t(16) << 20;  // BM_ExportJson
 constexpr size_t kFloorRingBytes = size_t(64) << 10;
 
@@ -185,12 +185,10 @@ void BM_TraceFlow(benchmark::State& state) {
 
 // Names of realistic length (the exporter escapes and copies each one).
 const char* const kNames[] = {
-    "Renderer::DrawFrame",          "net::HttpClient::SendRequest",
-    "decode_audio_packet",          "JobSystem::RunWorker",
-    "physics::World::Integrate",    "ui::LayoutEngine::Measure",
-    "db::Query::Execute",           "compress_block_lz4",
-    "Scheduler::PickNextTask",      "storage::Journal::Commit",
-    "image::Resize(bilinear)",      "ParseConfig",
+    "Renderer::DrawFrame",      "net::HttpClient::SendRequest", "decode_audio_packet",
+    "JobSystem::RunWorker",     "physics::World::Integrate",    "ui::LayoutEngine::Measure",
+    "db::Query::Execute",       "compress_block_lz4",           "Scheduler::PickNextTask",
+    "storage::Journal::Commit", "image::Resize(bilinear)",      "ParseConfig",
 };
 constexpr unsigned kNumNames = sizeof kNames / sizeof kNames[0];
 
@@ -288,8 +286,7 @@ void BM_ExportPerfetto(benchmark::State& state) { BM_Export<mabutrace_export_per
 
 }  // namespace
 
-#define HOT_PATH(fn) \
-  BENCHMARK(fn)->Setup(SetupHot)->Teardown(TeardownHot)->Threads(1)->Threads(2)
+#define HOT_PATH(fn) BENCHMARK(fn)->Setup(SetupHot)->Teardown(TeardownHot)->Threads(1)->Threads(2)
 
 BENCHMARK(BM_Floor)->Threads(1)->Threads(2);
 BENCHMARK(BM_ClockRead)->Threads(1)->Threads(2);
@@ -307,8 +304,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("mabutrace_build_type", MABUTRACE_BENCH_BUILD_TYPE);
   benchmark::AddCustomContext("mabutrace_compiler", MABUTRACE_BENCH_COMPILER);
   benchmark::AddCustomContext("mabutrace_hot_buffer_bytes", std::to_string(kHotBufferBytes));
-  benchmark::AddCustomContext("mabutrace_export_buffer_bytes",
-                              std::to_string(kExportBufferBytes));
+  benchmark::AddCustomContext("mabutrace_export_buffer_bytes", std::to_string(kExportBufferBytes));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   mabutrace_deinit();

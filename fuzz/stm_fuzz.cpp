@@ -2,9 +2,9 @@
 // -> STPv2 packets -> STM messages -> CP_Tracer messages (default layout).
 // Invariants: no crash, no hang, no read outside the input (ASan/UBSan);
 // every packet's raw bytes are bounded; offsets never exceed the input.
-// (CP_Tracer layer only when host/cptracer is built.) Byte 0 picks the mode (bit0: framed with trace ID from byte 1, else raw
-// STP) and the block size (bits 4..7) so that block boundaries are fuzzed.
-// Build: clang, -DMABUTRACE_FUZZ=ON; run: ./stm_fuzz fuzz/corpus/stm_fuzz
+// (CP_Tracer layer only when host/cptracer is built.) Byte 0 picks the mode (bit0: framed with
+// trace ID from byte 1, else raw STP) and the block size (bits 4..7) so that block boundaries are
+// fuzzed. Build: clang, -DMABUTRACE_FUZZ=ON; run: ./stm_fuzz fuzz/corpus/stm_fuzz
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,7 +22,8 @@ using namespace mabutrace;
 
 #if MABUTRACE_STM_FUZZ_CPTRACER
 struct Sink final : stm::StpPacketSink, cptracer::TracerMessageSink {
-  explicit Sink(uint64_t limit) : tracer(cptracer::DefaultLayout(), this), md(&tracer), limit(limit) {}
+  explicit Sink(uint64_t limit)
+      : tracer(cptracer::DefaultLayout(), this), md(&tracer), limit(limit) {}
   void OnPacket(const stm::StpPacket& p) override {
     if (p.raw.size() > limit || p.offset > limit) std::abort();
     md.OnPacket(p);

@@ -29,7 +29,8 @@
 // Host (Linux, macOS).
 #include "port/host/mabutrace_port_inline.h"
 #else
-#error "mabutrace: no port for this target. Ports: ESP32 (ESP-IDF, Arduino-ESP32), bare-metal Cortex-M3/M4/M7 (e.g. Arduino Due), Linux/macOS hosts (docs/ports.md)."
+#error \
+    "mabutrace: no port for this target. Ports: ESP32 (ESP-IDF, Arduino-ESP32), bare-metal Cortex-M3/M4/M7 (e.g. Arduino Due), Linux/macOS hosts (docs/ports.md)."
 #endif
 
 #endif  // MABUTRACE_PORT_SELECT_H

@@ -60,7 +60,7 @@ int main(void) {
 #endif
   if (mabutrace_init_with_config(&cfg) != MABUTRACE_OK) return 1;
   mabutrace_cortex_m_clock_poll(); /* what the SysTick handler does: enables the fast path */
-  one_scope(); /* warm-up: binds the context, takes the first chunk */
+  one_scope();                     /* warm-up: binds the context, takes the first chunk */
 
   bench_mark();
   for (int i = 0; i < BENCH_REPS; ++i) {

@@ -58,8 +58,8 @@ int main(void) {
   g_fake_ns = 2000;
   TRACE_INSTANT("main_t0");
   instant_in_isr("isr_t0");
-  mabutrace_cortex_m_clock_poll();      /* polls change nothing for a config clock */
-  g_fake_ns += (1ull << 32) + 5000u;    /* 4.294972296 s of quiet */
+  mabutrace_cortex_m_clock_poll();   /* polls change nothing for a config clock */
+  g_fake_ns += (1ull << 32) + 5000u; /* 4.294972296 s of quiet */
   TRACE_INSTANT("main_t1");
   instant_in_isr("isr_t1");
 #else

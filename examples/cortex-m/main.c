@@ -33,10 +33,10 @@
 
 #define ITERATIONS 200u
 #define FLUSH_EVERY 10u
-#define SYSTICK_PERIOD 500u  /* processor clocks between SysTick interrupts */
-#define LINK_QUEUE 64u       /* power of two */
-#define TIMER_PERIOD 37u     /* peripheral clocks; prime, so it drifts over SysTick */
-#define BURST 8u             /* instants per SysTick: long handler, many nestings */
+#define SYSTICK_PERIOD 500u /* processor clocks between SysTick interrupts */
+#define LINK_QUEUE 64u      /* power of two */
+#define TIMER_PERIOD 37u    /* peripheral clocks; prime, so it drifts over SysTick */
+#define BURST 8u            /* instants per SysTick: long handler, many nestings */
 
 static volatile uint32_t g_ticks;
 static volatile uint32_t g_timer_ticks;
@@ -44,7 +44,7 @@ static volatile uint16_t g_links[LINK_QUEUE];
 static volatile uint32_t g_link_head; /* written by the ISR only */
 static uint32_t g_link_tail;          /* main loop only */
 static uint32_t g_lcg = 12345u;
-static volatile uint32_t g_sink;      /* keeps the busy work */
+static volatile uint32_t g_sink; /* keeps the busy work */
 
 static uint8_t g_trace_memory[128 * 1024] __attribute__((aligned(64))); /* mabutrace storage */
 
@@ -58,7 +58,9 @@ void SysTick_Handler(void) {
   const uint32_t t = g_ticks + 1u;
   g_ticks = t;
   TRACE_COUNTER("isr_ticks", t);
-  for (uint32_t k = 0; k < BURST; ++k) { TRACE_INSTANT("burst"); }
+  for (uint32_t k = 0; k < BURST; ++k) {
+    TRACE_INSTANT("burst");
+  }
   uint16_t link = 0;
   TRACE_FLOW_OUT(&link, "tick");
   const uint32_t head = g_link_head;
@@ -74,7 +76,9 @@ void Timer0_Handler(void) {
   g_timer_ticks = t;
   TRACE_COUNTER("timer_ticks", t);
   const uint32_t nested = SCB_SHCSR & SHCSR_SYSTICKACT;
-  if (nested) { TRACE_INSTANT("preempted SysTick"); }
+  if (nested) {
+    TRACE_INSTANT("preempted SysTick");
+  }
   (void)nested;
 }
 
@@ -130,19 +134,19 @@ int main(void) {
   timer1_start_free_running();
   mabutrace_cortex_m_use_counter(&TIMER1_VALUE, 1, 25000000u);
 #endif
-  mabutrace_config_t cfg;                                               /* mabutrace */
-  mabutrace_config_default(&cfg);                                       /* mabutrace */
-  cfg.buffer_size = 64 * 1024;                                          /* mabutrace */
-  cfg.max_threads = 2;                                                  /* mabutrace */
-  cfg.max_depth = 8;                                                    /* mabutrace */
-  cfg.memory = g_trace_memory;                                          /* mabutrace */
-  cfg.process_name = "cortex-m demo";                                   /* mabutrace */
+  mabutrace_config_t cfg;             /* mabutrace */
+  mabutrace_config_default(&cfg);     /* mabutrace */
+  cfg.buffer_size = 64 * 1024;        /* mabutrace */
+  cfg.max_threads = 2;                /* mabutrace */
+  cfg.max_depth = 8;                  /* mabutrace */
+  cfg.memory = g_trace_memory;        /* mabutrace */
+  cfg.process_name = "cortex-m demo"; /* mabutrace */
   if (mabutrace_memory_required(&cfg) > sizeof g_trace_memory) return 1;
   if (mabutrace_init_with_config(&cfg) != MABUTRACE_OK) return 1;
   if (mabutrace_set_output_callback(uart_output) != MABUTRACE_OK) return 1;
 
   SCB_SHPR3 = (SCB_SHPR3 & 0x00FFFFFFu) | (0xC0u << 24); /* SysTick: low priority */
-  NVIC_IPR_BYTE(TIMER0_IRQ) = 0x40u;                      /* timer 0: higher */
+  NVIC_IPR_BYTE(TIMER0_IRQ) = 0x40u;                     /* timer 0: higher */
   TIMER0_RELOAD = TIMER_PERIOD - 1u;
   TIMER0_VALUE = TIMER_PERIOD - 1u;
   TIMER0_CTRL = 9u; /* enable | interrupt enable */
@@ -153,8 +157,12 @@ int main(void) {
     TRACE_SCOPE("main_loop");
     compute(i);
     drain_links();
-    if (i % 16u == 0) { TRACE_INSTANT("checkpoint", COLOR_GREEN); }
-    if ((i + 1u) % FLUSH_EVERY == 0) { (void)mabutrace_flush_output(); }
+    if (i % 16u == 0) {
+      TRACE_INSTANT("checkpoint", COLOR_GREEN);
+    }
+    if ((i + 1u) % FLUSH_EVERY == 0) {
+      (void)mabutrace_flush_output();
+    }
   }
 
   SYST_CSR = 5u;   /* no more interrupts */

@@ -26,22 +26,31 @@ void Timer0_Handler(void);
 
 /* 16 system exceptions + external interrupts 0..8 (timer 0 is 8). */
 __attribute__((section(".vectors"), used)) static void (*const g_vectors[16 + 9])(void) = {
-    (void (*)(void))&_estack, /* 0: initial SP */
-    Reset_Handler,            /* 1 */
-    Default_Handler,          /* 2 NMI */
-    Default_Handler,          /* 3 HardFault */
-    Default_Handler,          /* 4 MemManage */
-    Default_Handler,          /* 5 BusFault */
-    Default_Handler,          /* 6 UsageFault */
-    0, 0, 0, 0,               /* 7..10 reserved */
-    Default_Handler,          /* 11 SVCall */
-    Default_Handler,          /* 12 DebugMonitor */
-    0,                        /* 13 reserved */
-    PendSV_Handler,           /* 14 PendSV */
-    SysTick_Handler,          /* 15 SysTick */
-    Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 0..3 */
-    Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 4..7 */
-    Timer0_Handler,           /* IRQ 8: CMSDK timer 0 */
+    (void (*)(void)) & _estack, /* 0: initial SP */
+    Reset_Handler,              /* 1 */
+    Default_Handler,            /* 2 NMI */
+    Default_Handler,            /* 3 HardFault */
+    Default_Handler,            /* 4 MemManage */
+    Default_Handler,            /* 5 BusFault */
+    Default_Handler,            /* 6 UsageFault */
+    0,
+    0,
+    0,
+    0,               /* 7..10 reserved */
+    Default_Handler, /* 11 SVCall */
+    Default_Handler, /* 12 DebugMonitor */
+    0,               /* 13 reserved */
+    PendSV_Handler,  /* 14 PendSV */
+    SysTick_Handler, /* 15 SysTick */
+    Default_Handler,
+    Default_Handler,
+    Default_Handler,
+    Default_Handler, /* IRQ 0..3 */
+    Default_Handler,
+    Default_Handler,
+    Default_Handler,
+    Default_Handler, /* IRQ 4..7 */
+    Timer0_Handler,  /* IRQ 8: CMSDK timer 0 */
 };
 
 void Reset_Handler(void) {

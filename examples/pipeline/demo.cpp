@@ -21,15 +21,24 @@ namespace {
 
 const char* StatusText(int rc) {
   switch (rc) {
-    case MABUTRACE_ERR_NOT_INITIALIZED: return "not initialized";
-    case MABUTRACE_ERR_ALREADY_INITIALIZED: return "already initialized";
-    case MABUTRACE_ERR_INVALID_ARG: return "invalid argument";
-    case MABUTRACE_ERR_NO_MEMORY: return "out of memory";
-    case MABUTRACE_ERR_IO: return "I/O error";
-    case MABUTRACE_ERR_SERVER: return "server error";
-    case MABUTRACE_ERR_ALREADY_RUNNING: return "already running";
-    case MABUTRACE_ERR_UNSUPPORTED: return "HTTP server not available in this build";
-    default: return "unknown error";
+    case MABUTRACE_ERR_NOT_INITIALIZED:
+      return "not initialized";
+    case MABUTRACE_ERR_ALREADY_INITIALIZED:
+      return "already initialized";
+    case MABUTRACE_ERR_INVALID_ARG:
+      return "invalid argument";
+    case MABUTRACE_ERR_NO_MEMORY:
+      return "out of memory";
+    case MABUTRACE_ERR_IO:
+      return "I/O error";
+    case MABUTRACE_ERR_SERVER:
+      return "server error";
+    case MABUTRACE_ERR_ALREADY_RUNNING:
+      return "already running";
+    case MABUTRACE_ERR_UNSUPPORTED:
+      return "HTTP server not available in this build";
+    default:
+      return "unknown error";
   }
 }
 
@@ -130,9 +139,10 @@ int RunDemo(const Options& opt) {
   const std::string url = "http://" + HostPort(opt.bind, mabutrace_server_port()) + "/";
   printf("listening on %s\n", url.c_str());
   printf("live trace: %strace.json (capture page: %s)\n", url.c_str(), url.c_str());
-  printf("running %g s, trace buffer %zu KiB (oldest events are overwritten when full); "
-         "Ctrl-C stops early\n",
-         opt.seconds, opt.buffer_kib);
+  printf(
+      "running %g s, trace buffer %zu KiB (oldest events are overwritten when full); "
+      "Ctrl-C stops early\n",
+      opt.seconds, opt.buffer_kib);
 
   TRACE_INSTANT("demo_start", COLOR_GREEN);
   Pipeline pipeline;
@@ -144,11 +154,11 @@ int RunDemo(const Options& opt) {
 
   mabutrace_stats_t st;
   mabutrace_get_stats(&st);
-  printf("samples: %llu produced, %llu dropped (queue full), %llu processed; %llu batches "
-         "uploaded\n",
-         (unsigned long long)pipeline.produced.load(), (unsigned long long)pipeline.dropped.load(),
-         (unsigned long long)pipeline.processed.load(),
-         (unsigned long long)pipeline.uploaded.load());
+  printf(
+      "samples: %llu produced, %llu dropped (queue full), %llu processed; %llu batches "
+      "uploaded\n",
+      (unsigned long long)pipeline.produced.load(), (unsigned long long)pipeline.dropped.load(),
+      (unsigned long long)pipeline.processed.load(), (unsigned long long)pipeline.uploaded.load());
   printf("events: %llu written, %llu overwritten, %llu dropped\n",
          (unsigned long long)st.events_written, (unsigned long long)st.events_overwritten,
          (unsigned long long)st.events_dropped);

@@ -17,8 +17,7 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       "Exit status: 0 ok, 1 runtime error (e.g. port in use), 2 usage error.",
       "mabutrace-pipeline-demo"};
   app.option_defaults()->always_capture_default();
-  app.add_option("--seconds", opt->seconds, "How long to run")
-      ->check(CLI::Range(0.001, 1e6));
+  app.add_option("--seconds", opt->seconds, "How long to run")->check(CLI::Range(0.001, 1e6));
   app.add_option("--port", opt->port, "HTTP port of the live trace (0: any free port)")
       ->check(CLI::Range(0, 65535));
   app.add_option("--out", opt->out,

@@ -28,8 +28,8 @@ int WriteToFile(void* user, const char* data, size_t len) {
 
 }  // namespace
 
-bool WriteTraceFile(const std::string& dir, TraceFormat format, std::string* path,
-                    uint64_t* bytes, std::string* error) {
+bool WriteTraceFile(const std::string& dir, TraceFormat format, std::string* path, uint64_t* bytes,
+                    std::string* error) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(dir, ec);

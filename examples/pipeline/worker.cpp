@@ -16,7 +16,7 @@ namespace {
 struct WorkerState {
   int32_t filtered_q8 = 2048 << 8;  // IIR state, Q24.8
   Prng prng{0x5EED0001u};
-  uint32_t until_stall = 0;          // samples until the next flash commit
+  uint32_t until_stall = 0;  // samples until the next flash commit
   Batch batch;
   int in_batch = 0;
 };

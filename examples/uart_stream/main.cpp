@@ -52,13 +52,26 @@ bool SetRaw(int fd, unsigned baud) {
   tio.c_cflag |= CLOCAL | CREAD;
   speed_t s = B115200;
   switch (baud) {
-    case 9600: s = B9600; break;
-    case 57600: s = B57600; break;
-    case 115200: s = B115200; break;
-    case 230400: s = B230400; break;
-    case 460800: s = B460800; break;
-    case 921600: s = B921600; break;
-    default: return false;
+    case 9600:
+      s = B9600;
+      break;
+    case 57600:
+      s = B57600;
+      break;
+    case 115200:
+      s = B115200;
+      break;
+    case 230400:
+      s = B230400;
+      break;
+    case 460800:
+      s = B460800;
+      break;
+    case 921600:
+      s = B921600;
+      break;
+    default:
+      return false;
   }
   ::cfsetispeed(&tio, s);
   ::cfsetospeed(&tio, s);
@@ -76,7 +89,10 @@ int main(int argc, char** argv) {
     if ((a == "--baud" || a == "--items") && i + 1 < argc) {
       const long v = std::strtol(argv[++i], nullptr, 10);
       if (v <= 0) return 2;
-      if (a == "--baud") baud = unsigned(v); else items = int(v);
+      if (a == "--baud")
+        baud = unsigned(v);
+      else
+        items = int(v);
     } else if (a == "--tee" && i + 1 < argc) {
       g_tee = std::fopen(argv[++i], "wb");
       if (!g_tee) {

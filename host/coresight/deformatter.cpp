@@ -25,10 +25,14 @@ bool IsFullFsyncFrame(const uint8_t* f) {
 
 const char* DeformatterErrorName(DeformatterErrorKind kind) {
   switch (kind) {
-    case DeformatterErrorKind::kUnknownId: return "unknown-id";
-    case DeformatterErrorKind::kReservedId: return "reserved-id";
-    case DeformatterErrorKind::kTruncatedFrame: return "truncated-frame";
-    case DeformatterErrorKind::kBadSync: return "bad-sync";
+    case DeformatterErrorKind::kUnknownId:
+      return "unknown-id";
+    case DeformatterErrorKind::kReservedId:
+      return "reserved-id";
+    case DeformatterErrorKind::kTruncatedFrame:
+      return "truncated-frame";
+    case DeformatterErrorKind::kBadSync:
+      return "bad-sync";
   }
   return "?";
 }
@@ -53,8 +57,8 @@ bool FrameDeformatter::Accepts(uint8_t id, uint64_t offset) {
     if (!reported_[id]) {
       reported_[id] = true;
       sink_->OnError({DeformatterErrorKind::kReservedId, offset, id,
-                      "reserved trace ID " + Hex(id) + " at input offset " + std::to_string(offset) +
-                          "; its bytes are dropped"});
+                      "reserved trace ID " + Hex(id) + " at input offset " +
+                          std::to_string(offset) + "; its bytes are dropped"});
     }
     return false;
   }

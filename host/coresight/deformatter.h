@@ -66,9 +66,9 @@ constexpr uint8_t kMaxDataTraceId = 0x6F;
 constexpr int kNumTraceIds = 128;
 
 struct DeformatterOptions {
-  bool has_fsyncs = false;          // stream contains FSYNC patterns (TPIU/DSTREAM)
-  bool has_hsyncs = false;          // stream contains HSYNC patterns (TPIU)
-  bool reset_on_4x_fsync = false;   // a frame of 4 FSYNCs (Linux barrier) resets all streams
+  bool has_fsyncs = false;         // stream contains FSYNC patterns (TPIU/DSTREAM)
+  bool has_hsyncs = false;         // stream contains HSYNC patterns (TPIU)
+  bool reset_on_4x_fsync = false;  // a frame of 4 FSYNCs (Linux barrier) resets all streams
   // With restrict_ids, only IDs with known_ids[id] set are delivered; bytes
   // for other IDs are dropped and reported once per ID as kUnknownId.
   // Without it every data ID (0x01-0x6F) is delivered.
@@ -107,12 +107,12 @@ class DeformatterSink {
 };
 
 struct DeformatterStats {
-  uint64_t frames = 0;           // complete frames processed
-  uint64_t data_bytes = 0;       // bytes delivered to OnData
-  uint64_t unowned_bytes = 0;    // data before the first ID byte
-  uint64_t dropped_bytes = 0;    // bytes for reserved/unknown IDs
-  uint64_t padding_bytes = 0;    // bytes for the null ID 0x00 (padding)
-  uint64_t sync_bytes = 0;       // FSYNC/HSYNC bytes skipped
+  uint64_t frames = 0;         // complete frames processed
+  uint64_t data_bytes = 0;     // bytes delivered to OnData
+  uint64_t unowned_bytes = 0;  // data before the first ID byte
+  uint64_t dropped_bytes = 0;  // bytes for reserved/unknown IDs
+  uint64_t padding_bytes = 0;  // bytes for the null ID 0x00 (padding)
+  uint64_t sync_bytes = 0;     // FSYNC/HSYNC bytes skipped
   std::array<uint64_t, kNumTraceIds> bytes_per_id{};
 };
 
@@ -145,12 +145,12 @@ class FrameDeformatter {
   DeformatterStats stats_;
   std::array<uint8_t, kFrameBytes> partial_{};
   size_t partial_len_ = 0;
-  uint64_t partial_start_ = 0;   // input offset of partial_[0]
+  uint64_t partial_start_ = 0;  // input offset of partial_[0]
   uint64_t input_offset_ = 0;
-  int current_id_ = -1;          // -1 = no ID seen yet
+  int current_id_ = -1;  // -1 = no ID seen yet
   std::array<uint64_t, kNumTraceIds> stream_offset_{};
   std::array<bool, kNumTraceIds> reported_{};
-  uint32_t sync_ff_run_ = 0;     // sync modes: consecutive 0xFF bytes seen
+  uint32_t sync_ff_run_ = 0;  // sync modes: consecutive 0xFF bytes seen
 };
 
 }  // namespace mabutrace::coresight

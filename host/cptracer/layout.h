@@ -43,8 +43,19 @@ const char* MsgTypeName(MsgType t);  // "status", "event_b", ...
 
 // Field names used in the table (also the override file's keys).
 enum class Field : uint8_t {
-  kSid, kGroup, kAccessStatus, kMid, kXid, kOverflow, kRw, kAddress,
-  kThroughput0, kThroughput1, kWait, kGrants, kCount
+  kSid,
+  kGroup,
+  kAccessStatus,
+  kMid,
+  kXid,
+  kOverflow,
+  kRw,
+  kAddress,
+  kThroughput0,
+  kThroughput1,
+  kWait,
+  kGrants,
+  kCount
 };
 const char* FieldName(Field f);
 

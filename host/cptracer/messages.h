@@ -25,13 +25,13 @@
 namespace mabutrace::cptracer {
 
 struct TracerMessage {
-  uint64_t offset = 0;       // STM byte offset of the first word
+  uint64_t offset = 0;  // STM byte offset of the first word
   uint16_t stm_master = 0;
   uint16_t stm_channel = 0;
-  bool has_ts = false;       // the last word carried an STM timestamp
-  uint64_t timestamp = 0;    // STM timestamp units (see ts_freq_hz)
+  bool has_ts = false;     // the last word carried an STM timestamp
+  uint64_t timestamp = 0;  // STM timestamp units (see ts_freq_hz)
   MsgType type = MsgType::kUnknown;
-  uint32_t tracer = 0;       // SID (status/event) or STM channel (statistics)
+  uint32_t tracer = 0;  // SID (status/event) or STM channel (statistics)
   // status
   uint32_t sid = 0, group = 0, access_status = 0;
   // event B/C/E
@@ -40,7 +40,7 @@ struct TracerMessage {
   // statistics
   uint32_t throughput0 = 0, throughput1 = 0, wait_cycles = 0, grants = 0;
   std::vector<uint32_t> words;
-  std::string error;         // kUnknown only
+  std::string error;  // kUnknown only
 };
 
 class TracerMessageSink {
@@ -94,6 +94,7 @@ namespace mabutrace::cptracer {
 // seen (0 = none); STP errors and warnings appended to `warnings`.
 bool DecodeTracerCapture(const std::filesystem::path& path, const Layout& layout,
                          const stm::CaptureOptions& options, std::vector<TracerMessage>* out,
-                         uint64_t* ts_freq_hz, std::vector<std::string>* warnings, std::string* error);
+                         uint64_t* ts_freq_hz, std::vector<std::string>* warnings,
+                         std::string* error);
 
 }  // namespace mabutrace::cptracer

@@ -57,8 +57,8 @@ std::string MetricsText(const Metrics& m) {
   s += "contention:             " + JsonNumber(m.contention_percent) + " %\n";
   if (m.has_grants) {
     s += "average access size:    " + JsonNumber(m.avg_access_bytes) + " B\n";
-    s += "min. average latency:   " + JsonNumber(m.min_avg_latency_cycles) + " cycles = " +
-         JsonNumber(m.min_avg_latency_ns) + " ns (lower bound)\n";
+    s += "min. average latency:   " + JsonNumber(m.min_avg_latency_cycles) +
+         " cycles = " + JsonNumber(m.min_avg_latency_ns) + " ns (lower bound)\n";
   } else {
     s += "average access size:    - (no grants)\nmin. average latency:   - (no grants)\n";
   }

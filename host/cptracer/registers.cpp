@@ -36,7 +36,9 @@ constexpr uint32_t kMidsPerSelect = 32;
 constexpr uint32_t kMaxMid = 127;
 const std::vector<RegDef>& Table() {
   static const std::vector<RegDef> t = {
-      {"TRANSACTION_QUALIFIER", 0x04, false,
+      {"TRANSACTION_QUALIFIER",
+       0x04,
+       false,
        {{"EMU0_TRIGGER", 0, 1, "drive EMU0 on a qualified event B"},
         {"EMU1_TRIGGER", 1, 1, "drive EMU1 on a qualified event B"},
         {"QUALIF_EMU", 2, 1, "count only between EMU0 and EMU1"},
@@ -44,12 +46,16 @@ const std::vector<RegDef>& Table() {
         {"QUALIF_TH0", 6, 2, "throughput 0 R/W: bit0 reads, bit1 writes"},
         {"QUALIF_TH1", 8, 2, "throughput 1 R/W: bit0 reads, bit1 writes"},
         {"QUALIF_TRACE", 10, 2, "event export R/W: bit0 reads, bit1 writes"},
-        {"QUALIF_DTYPE_TRIGGER", 12, 4, "trigger data types: bit0 CPU data, bit1 CPU instr, bit2 DMA"},
+        {"QUALIF_DTYPE_TRIGGER", 12, 4,
+         "trigger data types: bit0 CPU data, bit1 CPU instr, bit2 DMA"},
         {"QUALIF_DTYPE_TH0", 16, 4, "throughput 0 data types"},
         {"QUALIF_DTYPE_TH1", 20, 4, "throughput 1 data types"},
         {"QUALIF_DTYPE_TRACE", 24, 4, "event export data types"}}},
-      {"MODULE_CTRL_STATUS", 0x08, false,
-       {{"EXPORT_SELECT", 0, 5, "bit0 statistics, bit1 event B, bit2 event C, bit3 event E, bit4 status"},
+      {"MODULE_CTRL_STATUS",
+       0x08,
+       false,
+       {{"EXPORT_SELECT", 0, 5,
+         "bit0 statistics, bit1 event B, bit2 event C, bit3 event E, bit4 status"},
         {"ACC_WAIT_CNT_EN", 5, 1, "accumulated wait-time counter enable"},
         {"NUM_GRANT_CNT_EN", 6, 1, "grant counter enable"},
         {"EXCL_ADDR_FILTER_EN", 7, 1, "address filter enable (only START..END counted)"},
@@ -57,7 +63,10 @@ const std::vector<RegDef>& Table() {
         {"SID", 11, 5, "read-only: tracer source ID"},
         {"UPPER_ADDRESS_BITS", 16, 16, "address bits above 31 for the filter"}}},
       {"SLIDING_TIME_WINDOW", 0x0C, false, {{"WINDOW", 0, 32, "window length in tracer cycles"}}},
-      {"MASTER_ID_SELECT_A", 0x10, false, {{"MID_0_31", 0, 32, "bit i: MID i (throughput 0, events)"}}},
+      {"MASTER_ID_SELECT_A",
+       0x10,
+       false,
+       {{"MID_0_31", 0, 32, "bit i: MID i (throughput 0, events)"}}},
       {"MASTER_ID_SELECT_B", 0x14, false, {{"MID_32_63", 0, 32, "bit i: MID 32+i"}}},
       {"MASTER_ID_SELECT_C", 0x18, false, {{"MID_64_95", 0, 32, "bit i: MID 64+i"}}},
       {"MASTER_ID_SELECT_D", 0x1C, false, {{"MID_96_127", 0, 32, "bit i: MID 96+i"}}},
@@ -67,8 +76,14 @@ const std::vector<RegDef>& Table() {
       {"MASTER_ID_SELECT_TH1_D", 0x2C, false, {{"MID_96_127", 0, 32, "bit i: MID 96+i"}}},
       {"START_ADDRESS", 0x30, false, {{"ADDRESS", 0, 32, "filter start, address bits 31..0"}}},
       {"END_ADDRESS", 0x34, false, {{"ADDRESS", 0, 32, "filter end (inclusive), bits 31..0"}}},
-      {"ADDRESS_MASK", 0x38, false, {{"EXPORT_SHIFT", 0, 6, "event messages carry address bits [SHIFT+9:SHIFT]"}}},
-      {"DESTINATION_ADDRESS", 0x3C, false, {{"ADDRESS", 0, 32, "STM stimulus address the tracer writes"}}},
+      {"ADDRESS_MASK",
+       0x38,
+       false,
+       {{"EXPORT_SHIFT", 0, 6, "event messages carry address bits [SHIFT+9:SHIFT]"}}},
+      {"DESTINATION_ADDRESS",
+       0x3C,
+       false,
+       {{"ADDRESS", 0, 32, "STM stimulus address the tracer writes"}}},
       {"THROUGHPUT_COUNT0", 0x40, true, {{"BYTES", 0, 32, "last window's throughput 0"}}},
       {"THROUGHPUT_COUNT1", 0x44, true, {{"BYTES", 0, 32, "last window's throughput 1"}}},
       {"ACC_WAIT_COUNT", 0x48, true, {{"CYCLES", 0, 32, "last window's accumulated wait"}}},
@@ -85,8 +100,10 @@ constexpr uint32_t kStmHwMasterSelect = 0x80808080;                 // HW master
 constexpr uint32_t kStmAtbEnable = 1u << 16;
 constexpr uint32_t kStmAtbId = 0x40;
 constexpr uint32_t kStmStimulusBase = 0x20000000, kStmChannelStride = 0x1000;
-constexpr struct { uint32_t bytes, sync; } kAtbSync[] = {
-    {4096, 245}, {8192, 355}, {16384, 510}, {32768, 730}, {65536, 1040}, {131072, 1480}, {262144, 2090}};
+constexpr struct {
+  uint32_t bytes, sync;
+} kAtbSync[] = {{4096, 245},   {8192, 355},    {16384, 510},  {32768, 730},
+                {65536, 1040}, {131072, 1480}, {262144, 2090}};
 
 std::string Lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -146,11 +163,16 @@ std::string Hex8(uint32_t v) {
 bool ParseExportList(const std::string& s, uint32_t* bits, std::string* error) {
   *bits = 0;
   for (const auto& t : Split(Lower(s))) {
-    if (t == "statistics" || t == "stats") *bits |= kExportStatistics;
-    else if (t == "event_b" || t == "b") *bits |= kExportEventB;
-    else if (t == "event_c" || t == "c") *bits |= kExportEventC;
-    else if (t == "event_e" || t == "e") *bits |= kExportEventE;
-    else if (t == "status") *bits |= kExportStatus;
+    if (t == "statistics" || t == "stats")
+      *bits |= kExportStatistics;
+    else if (t == "event_b" || t == "b")
+      *bits |= kExportEventB;
+    else if (t == "event_c" || t == "c")
+      *bits |= kExportEventC;
+    else if (t == "event_e" || t == "e")
+      *bits |= kExportEventE;
+    else if (t == "status")
+      *bits |= kExportStatus;
     else {
       *error = "unknown message '" + t + "' (statistics, event_b, event_c, event_e, status)";
       return false;
@@ -162,10 +184,14 @@ bool ParseExportList(const std::string& s, uint32_t* bits, std::string* error) {
 bool ParseDtypeList(const std::string& s, uint32_t* bits, std::string* error) {
   *bits = 0;
   for (const auto& t : Split(Lower(s))) {
-    if (t == "cpu_data") *bits |= kDtypeCpuData;
-    else if (t == "cpu_inst" || t == "cpu_instruction") *bits |= kDtypeCpuInst;
-    else if (t == "dma") *bits |= kDtypeDma;
-    else if (t == "all") *bits |= kDtypeCpuData | kDtypeCpuInst | kDtypeDma;
+    if (t == "cpu_data")
+      *bits |= kDtypeCpuData;
+    else if (t == "cpu_inst" || t == "cpu_instruction")
+      *bits |= kDtypeCpuInst;
+    else if (t == "dma")
+      *bits |= kDtypeDma;
+    else if (t == "all")
+      *bits |= kDtypeCpuData | kDtypeCpuInst | kDtypeDma;
     else {
       *error = "unknown data type '" + t + "' (cpu_data, cpu_inst, dma, all)";
       return false;
@@ -176,9 +202,12 @@ bool ParseDtypeList(const std::string& s, uint32_t* bits, std::string* error) {
 
 bool ParseRw(const std::string& s, uint32_t* bits, std::string* error) {
   const std::string t = Lower(s);
-  if (t == "read" || t == "reads") *bits = kRwRead;
-  else if (t == "write" || t == "writes") *bits = kRwWrite;
-  else if (t == "both" || t == "read_write" || t == "rw") *bits = kRwBoth;
+  if (t == "read" || t == "reads")
+    *bits = kRwRead;
+  else if (t == "write" || t == "writes")
+    *bits = kRwWrite;
+  else if (t == "both" || t == "read_write" || t == "rw")
+    *bits = kRwBoth;
   else {
     *error = "access must be read, write or both, not '" + s + "'";
     return false;
@@ -257,14 +286,21 @@ bool ComputeConfig(const TracerConfig& cfg, ConfigResult* out, std::string* erro
     out->tracer.push_back(Explain(*d, v));
   };
   const uint32_t rw = cfg.rw, dt = cfg.dtypes;
-  value_of("TRANSACTION_QUALIFIER", {{"QUALIF_TRIGGER", rw}, {"QUALIF_TH0", rw}, {"QUALIF_TH1", rw},
-                                     {"QUALIF_TRACE", rw}, {"QUALIF_DTYPE_TRIGGER", dt},
-                                     {"QUALIF_DTYPE_TH0", dt}, {"QUALIF_DTYPE_TH1", dt},
+  value_of("TRANSACTION_QUALIFIER", {{"QUALIF_TRIGGER", rw},
+                                     {"QUALIF_TH0", rw},
+                                     {"QUALIF_TH1", rw},
+                                     {"QUALIF_TRACE", rw},
+                                     {"QUALIF_DTYPE_TRIGGER", dt},
+                                     {"QUALIF_DTYPE_TH0", dt},
+                                     {"QUALIF_DTYPE_TH1", dt},
                                      {"QUALIF_DTYPE_TRACE", dt}});
   value_of("MODULE_CTRL_STATUS",
-           {{"EXPORT_SELECT", cfg.export_select}, {"ACC_WAIT_CNT_EN", cfg.wait_and_grant},
-            {"NUM_GRANT_CNT_EN", cfg.wait_and_grant}, {"EXCL_ADDR_FILTER_EN", cfg.address_filter},
-            {"ADDRESS_MODE", cfg.address_mode}, {"SID", cfg.sid},
+           {{"EXPORT_SELECT", cfg.export_select},
+            {"ACC_WAIT_CNT_EN", cfg.wait_and_grant},
+            {"NUM_GRANT_CNT_EN", cfg.wait_and_grant},
+            {"EXCL_ADDR_FILTER_EN", cfg.address_filter},
+            {"ADDRESS_MODE", cfg.address_mode},
+            {"SID", cfg.sid},
             {"UPPER_ADDRESS_BITS", static_cast<uint32_t>(cfg.address_start >> 32)}});
   value_of("SLIDING_TIME_WINDOW", {{"WINDOW", static_cast<uint32_t>(window)}});
   auto selects = [&](const std::vector<uint32_t>& mids, const char* prefix) {
@@ -278,9 +314,10 @@ bool ComputeConfig(const TracerConfig& cfg, ConfigResult* out, std::string* erro
   };
   selects(cfg.masters, "MASTER_ID_SELECT_");
   selects(cfg.masters1.empty() ? cfg.masters : cfg.masters1, "MASTER_ID_SELECT_TH1_");
-  value_of("START_ADDRESS", {{"ADDRESS", cfg.address_filter ? static_cast<uint32_t>(cfg.address_start) : 0u}});
-  value_of("END_ADDRESS",
-           {{"ADDRESS", cfg.address_filter ? static_cast<uint32_t>(cfg.address_end) : 0xFFFFFFFFu}});
+  value_of("START_ADDRESS",
+           {{"ADDRESS", cfg.address_filter ? static_cast<uint32_t>(cfg.address_start) : 0u}});
+  value_of("END_ADDRESS", {{"ADDRESS", cfg.address_filter ? static_cast<uint32_t>(cfg.address_end)
+                                                          : 0xFFFFFFFFu}});
   value_of("ADDRESS_MASK", {{"EXPORT_SHIFT", cfg.address_export_shift}});
   const uint32_t channel = cfg.stm_channel ? cfg.stm_channel : cfg.sid;
   value_of("DESTINATION_ADDRESS", {{"ADDRESS", kStmStimulusBase + channel * kStmChannelStride}});
@@ -292,11 +329,13 @@ bool ComputeConfig(const TracerConfig& cfg, ConfigResult* out, std::string* erro
       Plain("STM_LOCK_ACCESS", kStmBase + 0xFB0, kCoreSightUnlock, "unlock key"),
       Plain("STM_SWMSTCNTL_0", kStmBase + 0x024, kStmSwMstCntl0Enable,
             "after claim (0x60000000): enabled [31:30]=10, trace enable bit16"),
-      Plain("STM_SWMSTCNTL_1", kStmBase + 0x028, 0x0C080400, "software master selects 0x00/04/08/0C"),
+      Plain("STM_SWMSTCNTL_1", kStmBase + 0x028, 0x0C080400,
+            "software master selects 0x00/04/08/0C"),
       Plain("STM_SWMSTCNTL_2", kStmBase + 0x02C, 0x03030303, "software master select masks"),
       Plain("STM_SWMSTCNTL_3", kStmBase + 0x030, 0x07070707, "as written by dsptop"),
       Plain("STM_SWMSTCNTL_4", kStmBase + 0x034, 0x07070707, "as written by dsptop"),
-      Plain("STM_HWMSTCNTL", kStmBase + 0x038, kStmHwMasterSelect, "hardware master 0x80 = CP tracers"),
+      Plain("STM_HWMSTCNTL", kStmBase + 0x038, kStmHwMasterSelect,
+            "hardware master 0x80 = CP tracers"),
       Plain("STM_PTICNTDOWN", kStmBase + 0x040, 0xFC, "master-ID re-emission period"),
       Plain("STM_ATBCONFIG", kStmBase + 0x044, kStmAtbEnable, "ATB port enable (STM 2.0)"),
       Plain("STM_ATBSYNCCNT", kStmBase + 0x048, sync, "ASYNC period for the trace buffer size"),
@@ -306,7 +345,8 @@ bool ComputeConfig(const TracerConfig& cfg, ConfigResult* out, std::string* erro
       Plain("TBR_LOCK_ACCESS", kTbrBase + 0xFB0, kCoreSightUnlock, "unlock key"),
       Plain("TBR_FFCR", kTbrBase + 0x304, 0x1, "bit0 TWP formatter enable"),
       Plain("TBR_ID_PERIOD", kTbrBase + 0x108, 8, "re-insert the ATB ID every 8 frames"),
-      Plain("TBR_SEQCNTL", kTbrBase + 0x10C, (0x6Fu << 16) | 0x10, "sequence markers on ATB ID 0x6F"),
+      Plain("TBR_SEQCNTL", kTbrBase + 0x10C, (0x6Fu << 16) | 0x10,
+            "sequence markers on ATB ID 0x6F"),
       Plain("TBR_CONTROL", kTbrBase + 0x020, 0x1, "bit0 capture enable, bit1 0 = buffer mode"),
   };
   return true;
@@ -334,25 +374,41 @@ int CfgHandler(void* user, const char* section, const char* name, const char* va
   uint64_t u;
   bool ok = true;
   std::string err;
-  if (key == "tracer.name") c.name = value;
-  else if (key == "tracer.sid") ok = u64(&u) && u <= 31 && ((c.sid = static_cast<uint32_t>(u)), true);
-  else if (key == "tracer.clock_hz") ok = num(&c.clock_hz);
-  else if (key == "tracer.window_ms") ok = num(&d) && ((c.window_s = d / 1000.0), true);
-  else if (key == "tracer.window_cycles") ok = u64(&c.window_cycles);
-  else if (key == "tracer.messages") ok = ParseExportList(value, &c.export_select, &err);
-  else if (key == "tracer.wait_and_grant") c.wait_and_grant = std::string(value) != "0" && Lower(value) != "false";
-  else if (key == "tracer.stm_channel") ok = u64(&u) && ((c.stm_channel = static_cast<uint32_t>(u)), true);
-  else if (key == "filter.masters") ok = ParseMidList(value, &c.masters, &err);
-  else if (key == "filter.masters_counter1") ok = ParseMidList(value, &c.masters1, &err);
-  else if (key == "filter.access") ok = ParseRw(value, &c.rw, &err);
-  else if (key == "filter.data_types") ok = ParseDtypeList(value, &c.dtypes, &err);
-  else if (key == "filter.address_start") ok = u64(&c.address_start) && ((c.address_filter = true), true);
-  else if (key == "filter.address_end") ok = u64(&c.address_end) && ((c.address_filter = true), true);
+  if (key == "tracer.name")
+    c.name = value;
+  else if (key == "tracer.sid")
+    ok = u64(&u) && u <= 31 && ((c.sid = static_cast<uint32_t>(u)), true);
+  else if (key == "tracer.clock_hz")
+    ok = num(&c.clock_hz);
+  else if (key == "tracer.window_ms")
+    ok = num(&d) && ((c.window_s = d / 1000.0), true);
+  else if (key == "tracer.window_cycles")
+    ok = u64(&c.window_cycles);
+  else if (key == "tracer.messages")
+    ok = ParseExportList(value, &c.export_select, &err);
+  else if (key == "tracer.wait_and_grant")
+    c.wait_and_grant = std::string(value) != "0" && Lower(value) != "false";
+  else if (key == "tracer.stm_channel")
+    ok = u64(&u) && ((c.stm_channel = static_cast<uint32_t>(u)), true);
+  else if (key == "filter.masters")
+    ok = ParseMidList(value, &c.masters, &err);
+  else if (key == "filter.masters_counter1")
+    ok = ParseMidList(value, &c.masters1, &err);
+  else if (key == "filter.access")
+    ok = ParseRw(value, &c.rw, &err);
+  else if (key == "filter.data_types")
+    ok = ParseDtypeList(value, &c.dtypes, &err);
+  else if (key == "filter.address_start")
+    ok = u64(&c.address_start) && ((c.address_filter = true), true);
+  else if (key == "filter.address_end")
+    ok = u64(&c.address_end) && ((c.address_filter = true), true);
   else if (key == "filter.address_export_shift")
     ok = u64(&u) && u < 64 && ((c.address_export_shift = static_cast<uint32_t>(u)), true);
-  else err = "unknown key";
+  else
+    err = "unknown key";
   if (ok && err.empty()) return 1;
-  ctx->error = "[" + std::string(section) + "] " + name + " = " + value + ": " + (err.empty() ? "bad value" : err);
+  ctx->error = "[" + std::string(section) + "] " + name + " = " + value + ": " +
+               (err.empty() ? "bad value" : err);
   return 0;
 }
 }  // namespace
@@ -365,7 +421,8 @@ bool LoadTracerConfig(const std::string& path, TracerConfig* cfg, std::string* e
     return false;
   }
   if (rc != 0) {
-    *error = path + ":" + std::to_string(rc) + ": " + (ctx.error.empty() ? "syntax error" : ctx.error);
+    *error =
+        path + ":" + std::to_string(rc) + ": " + (ctx.error.empty() ? "syntax error" : ctx.error);
     return false;
   }
   return true;
@@ -376,7 +433,8 @@ bool DecodeRegister(const std::string& name, uint32_t value, double clock_hz, Re
   if (const RegDef* d = FindDef(name)) {
     *out = Explain(*d, value);
     if (out->name == "SLIDING_TIME_WINDOW" && clock_hz > 0)
-      out->fields.push_back({"WINDOW_US", static_cast<uint32_t>(std::llround(value * 1e6 / clock_hz)),
+      out->fields.push_back({"WINDOW_US",
+                             static_cast<uint32_t>(std::llround(value * 1e6 / clock_hz)),
                              "window in microseconds at --clock-hz"});
     return true;
   }
@@ -392,8 +450,8 @@ std::vector<std::string> RegisterNames() {
 }
 
 std::string RegisterJson(const RegisterValue& r) {
-  std::string s = "{\"name\":" + JsonString(r.name) + ",\"offset\":\"" + Hex8(r.offset) + "\",\"value\":\"" +
-                  Hex8(r.value) + "\"";
+  std::string s = "{\"name\":" + JsonString(r.name) + ",\"offset\":\"" + Hex8(r.offset) +
+                  "\",\"value\":\"" + Hex8(r.value) + "\"";
   if (r.read_only) s += ",\"read_only\":true";
   s += ",\"fields\":{";
   for (size_t i = 0; i < r.fields.size(); ++i)
@@ -410,8 +468,8 @@ std::string ConfigJson(const ConfigResult& r) {
   auto list = [&](const char* key, const std::vector<RegisterValue>& v) {
     s += std::string("],\"") + key + "\":[";
     for (size_t i = 0; i < v.size(); ++i)
-      s += std::string(i ? "," : "") + "{\"name\":" + JsonString(v[i].name) + ",\"address\":\"" + Hex8(v[i].offset) +
-           "\",\"value\":\"" + Hex8(v[i].value) + "\"}";
+      s += std::string(i ? "," : "") + "{\"name\":" + JsonString(v[i].name) + ",\"address\":\"" +
+           Hex8(v[i].offset) + "\",\"value\":\"" + Hex8(v[i].value) + "\"}";
   };
   list("stm_setup", r.stm);
   list("trace_buffer_setup", r.tbr);

@@ -44,15 +44,15 @@ enum RwBits : uint32_t { kRwRead = 1u, kRwWrite = 2u, kRwBoth = 3u };
 
 struct TracerConfig {
   std::string name = "tracer";
-  uint32_t sid = 0;                       // tracer SID (read-only in hardware, U)
-  double clock_hz = 0;                    // tracer clock
-  double window_s = 0;                    // either window_s ...
-  uint64_t window_cycles = 0;             // ... or cycles (wins when set)
-  std::vector<uint32_t> masters;          // MIDs for throughput 0 + event export; empty = all
-  std::vector<uint32_t> masters1;         // MIDs for throughput 1; empty = same as masters
+  uint32_t sid = 0;                // tracer SID (read-only in hardware, U)
+  double clock_hz = 0;             // tracer clock
+  double window_s = 0;             // either window_s ...
+  uint64_t window_cycles = 0;      // ... or cycles (wins when set)
+  std::vector<uint32_t> masters;   // MIDs for throughput 0 + event export; empty = all
+  std::vector<uint32_t> masters1;  // MIDs for throughput 1; empty = same as masters
   bool address_filter = false;
   uint64_t address_start = 0, address_end = 0;  // inclusive, up to 48 bits
-  uint32_t address_export_shift = 0;      // exported address bits [shift+9:shift] (U)
+  uint32_t address_export_shift = 0;            // exported address bits [shift+9:shift] (U)
   uint32_t rw = kRwBoth;
   uint32_t dtypes = kDtypeCpuData | kDtypeCpuInst | kDtypeDma;
   uint32_t export_select = kExportStatistics;
@@ -69,7 +69,7 @@ struct FieldValue {
 };
 struct RegisterValue {
   std::string name;
-  uint32_t offset;    // in the tracer's 128-byte block (U) / absolute for STM, TBR
+  uint32_t offset;  // in the tracer's 128-byte block (U) / absolute for STM, TBR
   uint32_t value;
   bool read_only = false;
   std::vector<FieldValue> fields;

@@ -37,12 +37,12 @@ namespace mabutrace::cptracer {
 struct SimMaster {
   std::string name;
   uint32_t mid = 0;
-  double rate_per_window = 0;      // mean transactions per window
-  uint32_t size_bytes = 64;        // bytes per transaction
+  double rate_per_window = 0;  // mean transactions per window
+  uint32_t size_bytes = 64;    // bytes per transaction
   uint64_t address_start = 0, address_end = 0xFFFF;
   double read_percent = 50;
-  double wait_cycles = 0;          // mean wait per transaction (contention)
-  bool counter1 = false;           // also counted by throughput counter 1
+  double wait_cycles = 0;  // mean wait per transaction (contention)
+  bool counter1 = false;   // also counted by throughput counter 1
 };
 
 struct Workload {
@@ -50,11 +50,11 @@ struct Workload {
   double clock_hz = 200e6;
   uint64_t window_cycles = 1000000;
   uint32_t windows = 4;
-  uint32_t fifo_depth = 8;         // messages
-  uint32_t drain_cycles = 16;      // cycles per 32-bit word into the STM
-  bool export_events = true;       // event B messages
+  uint32_t fifo_depth = 8;     // messages
+  uint32_t drain_cycles = 16;  // cycles per 32-bit word into the STM
+  bool export_events = true;   // event B messages
   uint32_t address_export_shift = 0;
-  uint32_t async_every = 64;       // messages between ASYNC re-syncs
+  uint32_t async_every = 64;  // messages between ASYNC re-syncs
   uint64_t seed = 1;
   std::vector<SimMaster> masters;
 };
@@ -66,21 +66,22 @@ struct SimWindow {
 struct SimEvent {
   uint32_t mid = 0, xid = 0, address = 0;
   bool write = false, overflow = false;
-  uint64_t cycle = 0;              // when the message left the FIFO
+  uint64_t cycle = 0;  // when the message left the FIFO
 };
 
 struct SimResult {
   std::vector<SimWindow> windows;
-  std::vector<SimEvent> events;    // exported event messages, in stream order
+  std::vector<SimEvent> events;  // exported event messages, in stream order
   uint64_t events_lost = 0;
-  std::vector<uint8_t> stp;        // the STPv2 byte stream
-  std::vector<uint8_t> framed;     // stp in 16-byte frames, ATB ID 0x40
+  std::vector<uint8_t> stp;     // the STPv2 byte stream
+  std::vector<uint8_t> framed;  // stp in 16-byte frames, ATB ID 0x40
 };
 
 bool LoadWorkload(const std::string& path, Workload* w, std::string* error);
 bool Simulate(const Workload& w, const Layout& layout, SimResult* out, std::string* error);
 // Writes the output files into `dir` (created if missing).
-bool WriteSimulation(const std::string& dir, const Workload& w, const SimResult& r, std::string* error);
+bool WriteSimulation(const std::string& dir, const Workload& w, const SimResult& r,
+                     std::string* error);
 std::string TruthJson(const Workload& w, const SimResult& r);
 // "N windows, N event messages (N with O=1), N events lost, N STP bytes in
 // N framed bytes", for the command's report.

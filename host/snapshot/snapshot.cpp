@@ -89,7 +89,8 @@ IniFile ParseIni(const std::filesystem::path& path) {
   std::string text;
   {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw SnapshotError(path.string(), "", std::string("cannot open: ") + std::strerror(errno));
+    if (!in)
+      throw SnapshotError(path.string(), "", std::string("cannot open: ") + std::strerror(errno));
     std::ostringstream ss;
     ss << in.rdbuf();
     text = ss.str();
@@ -102,17 +103,19 @@ IniFile ParseIni(const std::filesystem::path& path) {
   {
     bool in_key = true;
     for (char& c : text) {
-      if (c == '\n') in_key = true;
-      else if (c == '=') in_key = false;
-      else if (c == ':' && in_key) c = kColon;
+      if (c == '\n')
+        in_key = true;
+      else if (c == '=')
+        in_key = false;
+      else if (c == ':' && in_key)
+        c = kColon;
     }
   }
   IniFile file;
   file.path = path.string();
   ParseContext ctx{&file, {}};
   int rc = ini_parse_string(text.c_str(), IniHandler, &ctx);
-  if (rc > 0)
-    throw SnapshotError(file.path, "", "syntax error on line " + std::to_string(rc));
+  if (rc > 0) throw SnapshotError(file.path, "", "syntax error on line " + std::to_string(rc));
   if (rc < 0) throw SnapshotError(file.path, "", "cannot parse");
   return file;
 }
@@ -195,12 +198,17 @@ std::optional<uint64_t> ParseUnsigned(std::string_view text) {
   for (; pos < t.size(); ++pos) {
     int d;
     char c = t[pos];
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else return std::nullopt;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      return std::nullopt;
     if (d >= base) return std::nullopt;
-    if (v > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) return std::nullopt;
+    if (v > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base))
+      return std::nullopt;
     v = v * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
   }
   return v;
@@ -208,9 +216,12 @@ std::optional<uint64_t> ParseUnsigned(std::string_view text) {
 
 const char* BufferFormatName(BufferFormat format) {
   switch (format) {
-    case BufferFormat::kSourceData: return "source_data";
-    case BufferFormat::kCoresight: return "coresight";
-    case BufferFormat::kDstreamCoresight: return "dstream_coresight";
+    case BufferFormat::kSourceData:
+      return "source_data";
+    case BufferFormat::kCoresight:
+      return "coresight";
+    case BufferFormat::kDstreamCoresight:
+      return "dstream_coresight";
   }
   return "?";
 }
@@ -275,7 +286,8 @@ Snapshot ReadSnapshot(const std::filesystem::path& dir) {
   for (const auto* e : Section(f, "device_list")) {
     Device d = ReadDeviceIni(dir / Unquote(e->value));
     if (!names.insert(d.name).second)
-      throw SnapshotError(d.ini_file.string(), "[device] name", "duplicate device name '" + d.name + "'");
+      throw SnapshotError(d.ini_file.string(), "[device] name",
+                          "duplicate device name '" + d.name + "'");
     s.devices.push_back(std::move(d));
   }
   const IniEntry* meta = Find(f, "trace", "metadata");
@@ -296,10 +308,14 @@ Snapshot ReadSnapshot(const std::filesystem::path& dir) {
     b.name = Require(t, sec, "name").value;
     b.file = dir / Unquote(Require(t, sec, "file").value);
     const IniEntry& fmt = Require(t, sec, "format");
-    if (IEquals(fmt.value, "source_data")) b.format = BufferFormat::kSourceData;
-    else if (IEquals(fmt.value, "coresight")) b.format = BufferFormat::kCoresight;
-    else if (IEquals(fmt.value, "dstream_coresight")) b.format = BufferFormat::kDstreamCoresight;
-    else throw SnapshotError(t.path, KeyName(fmt), "unknown format '" + fmt.value + "'");
+    if (IEquals(fmt.value, "source_data"))
+      b.format = BufferFormat::kSourceData;
+    else if (IEquals(fmt.value, "coresight"))
+      b.format = BufferFormat::kCoresight;
+    else if (IEquals(fmt.value, "dstream_coresight"))
+      b.format = BufferFormat::kDstreamCoresight;
+    else
+      throw SnapshotError(t.path, KeyName(fmt), "unknown format '" + fmt.value + "'");
     s.buffers.push_back(std::move(b));
   }
   for (const auto* e : Section(t, "source_buffers")) {
@@ -307,7 +323,8 @@ Snapshot ReadSnapshot(const std::filesystem::path& dir) {
       throw SnapshotError(t.path, KeyName(*e), "unknown buffer '" + e->value + "'");
     s.source_buffers.emplace_back(e->key, e->value);
   }
-  for (const auto* e : Section(t, "core_trace_sources")) s.core_sources.emplace_back(e->key, e->value);
+  for (const auto* e : Section(t, "core_trace_sources"))
+    s.core_sources.emplace_back(e->key, e->value);
   return s;
 }
 
@@ -345,7 +362,8 @@ const Device* Snapshot::CoreOfSource(std::string_view source) const {
 
 std::vector<uint8_t> ReadBinaryFile(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw SnapshotError(file.string(), "", std::string("cannot open: ") + std::strerror(errno));
+  if (!in)
+    throw SnapshotError(file.string(), "", std::string("cannot open: ") + std::strerror(errno));
   in.seekg(0, std::ios::end);
   std::streamoff size = in.tellg();
   if (size < 0) throw SnapshotError(file.string(), "", "cannot determine size");

@@ -50,12 +50,12 @@ class SnapshotError : public std::runtime_error {
 
 // One memory image of a core device ([dumpN], §7.3).
 struct MemoryDump {
-  std::string section;            // "dump1"
-  std::filesystem::path file;     // resolved against the snapshot directory
-  uint64_t address = 0;           // address of the first used byte (VA)
-  uint64_t offset = 0;            // file offset of the first used byte
-  uint64_t length = 0;            // bytes used; 0 = from offset to end of file
-  std::string space;              // memory space ("EL1N", "S", "ANY"...); "" = any
+  std::string section;         // "dump1"
+  std::filesystem::path file;  // resolved against the snapshot directory
+  uint64_t address = 0;        // address of the first used byte (VA)
+  uint64_t offset = 0;         // file offset of the first used byte
+  uint64_t length = 0;         // bytes used; 0 = from offset to end of file
+  std::string space;           // memory space ("EL1N", "S", "ANY"...); "" = any
 };
 
 // One device .ini: a trace source (ETE, ETM4, STM, ITM...) or a core.
@@ -67,7 +67,7 @@ struct Device {
   // [regs]: upper-cased name without annotation -> value. Raw text of the
   // original key (with annotation) is not kept.
   std::map<std::string, uint64_t> regs;
-  std::vector<MemoryDump> dumps;   // [dumpN] sections, in file order
+  std::vector<MemoryDump> dumps;  // [dumpN] sections, in file order
 
   // Register value by name (case-insensitive), or nullopt.
   std::optional<uint64_t> Reg(std::string_view name) const;
@@ -84,17 +84,17 @@ enum class BufferFormat {
 const char* BufferFormatName(BufferFormat format);
 
 struct TraceBuffer {
-  std::string section;          // "buffer1"
-  std::string name;             // buffer id ("ETB_1"), referenced by [source_buffers]
-  std::filesystem::path file;   // resolved against the snapshot directory
+  std::string section;         // "buffer1"
+  std::string name;            // buffer id ("ETB_1"), referenced by [source_buffers]
+  std::filesystem::path file;  // resolved against the snapshot directory
   BufferFormat format = BufferFormat::kSourceData;
 };
 
 struct Snapshot {
   std::filesystem::path dir;
-  std::string version;      // "1.0" or "1"
-  std::string description;  // optional
-  std::vector<Device> devices;      // in [device_list] order
+  std::string version;          // "1.0" or "1"
+  std::string description;      // optional
+  std::vector<Device> devices;  // in [device_list] order
   // Buffers named in [trace_buffers] buffers=, in the order of their
   // sections in trace.ini (the order OpenCSD uses: its lister decodes the
   // first one).

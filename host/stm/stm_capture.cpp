@@ -63,8 +63,9 @@ bool ReadDcm(const fs::path& p, std::map<std::string, std::string>* kv, std::str
   int lineno = 0;
   while (std::getline(f, line)) {
     ++lineno;
-    line.erase(std::remove_if(line.begin(), line.end(), [](unsigned char c) { return std::isspace(c); }),
-               line.end());
+    line.erase(
+        std::remove_if(line.begin(), line.end(), [](unsigned char c) { return std::isspace(c); }),
+        line.end());
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
     auto eq = line.find('=');
     if (eq == std::string::npos) {
@@ -110,7 +111,10 @@ bool FeedCapture(const fs::path& path, const CaptureOptions& options, StpDecoder
     for (const auto& d : snap.devices) {
       std::string t = d.type;
       std::transform(t.begin(), t.end(), t.begin(), ::toupper);
-      if (t == "STM") { stm = &d; break; }
+      if (t == "STM") {
+        stm = &d;
+        break;
+      }
     }
     if (!stm) {
       *error = path.string() + ": no device of type STM in the snapshot";
@@ -126,18 +130,22 @@ bool FeedCapture(const fs::path& path, const CaptureOptions& options, StpDecoder
     info->file = buf->file;
     framed = buf->format != snapshot::BufferFormat::kSourceData;
     if (buf->format == snapshot::BufferFormat::kDstreamCoresight) dopts.has_fsyncs = true;
-    info->trace_id = options.trace_id >= 0
-                         ? options.trace_id
-                         : static_cast<int>((stm->RegOr("STMTCSR", 0) >> kStmtcsrTraceIdShift) & kTraceIdMask);
+    info->trace_id =
+        options.trace_id >= 0
+            ? options.trace_id
+            : static_cast<int>((stm->RegOr("STMTCSR", 0) >> kStmtcsrTraceIdShift) & kTraceIdMask);
     if (framed && info->trace_id == 0) {
-      *error = stm->ini_file.string() + ": [regs] STMTCSR: no trace ID (bits[22:16]); give --trace-id";
+      *error =
+          stm->ini_file.string() + ": [regs] STMTCSR: no trace ID (bits[22:16]); give --trace-id";
       return false;
     }
     if (!ReadFile(buf->file, &bytes, error)) return false;
   } else {
     fs::path bin = path, dcm = path;
-    if (path.extension() == ".dcm") bin.replace_extension(".bin");
-    else dcm.replace_extension(".dcm");
+    if (path.extension() == ".dcm")
+      bin.replace_extension(".bin");
+    else
+      dcm.replace_extension(".dcm");
     if (fs::exists(dcm, ec) && fs::exists(bin, ec)) {
       std::map<std::string, std::string> kv;
       if (!ReadDcm(dcm, &kv, error)) return false;
@@ -146,7 +154,9 @@ bool FeedCapture(const fs::path& path, const CaptureOptions& options, StpDecoder
         return it == kv.end() ? std::string(def) : it->second;
       };
       if (get("STM_STP_Version", "2") != "2" || get("STM_data_flip", "0") != "0") {
-        *error = dcm.string() + ": STM 1.0 / STPv1 capture (STM_STP_Version != 2 or STM_data_flip=1) is not supported";
+        *error =
+            dcm.string() +
+            ": STM 1.0 / STPv1 capture (STM_STP_Version != 2 or STM_data_flip=1) is not supported";
         return false;
       }
       info->kind = "ti";

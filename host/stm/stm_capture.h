@@ -47,16 +47,16 @@ struct CaptureOptions {
 };
 
 struct CaptureInfo {
-  std::string kind;             // "snapshot", "ti", "raw"
-  std::filesystem::path file;   // the trace bytes read
-  int trace_id = -1;            // -1 for raw STP
-  uint64_t bytes = 0;           // size of the trace file
+  std::string kind;            // "snapshot", "ti", "raw"
+  std::filesystem::path file;  // the trace bytes read
+  int trace_id = -1;           // -1 for raw STP
+  uint64_t bytes = 0;          // size of the trace file
   std::vector<std::string> warnings;
 };
 
 // Reads the capture and pushes its STM bytes into `dec`, then dec->Finish().
-bool FeedCapture(const std::filesystem::path& path, const CaptureOptions& options,
-                 StpDecoder* dec, CaptureInfo* info, std::string* error);
+bool FeedCapture(const std::filesystem::path& path, const CaptureOptions& options, StpDecoder* dec,
+                 CaptureInfo* info, std::string* error);
 
 // Pushes already loaded bytes: `framed` selects the frame de-formatter with
 // `trace_id`; otherwise raw STP in 16-byte blocks. Calls dec->Finish().

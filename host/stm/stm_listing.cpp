@@ -35,12 +35,26 @@ std::string PacketJson(const StpPacket& p) {
   AddString(&s, "raw", RawHex(p));
   AddString(&s, "type", StpTypeName(p));
   switch (p.type) {
-    case StpType::kM8: case StpType::kM16: Add(&s, ",\"master\":%u", p.master); break;
-    case StpType::kC8: case StpType::kC16: Add(&s, ",\"channel\":%u", p.channel); break;
-    case StpType::kVersion: Add(&s, ",\"version\":%" PRIu64, p.payload); break;
-    case StpType::kFreq: Add(&s, ",\"freq_hz\":%" PRIu64, p.payload); break;
-    case StpType::kIncompleteEot: case StpType::kBadSequence: AddString(&s, "err_type", StpTypeBaseName(p.err_type)); break;
-    default: break;
+    case StpType::kM8:
+    case StpType::kM16:
+      Add(&s, ",\"master\":%u", p.master);
+      break;
+    case StpType::kC8:
+    case StpType::kC16:
+      Add(&s, ",\"channel\":%u", p.channel);
+      break;
+    case StpType::kVersion:
+      Add(&s, ",\"version\":%" PRIu64, p.payload);
+      break;
+    case StpType::kFreq:
+      Add(&s, ",\"freq_hz\":%" PRIu64, p.payload);
+      break;
+    case StpType::kIncompleteEot:
+    case StpType::kBadSequence:
+      AddString(&s, "err_type", StpTypeBaseName(p.err_type));
+      break;
+    default:
+      break;
   }
   if (p.payload_bits && p.type != StpType::kFreq)
     Add(&s, ",\"data\":\"0x%" PRIx64 "\",\"size\":%u", p.payload, p.payload_bits);
@@ -72,8 +86,10 @@ std::string MessageJson(const StmMessage& m) {
 
 std::string MessageText(const StmMessage& m) {
   std::string s;
-  if (m.id_valid) Add(&s, "Idx:%" PRIu64 "; Ma:0x%02x Ch:0x%02x ", m.offset, m.master, m.channel);
-  else Add(&s, "Idx:%" PRIu64 "; Ma:?? Ch:?? ", m.offset);
+  if (m.id_valid)
+    Add(&s, "Idx:%" PRIu64 "; Ma:0x%02x Ch:0x%02x ", m.offset, m.master, m.channel);
+  else
+    Add(&s, "Idx:%" PRIu64 "; Ma:?? Ch:?? ", m.offset);
   s += StmMessageKindName(m.kind);
   if (m.size_bits) Add(&s, " 0x%0*" PRIx64, (m.size_bits + 3) / 4, m.data);
   if (m.marker) s += " +Mrk";
@@ -116,8 +132,9 @@ std::string MessageLine(const StmMessage& m, ListingFormat format) {
   return format == ListingFormat::kJsonl ? MessageJson(m) : MessageText(m);
 }
 
-bool ListCapture(const std::filesystem::path& capture, const CaptureOptions& options, ListingLevel level,
-                 ListingFormat format, FILE* out, ListingResult* result, std::string* error) {
+bool ListCapture(const std::filesystem::path& capture, const CaptureOptions& options,
+                 ListingLevel level, ListingFormat format, FILE* out, ListingResult* result,
+                 std::string* error) {
   *result = {};
   Lister lister(level, format, out, &result->packet_errors);
   StpDecoder dec(&lister);

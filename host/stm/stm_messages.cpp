@@ -5,13 +5,20 @@ namespace mabutrace::stm {
 
 const char* StmMessageKindName(StmMessageKind k) {
   switch (k) {
-    case StmMessageKind::kData: return "data";
-    case StmMessageKind::kFlag: return "flag";
-    case StmMessageKind::kTrigger: return "trigger";
-    case StmMessageKind::kFreq: return "freq";
-    case StmMessageKind::kMasterError: return "master_error";
-    case StmMessageKind::kGlobalError: return "global_error";
-    case StmMessageKind::kNullTs: return "null_ts";
+    case StmMessageKind::kData:
+      return "data";
+    case StmMessageKind::kFlag:
+      return "flag";
+    case StmMessageKind::kTrigger:
+      return "trigger";
+    case StmMessageKind::kFreq:
+      return "freq";
+    case StmMessageKind::kMasterError:
+      return "master_error";
+    case StmMessageKind::kGlobalError:
+      return "global_error";
+    case StmMessageKind::kNullTs:
+      return "null_ts";
   }
   return "?";
 }
@@ -20,29 +27,41 @@ void StmMessageDecoder::OnPacket(const StpPacket& p) {
   StmMessage m;
   m.offset = p.offset;
   switch (p.type) {
-    case StpType::kNotSync: case StpType::kBadSequence: case StpType::kReserved:
+    case StpType::kNotSync:
+    case StpType::kBadSequence:
+    case StpType::kReserved:
       id_valid_ = false;
       sink_->OnSyncLost(p.offset);
       return;
-    case StpType::kM8: case StpType::kM16:
+    case StpType::kM8:
+    case StpType::kM16:
       id_valid_ = true;
       return;
     case StpType::kGerr:
       id_valid_ = false;
       m.kind = StmMessageKind::kGlobalError;
       break;
-    case StpType::kMerr: m.kind = StmMessageKind::kMasterError; break;
+    case StpType::kMerr:
+      m.kind = StmMessageKind::kMasterError;
+      break;
     case StpType::kFreq:
       m.kind = StmMessageKind::kFreq;
       ts_freq_hz_ = p.payload;
       break;
-    case StpType::kTrig: m.kind = StmMessageKind::kTrigger; break;
-    case StpType::kFlag: m.kind = StmMessageKind::kFlag; break;
+    case StpType::kTrig:
+      m.kind = StmMessageKind::kTrigger;
+      break;
+    case StpType::kFlag:
+      m.kind = StmMessageKind::kFlag;
+      break;
     case StpType::kNull:
       if (!p.has_ts) return;
       m.kind = StmMessageKind::kNullTs;
       break;
-    case StpType::kD4: case StpType::kD8: case StpType::kD16: case StpType::kD32:
+    case StpType::kD4:
+    case StpType::kD8:
+    case StpType::kD16:
+    case StpType::kD32:
     case StpType::kD64:
       m.kind = StmMessageKind::kData;
       break;

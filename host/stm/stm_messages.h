@@ -22,27 +22,27 @@
 namespace mabutrace::stm {
 
 enum class StmMessageKind : uint8_t {
-  kData,     // D4..D64
-  kFlag,     // FLAG / FLAG_TS: marker only
-  kTrigger,  // TRIG: 8-bit trigger data
-  kFreq,     // FREQ: data = timestamp frequency in Hz (32 bits)
+  kData,         // D4..D64
+  kFlag,         // FLAG / FLAG_TS: marker only
+  kTrigger,      // TRIG: 8-bit trigger data
+  kFreq,         // FREQ: data = timestamp frequency in Hz (32 bits)
   kMasterError,  // MERR: data = error code
   kGlobalError,  // GERR: data = error code
-  kNullTs,   // NULL with a timestamp
+  kNullTs,       // NULL with a timestamp
 };
 const char* StmMessageKindName(StmMessageKind k);
 
 struct StmMessage {
-  uint64_t offset = 0;      // byte offset of the packet (StpPacket::offset)
+  uint64_t offset = 0;  // byte offset of the packet (StpPacket::offset)
   StmMessageKind kind = StmMessageKind::kData;
-  bool id_valid = false;    // master/channel known
+  bool id_valid = false;  // master/channel known
   uint16_t master = 0;
   uint16_t channel = 0;
   uint64_t data = 0;
-  uint8_t size_bits = 0;    // 0 (no data), 4, 8, 16, 32, 64
+  uint8_t size_bits = 0;  // 0 (no data), 4, 8, 16, 32, 64
   bool marker = false;
   bool has_ts = false;
-  uint64_t timestamp = 0;   // valid when has_ts
+  uint64_t timestamp = 0;  // valid when has_ts
 };
 
 class StmMessageSink {

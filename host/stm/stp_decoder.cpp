@@ -19,36 +19,52 @@ constexpr OpSpec kReservedOp{StpType::kReserved, 0, false, false};
 
 // 1-nibble opcodes 0..E (F escapes).
 constexpr OpSpec kOps1[15] = {
-    {StpType::kNull, 0, false, false},  {StpType::kM8, 2, false, false},
-    {StpType::kMerr, 2, false, false},  {StpType::kC8, 2, false, false},
-    {StpType::kD8, 2, false, false},    {StpType::kD16, 4, false, false},
-    {StpType::kD32, 8, false, false},   {StpType::kD64, 16, false, false},
-    {StpType::kD8, 2, true, true},      {StpType::kD16, 4, true, true},
-    {StpType::kD32, 8, true, true},     {StpType::kD64, 16, true, true},
-    {StpType::kD4, 1, false, false},    {StpType::kD4, 1, true, true},
+    {StpType::kNull, 0, false, false}, {StpType::kM8, 2, false, false},
+    {StpType::kMerr, 2, false, false}, {StpType::kC8, 2, false, false},
+    {StpType::kD8, 2, false, false},   {StpType::kD16, 4, false, false},
+    {StpType::kD32, 8, false, false},  {StpType::kD64, 16, false, false},
+    {StpType::kD8, 2, true, true},     {StpType::kD16, 4, true, true},
+    {StpType::kD32, 8, true, true},    {StpType::kD64, 16, true, true},
+    {StpType::kD4, 1, false, false},   {StpType::kD4, 1, true, true},
     {StpType::kFlag, 0, true, false},
 };
 // 2-nibble opcodes F1..FE (F0 escapes, FF is ASYNC).
 constexpr OpSpec kOps2[16] = {
     kReservedOp,
-    {StpType::kM16, 4, false, false},  {StpType::kGerr, 2, false, false},
-    {StpType::kC16, 4, false, false},  {StpType::kD8, 2, true, false},
-    {StpType::kD16, 4, true, false},   {StpType::kD32, 8, true, false},
-    {StpType::kD64, 16, true, false},  {StpType::kD8, 2, false, true},
-    {StpType::kD16, 4, false, true},   {StpType::kD32, 8, false, true},
-    {StpType::kD64, 16, false, true},  {StpType::kD4, 1, true, false},
-    {StpType::kD4, 1, false, true},    {StpType::kFlag, 0, false, false},
+    {StpType::kM16, 4, false, false},
+    {StpType::kGerr, 2, false, false},
+    {StpType::kC16, 4, false, false},
+    {StpType::kD8, 2, true, false},
+    {StpType::kD16, 4, true, false},
+    {StpType::kD32, 8, true, false},
+    {StpType::kD64, 16, true, false},
+    {StpType::kD8, 2, false, true},
+    {StpType::kD16, 4, false, true},
+    {StpType::kD32, 8, false, true},
+    {StpType::kD64, 16, false, true},
+    {StpType::kD4, 1, true, false},
+    {StpType::kD4, 1, false, true},
+    {StpType::kFlag, 0, false, false},
     kReservedOp,
 };
 // 3-nibble opcodes F00..F0F.
 constexpr OpSpec kOps3[16] = {
-    {StpType::kVersion, 1, false, false}, {StpType::kNull, 0, true, false},
-    {StpType::kUser, 1, false, false},    {StpType::kUser, 1, true, false},
-    {StpType::kTime, 2, false, false},    {StpType::kTime, 2, true, false},
-    {StpType::kTrig, 2, false, false},    {StpType::kTrig, 2, true, false},
-    {StpType::kFreq, 8, false, false},    {StpType::kFreq, 8, true, false},
-    {StpType::kXsync, 2, false, false},   {StpType::kXsync, 2, true, false},
-    kReservedOp, kReservedOp, kReservedOp, kReservedOp,
+    {StpType::kVersion, 1, false, false},
+    {StpType::kNull, 0, true, false},
+    {StpType::kUser, 1, false, false},
+    {StpType::kUser, 1, true, false},
+    {StpType::kTime, 2, false, false},
+    {StpType::kTime, 2, true, false},
+    {StpType::kTrig, 2, false, false},
+    {StpType::kTrig, 2, true, false},
+    {StpType::kFreq, 8, false, false},
+    {StpType::kFreq, 8, true, false},
+    {StpType::kXsync, 2, false, false},
+    {StpType::kXsync, 2, true, false},
+    kReservedOp,
+    kReservedOp,
+    kReservedOp,
+    kReservedOp,
 };
 
 constexpr uint32_t kAsyncFNibbles = 21;  // ASYNC = 21 x F then 0 (STPv2 §7.2)
@@ -64,31 +80,56 @@ uint64_t GrayToBin(uint64_t g) {
 
 const char* StpTypeBaseName(StpType t) {
   switch (t) {
-    case StpType::kNotSync: return "NOTSYNC";
-    case StpType::kIncompleteEot: return "INCOMPLETE_EOT";
-    case StpType::kBadSequence: return "BAD_SEQUENCE";
-    case StpType::kReserved: return "RESERVED";
-    case StpType::kAsync: return "ASYNC";
-    case StpType::kVersion: return "VERSION";
-    case StpType::kNull: return "NULL";
-    case StpType::kM8: return "M8";
-    case StpType::kM16: return "M16";
-    case StpType::kMerr: return "MERR";
-    case StpType::kGerr: return "GERR";
-    case StpType::kC8: return "C8";
-    case StpType::kC16: return "C16";
-    case StpType::kD4: return "D4";
-    case StpType::kD8: return "D8";
-    case StpType::kD16: return "D16";
-    case StpType::kD32: return "D32";
-    case StpType::kD64: return "D64";
-    case StpType::kFlag: return "FLAG";
-    case StpType::kTrig: return "TRIG";
-    case StpType::kFreq: return "FREQ";
-    case StpType::kUser: return "USER";
-    case StpType::kTime: return "TIME";
-    case StpType::kXsync: return "XSYNC";
-    case StpType::kUnknown: break;
+    case StpType::kNotSync:
+      return "NOTSYNC";
+    case StpType::kIncompleteEot:
+      return "INCOMPLETE_EOT";
+    case StpType::kBadSequence:
+      return "BAD_SEQUENCE";
+    case StpType::kReserved:
+      return "RESERVED";
+    case StpType::kAsync:
+      return "ASYNC";
+    case StpType::kVersion:
+      return "VERSION";
+    case StpType::kNull:
+      return "NULL";
+    case StpType::kM8:
+      return "M8";
+    case StpType::kM16:
+      return "M16";
+    case StpType::kMerr:
+      return "MERR";
+    case StpType::kGerr:
+      return "GERR";
+    case StpType::kC8:
+      return "C8";
+    case StpType::kC16:
+      return "C16";
+    case StpType::kD4:
+      return "D4";
+    case StpType::kD8:
+      return "D8";
+    case StpType::kD16:
+      return "D16";
+    case StpType::kD32:
+      return "D32";
+    case StpType::kD64:
+      return "D64";
+    case StpType::kFlag:
+      return "FLAG";
+    case StpType::kTrig:
+      return "TRIG";
+    case StpType::kFreq:
+      return "FREQ";
+    case StpType::kUser:
+      return "USER";
+    case StpType::kTime:
+      return "TIME";
+    case StpType::kXsync:
+      return "XSYNC";
+    case StpType::kUnknown:
+      break;
   }
   return "UNKNOWN";
 }
@@ -96,8 +137,13 @@ const char* StpTypeBaseName(StpType t) {
 std::string StpTypeName(const StpPacket& p) {
   std::string s = StpTypeBaseName(p.type);
   switch (p.type) {
-    case StpType::kD4: case StpType::kD8: case StpType::kD16: case StpType::kD32:
-    case StpType::kD64: case StpType::kFlag: case StpType::kTrig:
+    case StpType::kD4:
+    case StpType::kD8:
+    case StpType::kD16:
+    case StpType::kD32:
+    case StpType::kD64:
+    case StpType::kFlag:
+    case StpType::kTrig:
       if (p.marker) s += 'M';
       if (p.has_ts) s += "TS";
       break;
@@ -153,8 +199,10 @@ bool StpDecoder::ReadNibble(const uint8_t* data, size_t n, size_t* used, uint8_t
 void StpDecoder::CheckSync(uint8_t nib) {
   if (nib != 0xF) {
     if (!sync_start_) return;
-    if (nib == 0 && f_count_ >= kAsyncFNibbles) is_sync_ = true;
-    else ClearSync();
+    if (nib == 0 && f_count_ >= kAsyncFNibbles)
+      is_sync_ = true;
+    else
+      ClearSync();
     return;
   }
   ++f_count_;
@@ -269,7 +317,7 @@ void StpDecoder::Step(uint8_t nib) {
 }
 
 void StpDecoder::Decide(uint16_t opcode, uint8_t nibbles) {
-  const OpSpec& op = nibbles == 1 ? kOps1[opcode & 0xF]
+  const OpSpec& op = nibbles == 1   ? kOps1[opcode & 0xF]
                      : nibbles == 2 ? kOps2[opcode & 0xF]
                                     : kOps3[opcode & 0xF];
   pkt_.opcode_nibbles = nibbles;
@@ -282,11 +330,17 @@ void StpDecoder::Decide(uint16_t opcode, uint8_t nibbles) {
   needs_ts_ = op.ts;
   payload_left_ = op.payload_nibbles;
   switch (op.type) {
-    case StpType::kD4: case StpType::kD8: case StpType::kD16: case StpType::kD32:
-    case StpType::kD64: case StpType::kFreq:
+    case StpType::kD4:
+    case StpType::kD8:
+    case StpType::kD16:
+    case StpType::kD32:
+    case StpType::kD64:
+    case StpType::kFreq:
       pkt_.payload_bits = static_cast<uint8_t>(4 * op.payload_nibbles);
       break;
-    case StpType::kTrig: case StpType::kMerr: case StpType::kGerr:
+    case StpType::kTrig:
+    case StpType::kMerr:
+    case StpType::kGerr:
       pkt_.payload_bits = 8;
       break;
     default:
@@ -302,9 +356,12 @@ void StpDecoder::Decide(uint16_t opcode, uint8_t nibbles) {
 
 void StpDecoder::AfterPayload() {
   if (pkt_.type == StpType::kVersion) {
-    if (pkt_.payload == 3) ts_coding_ = StpTsCoding::kBinary;
-    else if (pkt_.payload == 4) ts_coding_ = StpTsCoding::kGray;
-    else return Fail(StpType::kBadSequence, "unsupported VERSION (only 3 and 4)");
+    if (pkt_.payload == 3)
+      ts_coding_ = StpTsCoding::kBinary;
+    else if (pkt_.payload == 4)
+      ts_coding_ = StpTsCoding::kGray;
+    else
+      return Fail(StpType::kBadSequence, "unsupported VERSION (only 3 and 4)");
   }
   if (pkt_.type == StpType::kTime && time_stage_ == 0) {
     // TIME: clock-id and version nibbles, then a length-coded value.
@@ -349,13 +406,30 @@ void StpDecoder::ApplyTs() {
 void StpDecoder::Complete() {
   const uint16_t p = static_cast<uint16_t>(pkt_.payload);
   switch (pkt_.type) {
-    case StpType::kM8: case StpType::kM16: master_ = p; channel_ = 0; break;
-    case StpType::kMerr: channel_ = 0; break;
-    case StpType::kGerr: master_ = 0; channel_ = 0; break;
-    case StpType::kC8: channel_ = static_cast<uint16_t>((channel_ & 0xFF00) | (p & 0xFF)); break;
-    case StpType::kC16: channel_ = p; break;
-    case StpType::kVersion: master_ = 0; channel_ = 0; break;
-    default: break;
+    case StpType::kM8:
+    case StpType::kM16:
+      master_ = p;
+      channel_ = 0;
+      break;
+    case StpType::kMerr:
+      channel_ = 0;
+      break;
+    case StpType::kGerr:
+      master_ = 0;
+      channel_ = 0;
+      break;
+    case StpType::kC8:
+      channel_ = static_cast<uint16_t>((channel_ & 0xFF00) | (p & 0xFF));
+      break;
+    case StpType::kC16:
+      channel_ = p;
+      break;
+    case StpType::kVersion:
+      master_ = 0;
+      channel_ = 0;
+      break;
+    default:
+      break;
   }
   Emit();
 }

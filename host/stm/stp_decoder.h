@@ -95,27 +95,27 @@ enum class StpType : uint8_t {
   kUser,
   kTime,
   kXsync,
-  kUnknown,        // no type decided yet (only as err_type)
+  kUnknown,  // no type decided yet (only as err_type)
 };
 
 // Timestamp coding chosen by VERSION (STPv2 §7: 3 = natural binary, 4 = Gray).
 enum class StpTsCoding : uint8_t { kUnknown, kBinary, kGray };
 
 struct StpPacket {
-  uint64_t offset = 0;            // OpenCSD-compatible byte index (see above)
-  std::vector<uint8_t> raw;       // bytes the packet was read from
+  uint64_t offset = 0;       // OpenCSD-compatible byte index (see above)
+  std::vector<uint8_t> raw;  // bytes the packet was read from
   StpType type = StpType::kUnknown;
   StpType err_type = StpType::kUnknown;  // for kIncompleteEot / kBadSequence
-  bool marker = false;            // D*M, D*MTS, D4M
-  bool has_ts = false;            // carries a timestamp field
-  uint8_t ts_bits = 0;            // low bits of `timestamp` this packet updated
-  uint64_t timestamp = 0;         // running timestamp after this packet (binary)
-  uint64_t payload = 0;           // data / master / channel / version / Hz / trigger
-  uint8_t payload_bits = 0;       // 4, 8, 16, 32, 64 for data packets
-  uint16_t master = 0;            // current master after this packet
-  uint16_t channel = 0;           // current channel after this packet
-  uint8_t opcode_nibbles = 0;     // 1, 2 or 3 (0 for NOTSYNC)
-  std::string error;              // kBadSequence / kReserved: why (with offset)
+  bool marker = false;                   // D*M, D*MTS, D4M
+  bool has_ts = false;                   // carries a timestamp field
+  uint8_t ts_bits = 0;                   // low bits of `timestamp` this packet updated
+  uint64_t timestamp = 0;                // running timestamp after this packet (binary)
+  uint64_t payload = 0;                  // data / master / channel / version / Hz / trigger
+  uint8_t payload_bits = 0;              // 4, 8, 16, 32, 64 for data packets
+  uint16_t master = 0;                   // current master after this packet
+  uint16_t channel = 0;                  // current channel after this packet
+  uint8_t opcode_nibbles = 0;            // 1, 2 or 3 (0 for NOTSYNC)
+  std::string error;                     // kBadSequence / kReserved: why (with offset)
 };
 
 // "D32MTS", "FLAG", "ASYNC", ... (OpenCSD's names, so listings compare).
@@ -130,8 +130,8 @@ class StpPacketSink {
 
 struct StpStats {
   uint64_t packets = 0;
-  uint64_t notsync_bytes = 0;   // bytes reported in NOTSYNC packets
-  uint64_t bad_packets = 0;     // kBadSequence + kReserved
+  uint64_t notsync_bytes = 0;  // bytes reported in NOTSYNC packets
+  uint64_t bad_packets = 0;    // kBadSequence + kReserved
   uint64_t asyncs = 0;
 };
 
@@ -155,7 +155,11 @@ class StpDecoder {
   enum class Phase : uint8_t { kOpcode, kPayload, kTsLen, kTs, kAsync, kUserLen };
   bool ReadNibble(const uint8_t* data, size_t n, size_t* used, uint8_t* nib);
   void CheckSync(uint8_t nib);
-  void ClearSync() { f_count_ = 0; sync_start_ = false; is_sync_ = false; }
+  void ClearSync() {
+    f_count_ = 0;
+    sync_start_ = false;
+    is_sync_ = false;
+  }
   void WaitSync(uint64_t block_index, const uint8_t* data, size_t n, size_t* used);
   void Step(uint8_t nib);
   void Decide(uint16_t opcode, uint8_t nibbles);

@@ -23,14 +23,35 @@ void StpEncoder::Async() {
   for (int i = 0; i < 21; ++i) Nibble(0xF);
   Nibble(0);
 }
-void StpEncoder::Version(uint8_t v) { Value(0xF00, 3); Nibble(v); }
-void StpEncoder::Master8(uint8_t m) { Nibble(1); Value(m, 2); }
-void StpEncoder::Master16(uint16_t m) { Value(0xF1, 2); Value(m, 4); }
-void StpEncoder::Channel8(uint8_t c) { Nibble(3); Value(c, 2); }
-void StpEncoder::Channel16(uint16_t c) { Value(0xF3, 2); Value(c, 4); }
-void StpEncoder::Freq(uint32_t hz) { Value(0xF08, 3); Value(hz, 8); }
+void StpEncoder::Version(uint8_t v) {
+  Value(0xF00, 3);
+  Nibble(v);
+}
+void StpEncoder::Master8(uint8_t m) {
+  Nibble(1);
+  Value(m, 2);
+}
+void StpEncoder::Master16(uint16_t m) {
+  Value(0xF1, 2);
+  Value(m, 4);
+}
+void StpEncoder::Channel8(uint8_t c) {
+  Nibble(3);
+  Value(c, 2);
+}
+void StpEncoder::Channel16(uint16_t c) {
+  Value(0xF3, 2);
+  Value(c, 4);
+}
+void StpEncoder::Freq(uint32_t hz) {
+  Value(0xF08, 3);
+  Value(hz, 8);
+}
 void StpEncoder::Null() { Nibble(0); }
-void StpEncoder::Trigger(uint8_t v) { Value(0xF06, 3); Value(v, 2); }
+void StpEncoder::Trigger(uint8_t v) {
+  Value(0xF06, 3);
+  Value(v, 2);
+}
 
 void StpEncoder::Flag(bool ts, uint64_t ts_value) {
   if (ts) {
@@ -45,10 +66,14 @@ void StpEncoder::Data(unsigned bits, uint64_t value, bool marker, bool ts, uint6
   unsigned k = bits == 4 ? 4 : bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : 3;
   const unsigned nibbles = bits == 4 ? 1 : bits / 4;
   if (k == 4) {  // D4: C, D (MTS), FC (TS), FD (M)
-    if (marker && ts) Nibble(0xD);
-    else if (ts) Value(0xFC, 2);
-    else if (marker) Value(0xFD, 2);
-    else Nibble(0xC);
+    if (marker && ts)
+      Nibble(0xD);
+    else if (ts)
+      Value(0xFC, 2);
+    else if (marker)
+      Value(0xFD, 2);
+    else
+      Nibble(0xC);
   } else if (marker && ts) {
     Nibble(static_cast<uint8_t>(0x8 + k));
   } else if (ts) {

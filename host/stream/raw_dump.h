@@ -37,12 +37,12 @@ struct RawDumpResult {
   // this conversion made up) name the descriptor.
   Status ToDump(const Status& s) const;
 
-  Status fatal;                 // !ok: nothing usable was produced
-  std::string stream;           // the equivalent binary stream
-  std::vector<Status> errors;   // damaged chunks and unresolved names (dump offsets)
+  Status fatal;                    // !ok: nothing usable was produced
+  std::string stream;              // the equivalent binary stream
+  std::vector<Status> errors;      // damaged chunks and unresolved names (dump offsets)
   uint64_t descriptor_offset = 0;  // where the descriptor was found in the dump
-  uint32_t chunks = 0;          // chunks with records
-  uint32_t chunks_skipped = 0;  // unusable at dump time (see errors)
+  uint32_t chunks = 0;             // chunks with records
+  uint32_t chunks_skipped = 0;     // unusable at dump time (see errors)
   std::vector<Segment> segments;
 };
 

@@ -70,7 +70,8 @@ Status StreamDecoder::Feed(const uint8_t* data, size_t len) {
   }
   size_t pos = 0;
   while (pos < n && fatal_.ok) {
-    const size_t used = header_done_ ? ParseRecord(p + pos, n - pos) : ParseHeader(p + pos, n - pos);
+    const size_t used =
+        header_done_ ? ParseRecord(p + pos, n - pos) : ParseHeader(p + pos, n - pos);
     if (used == 0) break;
     pos += used;
     consumed_ += used;
@@ -90,8 +91,8 @@ Status StreamDecoder::Feed(const uint8_t* data, size_t len) {
 Status StreamDecoder::Finish() {
   if (!fatal_.ok) return fatal_;
   if (!header_done_) {
-    fatal_ = Status::Error(consumed_, "stream ends inside the header (" +
-                                          std::to_string(pending_.size()) + " bytes)");
+    fatal_ = Status::Error(
+        consumed_, "stream ends inside the header (" + std::to_string(pending_.size()) + " bytes)");
   } else if (!pending_.empty()) {
     fatal_ = Status::Error(consumed_, "stream ends inside a record (" +
                                           std::to_string(pending_.size()) + " bytes of it)");
@@ -117,18 +118,17 @@ size_t StreamDecoder::ParseHeader(const uint8_t* p, size_t n) {
   info_.big_endian = endian == fmt::kBigEndian;
   info_.version = U16(p + fmt::kHdrVersion);
   if (info_.version != fmt::kVersion) {
-    fatal_ = Status::Error(consumed_ + fmt::kHdrVersion,
-                           "unsupported stream version " + std::to_string(info_.version) +
-                               " (this decoder reads version " + std::to_string(fmt::kVersion) +
-                               ")");
+    fatal_ =
+        Status::Error(consumed_ + fmt::kHdrVersion,
+                      "unsupported stream version " + std::to_string(info_.version) +
+                          " (this decoder reads version " + std::to_string(fmt::kVersion) + ")");
     return 0;
   }
   const uint16_t hdr_len = U16(p + fmt::kHdrLength);
   const uint16_t name_len = U16(p + fmt::kHdrNameLength);
   if (hdr_len < fmt::kHdrFixedBytes + name_len) {
-    fatal_ = Status::Error(consumed_ + fmt::kHdrLength,
-                           "header length " + std::to_string(hdr_len) +
-                               " too small for its process name");
+    fatal_ = Status::Error(consumed_ + fmt::kHdrLength, "header length " + std::to_string(hdr_len) +
+                                                            " too small for its process name");
     return 0;
   }
   if (p[fmt::kHdrWordSize] != fmt::kWordBytes) {
@@ -138,8 +138,8 @@ size_t StreamDecoder::ParseHeader(const uint8_t* p, size_t n) {
   }
   const uint8_t ptr = p[fmt::kHdrPointerSize];
   if (ptr == 0 || ptr > 8) {
-    fatal_ = Status::Error(consumed_ + fmt::kHdrPointerSize,
-                           "bad pointer size " + std::to_string(ptr));
+    fatal_ =
+        Status::Error(consumed_ + fmt::kHdrPointerSize, "bad pointer size " + std::to_string(ptr));
     return 0;
   }
   const uint64_t hz = U64(p + fmt::kHdrClockHz);
@@ -184,8 +184,8 @@ size_t StreamDecoder::ParseRecord(const uint8_t* p, size_t n) {
         RecordError(at, "THREAD record too short");
         break;
       }
-      threads_[U32(q + fmt::kThreadKey)].assign(
-          reinterpret_cast<const char*>(q + fmt::kThreadName), U16(q + fmt::kThreadLength));
+      threads_[U32(q + fmt::kThreadKey)].assign(reinterpret_cast<const char*>(q + fmt::kThreadName),
+                                                U16(q + fmt::kThreadLength));
       break;
     }
     case fmt::Kind::kEvents:

@@ -42,10 +42,10 @@ struct Status {
 // The stream header (docs/stream-format.md §2).
 struct StreamInfo {
   uint16_t version = 0;
-  uint8_t pointer_size = 0;  // bytes of a pointer on the device
-  bool big_endian = false;   // fields were byte-swapped while decoding
-  uint64_t clock_hz = 0;     // device ticks per second (never 0 once decoded)
-  uint64_t origin_ticks = 0; // ticks at init: time 0 of the trace
+  uint8_t pointer_size = 0;   // bytes of a pointer on the device
+  bool big_endian = false;    // fields were byte-swapped while decoding
+  uint64_t clock_hz = 0;      // device ticks per second (never 0 once decoded)
+  uint64_t origin_ticks = 0;  // ticks at init: time 0 of the trace
   uint32_t pid = 0;
   std::string process_name;
 };
@@ -58,21 +58,21 @@ using EventType = ::mabutrace::RecordType;
 // only during the callback.
 struct Event {
   EventType type = EventType::kInstant;
-  uint64_t ticks = 0;        // absolute device clock ticks
-  uint64_t ns = 0;           // ns since the origin (0 if before it)
+  uint64_t ticks = 0;  // absolute device clock ticks
+  uint64_t ns = 0;     // ns since the origin (0 if before it)
   uint32_t cpu = 0;
   bool in_isr = false;
-  uint32_t tid = 0;          // OS thread id of the writer
-  uint32_t thread_key = 0;   // registry slot | generation << 16
+  uint32_t tid = 0;              // OS thread id of the writer
+  uint32_t thread_key = 0;       // registry slot | generation << 16
   std::string_view thread_name;  // "" if the stream did not describe it
-  uint64_t name_ptr = 0;     // the device pointer (0 for kScopeEnd)
-  std::string_view name;     // resolved; "(null)" for a NULL name, "" for kScopeEnd
-  bool name_known = true;    // false: pointer never described (record error)
-  int64_t value = 0;         // kCounter
-  uint16_t link = 0;         // kFlowOut, kFlowIn: the 16-bit link id
-  uint32_t flow = 0;         // kFlowOut: flow number; kFlowIn: newest number then
-  uint32_t color = 0;        // 0x1000000 | 0xRRGGBB when a color was given, else 0
-  uint64_t chunk_seq = 0;    // device chunk tenure the event came in
+  uint64_t name_ptr = 0;         // the device pointer (0 for kScopeEnd)
+  std::string_view name;         // resolved; "(null)" for a NULL name, "" for kScopeEnd
+  bool name_known = true;        // false: pointer never described (record error)
+  int64_t value = 0;             // kCounter
+  uint16_t link = 0;             // kFlowOut, kFlowIn: the 16-bit link id
+  uint32_t flow = 0;             // kFlowOut: flow number; kFlowIn: newest number then
+  uint32_t color = 0;            // 0x1000000 | 0xRRGGBB when a color was given, else 0
+  uint64_t chunk_seq = 0;        // device chunk tenure the event came in
 };
 
 class StreamDecoder {

@@ -40,19 +40,19 @@ struct EtmConfig {
   // false: Realm levels follow the Non-secure ones (EXLEVEL_RL_* = 0);
   // true: trace_el's RL entries are honoured (RL bit = NS bit XOR wanted).
   bool realm_explicit = false;
-  std::vector<AddressRange> ranges;  // at most address_pairs (ARC m = index)
-  bool return_stack = false;         // TRCCONFIGR.RS
-  bool timestamps = false;           // TRCCONFIGR.TS (+ TRFCR_EL1.TS = physical)
-  bool cycle_counting = false;       // TRCCONFIGR.CCI + TRCCCCTLR
-  uint32_t cycle_threshold = 4;      // TRCCCCTLR.THRESHOLD, 1..4095 (>= TRCIDR3.CCITMIN)
-  bool context_id = false;           // TRCCONFIGR.CID
-  bool vmid = false;                 // TRCCONFIGR.VMID (+ TRFCR_EL2.CX)
-  bool vmid_from_contextidr_el2 = false;  // TRCCONFIGR.VMIDOPT
-  bool branch_broadcast = false;     // TRCCONFIGR.BB + TRCBBCTLR (everywhere)
+  std::vector<AddressRange> ranges;        // at most address_pairs (ARC m = index)
+  bool return_stack = false;               // TRCCONFIGR.RS
+  bool timestamps = false;                 // TRCCONFIGR.TS (+ TRFCR_EL1.TS = physical)
+  bool cycle_counting = false;             // TRCCONFIGR.CCI + TRCCCCTLR
+  uint32_t cycle_threshold = 4;            // TRCCCCTLR.THRESHOLD, 1..4095 (>= TRCIDR3.CCITMIN)
+  bool context_id = false;                 // TRCCONFIGR.CID
+  bool vmid = false;                       // TRCCONFIGR.VMID (+ TRFCR_EL2.CX)
+  bool vmid_from_contextidr_el2 = false;   // TRCCONFIGR.VMIDOPT
+  bool branch_broadcast = false;           // TRCCONFIGR.BB + TRCBBCTLR (everywhere)
   QElements q_elements = QElements::kOff;  // TRCCONFIGR.QE (needs BB=0)
-  uint32_t trace_id = 1;             // TRCTRACEIDR, 1..0x6F
-  uint32_t sync_period_bytes = 4096; // TRCSYNCPR = log2 (256..1 MiB), 0 = off
-  unsigned address_pairs = 8;        // TRCIDR4.NUMACPAIRS of the target (1..8)
+  uint32_t trace_id = 1;                   // TRCTRACEIDR, 1..0x6F
+  uint32_t sync_period_bytes = 4096;       // TRCSYNCPR = log2 (256..1 MiB), 0 = off
+  unsigned address_pairs = 8;              // TRCIDR4.NUMACPAIRS of the target (1..8)
 
   EtmConfig();
 };
@@ -64,14 +64,15 @@ bool SetExceptionLevels(const std::vector<std::string>& names, EtmConfig* cfg, s
 
 // Parses TOML text into *cfg (keys not present keep their values). Unknown
 // keys and wrong types are errors; *error names the line.
-bool ParseToml(std::string_view text, std::string_view source_name, EtmConfig* cfg, std::string* error);
+bool ParseToml(std::string_view text, std::string_view source_name, EtmConfig* cfg,
+               std::string* error);
 
 // One register value with its explanation.
 struct RegisterValue {
   RegisterInfo info;
   uint64_t value = 0;
-  std::string why;   // which config item produced it
-  Decoded decoded;   // field by field
+  std::string why;  // which config item produced it
+  Decoded decoded;  // field by field
 };
 
 // One step of a programming sequence.
@@ -83,7 +84,7 @@ struct Step {
     kSave,        // saved copy <- reg
     kClearBits,   // reg <- reg & ~value (read-modify-write)
     kIsb,
-    kTsbCsync,    // TSB CSYNC (hint #18)
+    kTsbCsync,  // TSB CSYNC (hint #18)
     kDsbNsh,
     kPoll,        // loop { ISB; read reg } until (reg & mask) == expect
     kProhibit,    // saved TRFCR_EL1; TRFCR_EL1 &= ~0b11 (E0TRE, E1TRE)
@@ -116,9 +117,12 @@ struct Program {
 bool Compute(const EtmConfig& cfg, Program* out, std::string* error);
 
 // Renderings.
-std::string ProgramToText(const Program& p);   // registers explained, sequences as register writes, save list
-std::string ProgramToC(const Program& p);      // a self-contained C header (AArch64, GCC/Clang inline asm)
-std::string ProgramToJson(const Program& p);   // {"registers": {"TRCCONFIGR": {"value": "0x..", fields...}}, ...}
+std::string ProgramToText(
+    const Program& p);  // registers explained, sequences as register writes, save list
+std::string ProgramToC(
+    const Program& p);  // a self-contained C header (AArch64, GCC/Clang inline asm)
+std::string ProgramToJson(
+    const Program& p);  // {"registers": {"TRCCONFIGR": {"value": "0x..", fields...}}, ...}
 std::string SequenceToText(const Sequence& s);
 
 }  // namespace mabutrace::traceunit

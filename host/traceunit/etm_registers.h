@@ -27,10 +27,10 @@ struct SysRegEncoding {
 
 // One register of the trace unit (or TRFCR_ELx, which gates it).
 struct RegisterInfo {
-  std::string name;         // "TRCCONFIGR", "TRCACVR3", "TRFCR_EL1"
+  std::string name;  // "TRCCONFIGR", "TRCACVR3", "TRFCR_EL1"
   SysRegEncoding enc;
   std::optional<uint32_t> mmio_offset;  // external debug offset, if any
-  unsigned width_bits = 32;              // 64 for TRCACVRn, TRCCIDCVRn, TRCVMIDCVRn, TRFCR
+  unsigned width_bits = 32;             // 64 for TRCACVRn, TRCCIDCVRn, TRCVMIDCVRn, TRFCR
 };
 
 // Looks a register up by name (case-insensitive; TRCACVR0..15, TRCACATR0..15,
@@ -39,7 +39,7 @@ std::optional<RegisterInfo> FindRegister(std::string_view name);
 
 // A field of a decoded value.
 struct FieldValue {
-  std::string name;     // Arm's field name: "RS", "EXLEVEL_NS_EL0", ...
+  std::string name;  // Arm's field name: "RS", "EXLEVEL_NS_EL0", ...
   unsigned hi = 0, lo = 0;
   uint64_t value = 0;
   std::string meaning;
@@ -67,10 +67,20 @@ std::string DecodedToJson(const Decoded& d);
 // TRCVICTLR / TRCACATR exception-level bits (sheet §8.2). Index order:
 // S_EL0..S_EL2, EL3, NS_EL0..NS_EL2, RL_EL0..RL_EL2.
 enum class ExceptionLevel : uint8_t {
-  kSEl0, kSEl1, kSEl2, kEl3, kNsEl0, kNsEl1, kNsEl2, kRlEl0, kRlEl1, kRlEl2,
+  kSEl0,
+  kSEl1,
+  kSEl2,
+  kEl3,
+  kNsEl0,
+  kNsEl1,
+  kNsEl2,
+  kRlEl0,
+  kRlEl1,
+  kRlEl2,
 };
 constexpr int kNumExceptionLevels = 10;
-std::string_view ExceptionLevelName(ExceptionLevel el);  // "s_el0", ..., "el3", "ns_el0", ..., "rl_el2"
+std::string_view ExceptionLevelName(
+    ExceptionLevel el);  // "s_el0", ..., "el3", "ns_el0", ..., "rl_el2"
 // TRCVICTLR bit of EXLEVEL_<el> (16..19, 20..22, 24..26).
 unsigned VictlrExlevelBit(ExceptionLevel el);
 

@@ -41,12 +41,12 @@ std::string_view HeadPolicyName(HeadPolicy h);  // "keep", "pad", "drop"
 std::optional<HeadPolicy> ParseHeadPolicy(std::string_view s);
 
 struct LinearizeOptions {
-  uint64_t base = 0;   // TRBBASER_EL1: address of dump[0]
+  uint64_t base = 0;  // TRBBASER_EL1: address of dump[0]
   // TRBLIMITR_EL1 limit (exclusive): dump holds [base, limit); nullopt =
   // base + dump size.
   std::optional<uint64_t> limit;
-  uint64_t ptr = 0;    // final TRBPTR_EL1, in [base, limit]
-  bool wrapped = false;                 // TRBSR_EL1.WRAP
+  uint64_t ptr = 0;      // final TRBPTR_EL1, in [base, limit]
+  bool wrapped = false;  // TRBSR_EL1.WRAP
   FillMode fill_mode = FillMode::kCircular;
   std::optional<uint64_t> start;        // PTR software programmed first (default base)
   HeadPolicy head = HeadPolicy::kKeep;  // only used when the oldest data was overwritten
@@ -61,8 +61,8 @@ struct LinearizeResult {
   std::vector<uint8_t> bytes;     // oldest to newest
   std::vector<Segment> segments;  // where the bytes came from, in order
   bool overwritten = false;       // the oldest data was overwritten (head is mid-packet)
-  uint64_t head_bytes = 0;        // bytes before the first A-Sync (overwritten case), before head policy
-  bool async_found = false;       // an A-Sync was found (overwritten case)
+  uint64_t head_bytes = 0;   // bytes before the first A-Sync (overwritten case), before head policy
+  bool async_found = false;  // an A-Sync was found (overwritten case)
   uint64_t padding_stripped = 0;  // 0x70 bytes removed by strip_padding
 };
 

@@ -50,10 +50,10 @@ namespace mabutrace::trbe {
 
 // A failed buffer write, as the translation regime reports it.
 struct Fault {
-  uint8_t ec = kEcStage1Abort;     // EC to record: 0x24, 0x25 or 0x1E
-  uint8_t fsc = kFscTranslationL3; // FSC to record in MSS[5:0]
-  bool external = false;           // an external abort (handled per TRBIDR_EL1.EA, sheet §1.11)
-  uint32_t mss2 = 0;               // MSS2 to record (stage 2: TopLevel/AssuredOnly...)
+  uint8_t ec = kEcStage1Abort;      // EC to record: 0x24, 0x25 or 0x1E
+  uint8_t fsc = kFscTranslationL3;  // FSC to record in MSS[5:0]
+  bool external = false;            // an external abort (handled per TRBIDR_EL1.EA, sheet §1.11)
+  uint32_t mss2 = 0;                // MSS2 to record (stage 2: TopLevel/AssuredOnly...)
 };
 
 // The memory the TRBU writes into. Implementations decide which addresses
@@ -120,21 +120,21 @@ enum class WriteResult {
 // byte being processed when it happened (the count of bytes taken so far for
 // register writes and external inputs).
 enum class EventKind {
-  kRegisterWrite,     // detail: register and value
-  kIgnoredWrite,      // a register write that had no effect
-  kEnabled,           // E went 0 -> 1
-  kDisabled,          // E went 1 -> 0
-  kWrap,              // PTR wrapped Limit -> Base (TRB_WRAP PMU event 0x400C)
-  kTriggerDetected,   // Detected Trigger (ETEEvent 0) while enabled
-  kTriggerEvent,      // Trigger Event (TRB_TRIG PMU event 0x400E)
-  kFlushStarted,      // trace-unit flush for Stop/IRQ on trigger
+  kRegisterWrite,    // detail: register and value
+  kIgnoredWrite,     // a register write that had no effect
+  kEnabled,          // E went 0 -> 1
+  kDisabled,         // E went 1 -> 0
+  kWrap,             // PTR wrapped Limit -> Base (TRB_WRAP PMU event 0x400C)
+  kTriggerDetected,  // Detected Trigger (ETEEvent 0) while enabled
+  kTriggerEvent,     // Trigger Event (TRB_TRIG PMU event 0x400E)
+  kFlushStarted,     // trace-unit flush for Stop/IRQ on trigger
   kFlushCompleted,
-  kManagementEvent,   // IRQ set; detail says why
-  kCollectionStopped, // S went 0 -> 1
-  kFault,             // a buffer write faulted
-  kSError,            // external abort signalled as SError (TRBIDR.EA=0b0010)
-  kIrqRaised,         // TRBIRQ line 0 -> 1
-  kIrqCleared,        // TRBIRQ line 1 -> 0
+  kManagementEvent,    // IRQ set; detail says why
+  kCollectionStopped,  // S went 0 -> 1
+  kFault,              // a buffer write faulted
+  kSError,             // external abort signalled as SError (TRBIDR.EA=0b0010)
+  kIrqRaised,          // TRBIRQ line 0 -> 1
+  kIrqCleared,         // TRBIRQ line 1 -> 0
 };
 std::string_view EventKindName(EventKind k);
 
@@ -199,7 +199,8 @@ class TraceBufferUnit {
   void OnWrap();
   void OnTriggerEvent();
   // A management event: IRQ=1; if S was 0 and `stop`, S=1 and the syndrome.
-  void ManagementEvent(bool stop, uint8_t ec, uint16_t mss, const std::string& why, uint32_t mss2 = 0);
+  void ManagementEvent(bool stop, uint8_t ec, uint16_t mss, const std::string& why,
+                       uint32_t mss2 = 0);
   void Log(EventKind kind, std::string detail = {});
   void SyncIrq();
   bool PointerInRange() const;

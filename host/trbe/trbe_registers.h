@@ -52,7 +52,7 @@ enum class TriggerMode : uint8_t {
   kReserved = 0b10,  // reserved
   kIgnore = 0b11,    // Ignore trigger: no TRBSR change
 };
-std::string_view FillModeName(FillMode m);     // "fill", "wrap", "circular", "reserved"
+std::string_view FillModeName(FillMode m);        // "fill", "wrap", "circular", "reserved"
 std::string_view TriggerModeName(TriggerMode m);  // "stop", "irq", "ignore", "reserved"
 // Accepts the names above (and "stop-on-trigger", "irq-on-trigger", "circular-buffer").
 std::optional<FillMode> ParseFillMode(std::string_view s);
@@ -60,12 +60,13 @@ std::optional<TriggerMode> ParseTriggerMode(std::string_view s);
 
 // TRBLIMITR_EL1 (sheet §1.2).
 struct Limitr {
-  uint64_t limit = 0;  // LIMIT, bits[63:12] as an address: the exclusive end of the buffer (bits[11:0] = 0)
-  bool xe = false;     // XE, bit 6 (FEAT_TRBE_EXT external-mode enable)
-  bool nvm = false;    // nVM, bit 5: 1 = pointers are physical (PA/IPA)
+  uint64_t limit =
+      0;  // LIMIT, bits[63:12] as an address: the exclusive end of the buffer (bits[11:0] = 0)
+  bool xe = false;                      // XE, bit 6 (FEAT_TRBE_EXT external-mode enable)
+  bool nvm = false;                     // nVM, bit 5: 1 = pointers are physical (PA/IPA)
   TriggerMode tm = TriggerMode::kStop;  // TM, bits[4:3]
   FillMode fm = FillMode::kFill;        // FM, bits[2:1]
-  bool e = false;      // E, bit 0: enable (self-hosted)
+  bool e = false;                       // E, bit 0: enable (self-hosted)
 
   static Limitr Decode(uint64_t v);
   uint64_t Encode() const;
@@ -91,11 +92,11 @@ struct Status {
 };
 
 // TRBSR_EL1.EC values (sheet §1.4).
-constexpr uint8_t kEcOther = 0x00;         // other buffer management event (MSS = BSC)
-constexpr uint8_t kEcGpcFault = 0x1E;      // GPC fault other than GPF (FEAT_RME)
-constexpr uint8_t kEcImpdef = 0x1F;        // IMPLEMENTATION DEFINED
-constexpr uint8_t kEcStage1Abort = 0x24;   // stage 1 Data Abort on buffer write (MSS = FSC)
-constexpr uint8_t kEcStage2Abort = 0x25;   // stage 2 Data Abort on buffer write (MSS = FSC)
+constexpr uint8_t kEcOther = 0x00;        // other buffer management event (MSS = BSC)
+constexpr uint8_t kEcGpcFault = 0x1E;     // GPC fault other than GPF (FEAT_RME)
+constexpr uint8_t kEcImpdef = 0x1F;       // IMPLEMENTATION DEFINED
+constexpr uint8_t kEcStage1Abort = 0x24;  // stage 1 Data Abort on buffer write (MSS = FSC)
+constexpr uint8_t kEcStage2Abort = 0x25;  // stage 2 Data Abort on buffer write (MSS = FSC)
 // BSC values (EC=0).
 constexpr uint8_t kBscNotStopped = 0b000000;
 constexpr uint8_t kBscFilled = 0b000001;

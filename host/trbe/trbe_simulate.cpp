@@ -1,6 +1,6 @@
 // trbe_simulate.cpp: drive the TRBU model like a driver (sheet §1.12).
-#include "json_text.h"
 #include "trbe_simulate.h"
+#include "json_text.h"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -20,7 +20,8 @@ bool Reported(EventKind k) {
 
 }  // namespace
 
-bool Simulate(std::span<const uint8_t> trace, const SimulationConfig& c, SimulationResult* out, std::string* error) {
+bool Simulate(std::span<const uint8_t> trace, const SimulationConfig& c, SimulationResult* out,
+              std::string* error) {
   *out = {};
   if (c.base & 0xFFF) {
     *error = "base " + Hex(c.base) + " is not 4 KB aligned";
@@ -83,37 +84,44 @@ bool Simulate(std::span<const uint8_t> trace, const SimulationConfig& c, Simulat
   out->trb_trig = tbu.trb_trig_events();
   out->memory = mem.bytes();
   if (out->irq)
-    out->linux_class = std::string(LinuxIrqClassName(ClassifyLikeLinux(tbu.status(), tbu.ptr(), tbu.base())));
+    out->linux_class =
+        std::string(LinuxIrqClassName(ClassifyLikeLinux(tbu.status(), tbu.ptr(), tbu.base())));
   return true;
 }
 
 std::string SimulationToText(const SimulationConfig& c, const SimulationResult& r) {
   std::string s;
   char line[256];
-  std::snprintf(line, sizeof line, "buffer [%s, %s) %llu bytes, fill mode %s, trigger mode %s, TRBTRG %u\n",
-                Hex(c.base).c_str(), Hex(c.base + c.size).c_str(), static_cast<unsigned long long>(c.size),
-                std::string(FillModeName(c.fill_mode)).c_str(), std::string(TriggerModeName(c.trigger_mode)).c_str(),
-                c.trigger_count);
+  std::snprintf(
+      line, sizeof line, "buffer [%s, %s) %llu bytes, fill mode %s, trigger mode %s, TRBTRG %u\n",
+      Hex(c.base).c_str(), Hex(c.base + c.size).c_str(), static_cast<unsigned long long>(c.size),
+      std::string(FillModeName(c.fill_mode)).c_str(),
+      std::string(TriggerModeName(c.trigger_mode)).c_str(), c.trigger_count);
   s += line;
   s += "  byte  event               TRBPTR_EL1          TRBSR_EL1   detail\n";
   for (const auto& e : r.events) {
     if (!Reported(e.kind)) continue;
-    std::snprintf(line, sizeof line, "%6llu  %-18s  %-18s  %-10s  ", static_cast<unsigned long long>(e.byte_index),
-                  std::string(EventKindName(e.kind)).c_str(), Hex(e.ptr).c_str(), Hex(e.trbsr).c_str());
+    std::snprintf(line, sizeof line, "%6llu  %-18s  %-18s  %-10s  ",
+                  static_cast<unsigned long long>(e.byte_index),
+                  std::string(EventKindName(e.kind)).c_str(), Hex(e.ptr).c_str(),
+                  Hex(e.trbsr).c_str());
     std::string row = line + e.detail;
     while (!row.empty() && row.back() == ' ') row.pop_back();
     s += row + "\n";
   }
-  std::snprintf(line, sizeof line,
-                "bytes in %llu, written %llu, discarded %llu; TRB_WRAP %llu, TRB_TRIG %llu; IRQ %s\n",
-                static_cast<unsigned long long>(r.bytes_in), static_cast<unsigned long long>(r.bytes_written),
-                static_cast<unsigned long long>(r.bytes_discarded), static_cast<unsigned long long>(r.trb_wrap),
-                static_cast<unsigned long long>(r.trb_trig), r.irq ? "asserted" : "not asserted");
+  std::snprintf(
+      line, sizeof line,
+      "bytes in %llu, written %llu, discarded %llu; TRB_WRAP %llu, TRB_TRIG %llu; IRQ %s\n",
+      static_cast<unsigned long long>(r.bytes_in), static_cast<unsigned long long>(r.bytes_written),
+      static_cast<unsigned long long>(r.bytes_discarded),
+      static_cast<unsigned long long>(r.trb_wrap), static_cast<unsigned long long>(r.trb_trig),
+      r.irq ? "asserted" : "not asserted");
   s += line;
   s += "TRBPTR_EL1 = " + Hex(r.trbptr) + " (offset " + std::to_string(r.trbptr - c.base) + ")\n";
   s += "TRBTRG_EL1 = " + std::to_string(r.trbtrg) + "\n";
   s += ExplanationToText(Explain(Reg::kTrbsrEl1, r.trbsr));
-  if (!r.linux_class.empty()) s += "Linux TRBE driver would classify this IRQ as: " + r.linux_class + "\n";
+  if (!r.linux_class.empty())
+    s += "Linux TRBE driver would classify this IRQ as: " + r.linux_class + "\n";
   return s;
 }
 
@@ -140,11 +148,17 @@ std::string SimulationToJson(const SimulationConfig& c, const SimulationResult& 
   nlohmann::ordered_json st;
   for (const auto& f : ex.fields) st[f.name] = f.value;
   st["summary"] = ex.summary;
-  j["final"] = {{"TRBPTR_EL1", Hex(r.trbptr)}, {"TRBSR_EL1", Hex(r.trbsr)}, {"TRBTRG_EL1", r.trbtrg},
-                {"IRQ", r.irq ? 1 : 0},        {"status", st}};
+  j["final"] = {{"TRBPTR_EL1", Hex(r.trbptr)},
+                {"TRBSR_EL1", Hex(r.trbsr)},
+                {"TRBTRG_EL1", r.trbtrg},
+                {"IRQ", r.irq ? 1 : 0},
+                {"status", st}};
   if (!r.linux_class.empty()) j["final"]["linux_irq_class"] = r.linux_class;
-  j["counters"] = {{"bytes_in", r.bytes_in},   {"bytes_written", r.bytes_written},
-                   {"bytes_discarded", r.bytes_discarded}, {"TRB_WRAP", r.trb_wrap}, {"TRB_TRIG", r.trb_trig}};
+  j["counters"] = {{"bytes_in", r.bytes_in},
+                   {"bytes_written", r.bytes_written},
+                   {"bytes_discarded", r.bytes_discarded},
+                   {"TRB_WRAP", r.trb_wrap},
+                   {"TRB_TRIG", r.trb_trig}};
   return exporter::JsonText(j);
 }
 

@@ -25,26 +25,27 @@ namespace mabutrace::trbe {
 struct SimulationConfig {
   FillMode fill_mode = FillMode::kCircular;
   TriggerMode trigger_mode = TriggerMode::kIgnore;
-  uint64_t base = 0x80000000;   // 4 KB aligned
-  uint64_t size = 4096;         // bytes, multiple of 4096
-  uint64_t start_offset = 0;    // TRBPTR_EL1 = base + start_offset
+  uint64_t base = 0x80000000;          // 4 KB aligned
+  uint64_t size = 4096;                // bytes, multiple of 4096
+  uint64_t start_offset = 0;           // TRBPTR_EL1 = base + start_offset
   std::optional<uint64_t> trigger_at;  // trace byte index of the Detected Trigger
-  uint32_t trigger_count = 0;   // TRBTRG_EL1
-  uint64_t flush_latency = 0;   // ModelOptions::flush_latency_bytes
-  uint64_t trbidr = 0x20;       // TRBIDR_EL1
-  std::optional<uint64_t> fault_offset;  // buffer offset from which writes fault (translation fault, stage 1)
-  uint8_t fill_byte = 0;        // initial memory contents
-  bool nvm = false;             // TRBLIMITR_EL1.nVM
+  uint32_t trigger_count = 0;          // TRBTRG_EL1
+  uint64_t flush_latency = 0;          // ModelOptions::flush_latency_bytes
+  uint64_t trbidr = 0x20;              // TRBIDR_EL1
+  std::optional<uint64_t>
+      fault_offset;       // buffer offset from which writes fault (translation fault, stage 1)
+  uint8_t fill_byte = 0;  // initial memory contents
+  bool nvm = false;       // TRBLIMITR_EL1.nVM
 };
 
 struct SimulationResult {
-  std::vector<ModelEvent> events;   // everything the model did, in order
+  std::vector<ModelEvent> events;  // everything the model did, in order
   uint64_t trbptr = 0, trbsr = 0, trblimitr = 0, trbbaser = 0, trbtrg = 0;
   bool irq = false;
   uint64_t bytes_in = 0, bytes_written = 0, bytes_discarded = 0;
   uint64_t trb_wrap = 0, trb_trig = 0;
-  std::vector<uint8_t> memory;      // [base, base+size) after the run
-  std::string linux_class;          // ClassifyLikeLinux of the final TRBSR when IRQ is set, else ""
+  std::vector<uint8_t> memory;  // [base, base+size) after the run
+  std::string linux_class;      // ClassifyLikeLinux of the final TRBSR when IRQ is set, else ""
 };
 
 // Returns false and sets *error for an invalid config (base/size alignment,
@@ -56,8 +57,10 @@ bool Simulate(std::span<const uint8_t> trace, const SimulationConfig& config, Si
 // (wrap, trigger, flush, management event, stop, fault, IRQ), then the final
 // registers explained.
 std::string SimulationToText(const SimulationConfig& config, const SimulationResult& r);
-// JSON: {"config":{...}, "events":[{"byte":N,"event":"wrap","TRBPTR_EL1":"0x..","TRBSR_EL1":"0x..","detail":".."}],
-//        "final":{"TRBPTR_EL1":..., "TRBSR_EL1":..., "IRQ":0|1, "status": {fields}}, "counters":{...}}
+// JSON: {"config":{...},
+// "events":[{"byte":N,"event":"wrap","TRBPTR_EL1":"0x..","TRBSR_EL1":"0x..","detail":".."}],
+//        "final":{"TRBPTR_EL1":..., "TRBSR_EL1":..., "IRQ":0|1, "status": {fields}},
+//        "counters":{...}}
 std::string SimulationToJson(const SimulationConfig& config, const SimulationResult& r);
 
 }  // namespace mabutrace::trbe

@@ -60,14 +60,14 @@
 /* ---- Status codes (every API function returns one, 0 = success) ------- */
 typedef enum mabutrace_status {
   MABUTRACE_OK = 0,
-  MABUTRACE_ERR_NOT_INITIALIZED = -1,  /* called before init / after deinit */
+  MABUTRACE_ERR_NOT_INITIALIZED = -1, /* called before init / after deinit */
   MABUTRACE_ERR_ALREADY_INITIALIZED = -2,
-  MABUTRACE_ERR_INVALID_ARG = -3,      /* NULL pointer, size out of range */
-  MABUTRACE_ERR_NO_MEMORY = -4,        /* init could not get its memory */
-  MABUTRACE_ERR_IO = -5,               /* the export sink refused data */
-  MABUTRACE_ERR_SERVER = -6,           /* port in use, cannot bind */
-  MABUTRACE_ERR_ALREADY_RUNNING = -7,  /* server started twice */
-  MABUTRACE_ERR_UNSUPPORTED = -8       /* not available on this port */
+  MABUTRACE_ERR_INVALID_ARG = -3,     /* NULL pointer, size out of range */
+  MABUTRACE_ERR_NO_MEMORY = -4,       /* init could not get its memory */
+  MABUTRACE_ERR_IO = -5,              /* the export sink refused data */
+  MABUTRACE_ERR_SERVER = -6,          /* port in use, cannot bind */
+  MABUTRACE_ERR_ALREADY_RUNNING = -7, /* server started twice */
+  MABUTRACE_ERR_UNSUPPORTED = -8      /* not available on this port */
 } mabutrace_status_t;
 
 #ifdef __cplusplus
@@ -214,7 +214,7 @@ typedef struct mabutrace_scope {
 } mabutrace_scope_t;
 
 #define MABUTRACE_COLOR_SET 0x1000000u /* flag: a color was given */
-#define MABUTRACE_COLOR(c) ((uint32_t)(((uint32_t)(c) & 0xFFFFFFu) | MABUTRACE_COLOR_SET))
+#define MABUTRACE_COLOR(c) ((uint32_t)(((uint32_t)(c)&0xFFFFFFu) | MABUTRACE_COLOR_SET))
 
 mabutrace_scope_t mabutrace_scope_begin(const char* name, uint32_t color);
 void mabutrace_scope_end(mabutrace_scope_t* scope);
@@ -283,9 +283,9 @@ class Scope {
 static inline void mabutrace_scope_cleanup_(mabutrace_scope_t* scope) {
   mabutrace_scope_end(scope);
 }
-#define MABUTRACE_SCOPE_(name, color)                                       \
-  __attribute__((cleanup(mabutrace_scope_cleanup_), unused)) mabutrace_scope_t \
-  MABUTRACE_CAT(mabutrace_scope_, __COUNTER__) = mabutrace_scope_begin((name), (color))
+#define MABUTRACE_SCOPE_(name, color)                                                         \
+  __attribute__((cleanup(mabutrace_scope_cleanup_), unused)) mabutrace_scope_t MABUTRACE_CAT( \
+      mabutrace_scope_, __COUNTER__) = mabutrace_scope_begin((name), (color))
 #define MABUTRACE_SCOPE1_(name) MABUTRACE_SCOPE_(name, 0)
 #define MABUTRACE_SCOPE2_(name, rgb) MABUTRACE_SCOPE_(name, MABUTRACE_COLOR(rgb))
 #define TRACE_SCOPE(...) \
@@ -310,17 +310,18 @@ static inline void mabutrace_scope_cleanup_(mabutrace_scope_t* scope) {
 #define MABUTRACE_FLOW_OUT2_(link, name) mabutrace_flow_out((link), (name), 0)
 #define MABUTRACE_FLOW_OUT3_(link, name, rgb) \
   mabutrace_flow_out((link), (name), MABUTRACE_COLOR(rgb))
-#define TRACE_FLOW_OUT(...)                                                            \
-  MABUTRACE_PICK3(__VA_ARGS__, MABUTRACE_FLOW_OUT3_, MABUTRACE_FLOW_OUT2_, \
-                  MABUTRACE_FLOW_OUT1_, _)(__VA_ARGS__)
+#define TRACE_FLOW_OUT(...)                                                                      \
+  MABUTRACE_PICK3(__VA_ARGS__, MABUTRACE_FLOW_OUT3_, MABUTRACE_FLOW_OUT2_, MABUTRACE_FLOW_OUT1_, \
+                  _)                                                                             \
+  (__VA_ARGS__)
 
 #define MABUTRACE_FLOW_IN1_(link) mabutrace_flow_in((uint16_t)(link), 0, 0)
 #define MABUTRACE_FLOW_IN2_(link, name) mabutrace_flow_in((uint16_t)(link), (name), 0)
 #define MABUTRACE_FLOW_IN3_(link, name, rgb) \
   mabutrace_flow_in((uint16_t)(link), (name), MABUTRACE_COLOR(rgb))
-#define TRACE_FLOW_IN(...)                                                          \
-  MABUTRACE_PICK3(__VA_ARGS__, MABUTRACE_FLOW_IN3_, MABUTRACE_FLOW_IN2_, \
-                  MABUTRACE_FLOW_IN1_, _)(__VA_ARGS__)
+#define TRACE_FLOW_IN(...)                                                                       \
+  MABUTRACE_PICK3(__VA_ARGS__, MABUTRACE_FLOW_IN3_, MABUTRACE_FLOW_IN2_, MABUTRACE_FLOW_IN1_, _) \
+  (__VA_ARGS__)
 #endif
 
 #endif /* MABUTRACE_MABUTRACE_H */

@@ -198,7 +198,8 @@ void ChromeJsonWriter::OnMetadata(std::string_view key, std::string_view value) 
 
 bool ChromeJsonWriter::Finish() {
   if (finished_) return !out_.failed();
-  if (events_after_metadata_) OnMetadata(stat::kEventsAfterMetadata, int64_t(events_after_metadata_));
+  if (events_after_metadata_)
+    OnMetadata(stat::kEventsAfterMetadata, int64_t(events_after_metadata_));
   OpenMetadata();
   finished_ = true;
   out_.Raw("}}\n");

@@ -48,7 +48,8 @@ class ChromeJsonWriter : public EventSink {
   void OnThread(Track t, std::string_view name) override;
   void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) override;
-  void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
+  void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
+                 uint32_t color) override;
   void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) override;
   void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
                    uint32_t cpu, uint32_t color, bool enclosed) override;
@@ -68,8 +69,8 @@ class ChromeJsonWriter : public EventSink {
   void MetadataKey(std::string_view key);
 
   JsonOut& out_;
-  bool started_ = false;   // "{"traceEvents":[" written
-  bool first_ = true;      // no event written yet
+  bool started_ = false;  // "{"traceEvents":[" written
+  bool first_ = true;     // no event written yet
   bool in_metadata_ = false;
   bool finished_ = false;
   uint64_t events_after_metadata_ = 0;

@@ -48,23 +48,23 @@ struct DumpDescriptor {
   uint64_t clock_hz;           // ticks per second
   uint64_t origin;             // ticks at init: time 0 of the trace
   uint32_t pid;
-  uint32_t session;            // init number: tells two dumps' inits apart
+  uint32_t session;  // init number: tells two dumps' inits apart
   // Geometry.
-  uint64_t chunks_offset;      // Chunk[num_chunks]
-  uint64_t threads_offset;     // ThreadSlot[max_threads]
-  uint64_t data_offset;        // uint64_t[num_chunks * chunk_words]
+  uint64_t chunks_offset;   // Chunk[num_chunks]
+  uint64_t threads_offset;  // ThreadSlot[max_threads]
+  uint64_t data_offset;     // uint64_t[num_chunks * chunk_words]
   uint32_t num_chunks;
   uint32_t chunk_words;
   uint32_t max_threads;
-  uint32_t chunk_stride;       // sizeof(Chunk)
-  uint32_t thread_stride;      // sizeof(ThreadSlot)
+  uint32_t chunk_stride;   // sizeof(Chunk)
+  uint32_t thread_stride;  // sizeof(ThreadSlot)
   // Field offsets and widths (bytes) inside Chunk.
   uint16_t chunk_gen, chunk_seq, chunk_base, chunk_commit, chunk_thread, chunk_tid;
   uint8_t chunk_seq_bytes, chunk_base_bytes, chunk_commit_bytes, reserved1;
   // Field offsets inside ThreadSlot (state, gen, tid: 32-bit; name: chars).
   uint16_t slot_state, slot_gen, slot_tid, slot_name, slot_name_bytes;
   uint16_t reserved2;
-  char process_name[64];       // NUL-terminated
+  char process_name[64];  // NUL-terminated
 };
 
 // Where a host finds each field (docs/raw-dump.md lists the same table).

@@ -17,9 +17,9 @@ constexpr uint32_t kSentIids = 32;
 // A thread track and its packet sequence. Zero-initialised by the tables;
 // the writer fills it when it first describes the track.
 struct PerfettoSequence {
-  uint64_t uuid;              // 0: not described yet
-  uint64_t last_ns;           // the sequence's incremental clock
-  uint64_t sent_colors;       // bit i: color string iid i + 1 interned on it
+  uint64_t uuid;         // 0: not described yet
+  uint64_t last_ns;      // the sequence's incremental clock
+  uint64_t sent_colors;  // bit i: color string iid i + 1 interned on it
   uint32_t sequence_id;
   uint16_t sent_iids[kSentIids];
 };

@@ -18,8 +18,8 @@ constexpr uint32_t kGlobalSequence = 1;
 // Debug annotation names, interned in each thread sequence's clearing
 // packet; iid = index.
 enum AnnotationIid : uint32_t { kAnnCpu = 1, kAnnColor, kAnnFirstFlag };
-const char* const kAnnotationNames[] = {nullptr, "cpu", "color", flag::kOpenAtEnd,
-                                        flag::kTruncated, flag::kThreadExited};
+const char* const kAnnotationNames[] = {
+    nullptr, "cpu", "color", flag::kOpenAtEnd, flag::kTruncated, flag::kThreadExited};
 constexpr uint32_t kAnnotationCount = sizeof kAnnotationNames / sizeof *kAnnotationNames;
 
 // The interned iid of a flag name, 0 when it has none (written inline).
@@ -451,7 +451,8 @@ void PerfettoWriter::OnMetadata(std::string_view key, std::string_view value) {
 
 bool PerfettoWriter::Finish() {
   if (finished_) return !out_.failed();
-  if (events_after_metadata_) OnMetadata(stat::kEventsAfterMetadata, int64_t(events_after_metadata_));
+  if (events_after_metadata_)
+    OnMetadata(stat::kEventsAfterMetadata, int64_t(events_after_metadata_));
   // Last, so that it counts every packet before it (this one cannot overflow:
   // MetadataAnnotation made room).
   OnMetadata(stat::kPacketsDropped, int64_t(packets_dropped_));

@@ -82,7 +82,8 @@ class PerfettoWriter : public EventSink {
   void OnThread(Track t, std::string_view name) override;
   void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) override;
-  void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
+  void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
+                 uint32_t color) override;
   void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) override;
   void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
                    uint32_t cpu, uint32_t color, bool enclosed) override;
@@ -125,7 +126,7 @@ class PerfettoWriter : public EventSink {
   uint64_t next_uuid_ = 1;
   uint32_t next_sequence_ = 2;  // 1 is the global sequence
   uint64_t first_process_ = 0;
-  Track last_track_;                   // the track Thread() returned last
+  Track last_track_;  // the track Thread() returned last
   PerfettoSequence* last_seq_ = nullptr;
   uint64_t max_ns_ = 0;
   bool global_cleared_ = false;

@@ -24,19 +24,19 @@ constexpr uint8_t kBigEndian = 2;
 constexpr uint8_t kWordBytes = 8;  // bytes per ring-buffer word (record_format.h)
 
 // Offsets in the header.
-constexpr uint32_t kHdrMagic = 0;          // u8[8]
-constexpr uint32_t kHdrVersion = 8;        // u16
-constexpr uint32_t kHdrLength = 10;        // u16: bytes of the whole header
-constexpr uint32_t kHdrPointerSize = 12;   // u8: sizeof(void*) on the device
-constexpr uint32_t kHdrEndianness = 13;    // u8: kLittleEndian / kBigEndian
-constexpr uint32_t kHdrWordSize = 14;      // u8: kWordBytes
-constexpr uint32_t kHdrReserved = 15;      // u8: 0
-constexpr uint32_t kHdrClockHz = 16;       // u64: ticks per second
-constexpr uint32_t kHdrOrigin = 24;        // u64: ticks at init (time 0)
-constexpr uint32_t kHdrPid = 32;           // u32
-constexpr uint32_t kHdrNameLength = 36;    // u16: bytes of the process name
-constexpr uint32_t kHdrName = 38;          // u8[name length], no NUL
-constexpr uint32_t kHdrFixedBytes = 38;    // header bytes before the name
+constexpr uint32_t kHdrMagic = 0;         // u8[8]
+constexpr uint32_t kHdrVersion = 8;       // u16
+constexpr uint32_t kHdrLength = 10;       // u16: bytes of the whole header
+constexpr uint32_t kHdrPointerSize = 12;  // u8: sizeof(void*) on the device
+constexpr uint32_t kHdrEndianness = 13;   // u8: kLittleEndian / kBigEndian
+constexpr uint32_t kHdrWordSize = 14;     // u8: kWordBytes
+constexpr uint32_t kHdrReserved = 15;     // u8: 0
+constexpr uint32_t kHdrClockHz = 16;      // u64: ticks per second
+constexpr uint32_t kHdrOrigin = 24;       // u64: ticks at init (time 0)
+constexpr uint32_t kHdrPid = 32;          // u32
+constexpr uint32_t kHdrNameLength = 36;   // u16: bytes of the process name
+constexpr uint32_t kHdrName = 38;         // u8[name length], no NUL
+constexpr uint32_t kHdrFixedBytes = 38;   // header bytes before the name
 
 // ---- records (after the header, back to back) ------------------------------
 // Every record: kind (u8), payload length (u32), payload. A decoder skips

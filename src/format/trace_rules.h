@@ -29,7 +29,9 @@
 namespace mabutrace::format {
 
 // When an end at `ns` of a slice begun at `begin_ns` lands (rule 1).
-inline uint64_t EndTime(uint64_t begin_ns, uint64_t ns) { return ns > begin_ns ? ns : begin_ns + 1; }
+inline uint64_t EndTime(uint64_t begin_ns, uint64_t ns) {
+  return ns > begin_ns ? ns : begin_ns + 1;
+}
 
 // Writes a flow point as recorded (TRACE_FLOW_OUT / TRACE_FLOW_IN) to
 // `out` (EventSink::OnFlowPoint; rule 4): `enclosed` says a slice is open

@@ -15,8 +15,8 @@ namespace mabutrace::format {
 // EventSink::OnEnd's flag: why a producer closed a slice itself. Written
 // as an args/debug-annotation key with the value true.
 namespace flag {
-constexpr char kOpenAtEnd[] = "open_at_end";      // still open when the trace ended
-constexpr char kTruncated[] = "truncated";        // the thread's records have a gap here
+constexpr char kOpenAtEnd[] = "open_at_end";       // still open when the trace ended
+constexpr char kTruncated[] = "truncated";         // the thread's records have a gap here
 constexpr char kThreadExited[] = "thread_exited";  // its thread's slot went to another thread
 }  // namespace flag
 
@@ -35,8 +35,9 @@ constexpr char kChunkSize[] = "chunk_size";
 constexpr char kThreads[] = "threads";
 // Repairs made by whoever enforced trace_rules.h (the device's walker or
 // the host's Normalizer): the same input gives the same counts on both.
-constexpr char kOrphanScopeEnds[] = "orphan_scope_ends";     // ends whose begin was gone
-constexpr char kOpenScopesClosed[] = "open_scopes_closed";   // closed at the end (flag kOpenAtEnd, ...)
+constexpr char kOrphanScopeEnds[] = "orphan_scope_ends";  // ends whose begin was gone
+constexpr char kOpenScopesClosed[] =
+    "open_scopes_closed";  // closed at the end (flag kOpenAtEnd, ...)
 constexpr char kFlowEndsWithoutStart[] = "flow_ends_without_start";  // drawn as a point, no arrow
 // The device export's reader of the ring buffer (src/runtime/trace_walker.h).
 constexpr char kExportedRecords[] = "exported_records";
@@ -51,23 +52,24 @@ constexpr char kStreamEvents[] = "stream_events";
 constexpr char kLostRecords[] = "lost_records";        // overwritten before they were sent
 constexpr char kDroppedRecords[] = "dropped_records";  // never recorded: buffer full
 constexpr char kDamagedRecords[] = "damaged_records";
-constexpr char kStreamError[] = "stream_error";        // string
+constexpr char kStreamError[] = "stream_error";  // string
 // The writers: what they had to leave out.
-constexpr char kPacketsDropped[] = "packets_dropped";            // larger than a packet
+constexpr char kPacketsDropped[] = "packets_dropped";             // larger than a packet
 constexpr char kEventsAfterMetadata[] = "events_after_metadata";  // broke the sink's order
 }  // namespace stat
 
 // Fixed names in the files.
 constexpr char kProducer[] = "mabutrace";
-constexpr int kFormatVersion = 1;               // of the metadata object / annotations
-constexpr char kCategory[] = "mabutrace";       // Chrome JSON "cat" of every slice and instant
-constexpr char kFlowName[] = "flow";            // Chrome JSON: the name of an arrow's s/f events
+constexpr int kFormatVersion = 1;          // of the metadata object / annotations
+constexpr char kCategory[] = "mabutrace";  // Chrome JSON "cat" of every slice and instant
+constexpr char kFlowName[] = "flow";       // Chrome JSON: the name of an arrow's s/f events
 constexpr char kFlowCategory[] = "mabutrace.flow";
-constexpr char kFlowOutName[] = "flow_out";     // an unnamed flow point (its carrier slice
-constexpr char kFlowInName[] = "flow_in";       // in JSON, its instant in Perfetto)
-constexpr char kMetadataEvent[] = "mabutrace metadata";  // Perfetto: the instant holding the metadata
-constexpr char kThreadNamePrefix[] = "thread ";          // + tid, for a thread without a name
-constexpr char kNullName[] = "(null)";                   // a NULL name pointer
+constexpr char kFlowOutName[] = "flow_out";  // an unnamed flow point (its carrier slice
+constexpr char kFlowInName[] = "flow_in";    // in JSON, its instant in Perfetto)
+constexpr char kMetadataEvent[] =
+    "mabutrace metadata";                        // Perfetto: the instant holding the metadata
+constexpr char kThreadNamePrefix[] = "thread ";  // + tid, for a thread without a name
+constexpr char kNullName[] = "(null)";           // a NULL name pointer
 
 // Bytes of a name kept in any format (cut at a character: utf8.h
 // Utf8Prefix), so that names read the same in every file and a device's

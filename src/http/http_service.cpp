@@ -55,14 +55,30 @@ struct Route {
 };
 
 const Route kRoutes[] = {
-    {"/", "text/html; charset=utf-8", kPageHeaders, CountOf(kPageHeaders),
-     {kCapturePage, sizeof kCapturePage - 1}, nullptr},
-    {"/trace", "application/json", kJsonHeaders, CountOf(kJsonHeaders), {nullptr, 0},
+    {"/",
+     "text/html; charset=utf-8",
+     kPageHeaders,
+     CountOf(kPageHeaders),
+     {kCapturePage, sizeof kCapturePage - 1},
+     nullptr},
+    {"/trace",
+     "application/json",
+     kJsonHeaders,
+     CountOf(kJsonHeaders),
+     {nullptr, 0},
      mabutrace_export_json},
-    {"/trace.json", "application/json", kJsonHeaders, CountOf(kJsonHeaders), {nullptr, 0},
+    {"/trace.json",
+     "application/json",
+     kJsonHeaders,
+     CountOf(kJsonHeaders),
+     {nullptr, 0},
      mabutrace_export_json},
-    {"/trace.pftrace", "application/octet-stream", kPftraceHeaders, CountOf(kPftraceHeaders),
-     {nullptr, 0}, mabutrace_export_perfetto},
+    {"/trace.pftrace",
+     "application/octet-stream",
+     kPftraceHeaders,
+     CountOf(kPftraceHeaders),
+     {nullptr, 0},
+     mabutrace_export_perfetto},
 };
 
 // ---- Statuses -------------------------------------------------------------------
@@ -74,7 +90,8 @@ struct Status {
   const char* text;  // "404 Not Found"
   const char* body;  // "404 Not Found\n"
 };
-#define MABUTRACE_HTTP_STATUS(code, reason) {code, #code " " reason, #code " " reason "\n"}
+#define MABUTRACE_HTTP_STATUS(code, reason) \
+  { code, #code " " reason, #code " " reason "\n" }
 const Status kStatuses[] = {
     MABUTRACE_HTTP_STATUS(200, "OK"),
     MABUTRACE_HTTP_STATUS(400, "Bad Request"),

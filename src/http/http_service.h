@@ -91,10 +91,10 @@ struct Response {
   const Header* headers;  // every field besides Content-Type and framing
   size_t header_count;
   Framing framing;
-  Text body;           // kLength
-  Exporter exporter;   // kChunked
-  bool send_body;      // false in the answer to HEAD (RFC 9110 §9.3.2): the
-                       // same head as for GET, no body
+  Text body;          // kLength
+  Exporter exporter;  // kChunked
+  bool send_body;     // false in the answer to HEAD (RFC 9110 §9.3.2): the
+                      // same head as for GET, no body
 };
 
 // What to answer `request`, decided in this order:

@@ -22,11 +22,11 @@ struct Record {
   uint32_t cpu;
   bool in_isr;
   uint64_t ticks;
-  const char* name;   // kScopeBegin, kInstant, kCounter, kFlowOut, kFlowIn
-  int64_t value;      // kCounter
-  uint16_t link;      // kFlowOut, kFlowIn
-  uint32_t flow;      // kFlowOut: its number; kFlowIn: the newest at the time
-  uint32_t color;     // MABUTRACE_COLOR_SET | rgb, or 0
+  const char* name;  // kScopeBegin, kInstant, kCounter, kFlowOut, kFlowIn
+  int64_t value;     // kCounter
+  uint16_t link;     // kFlowOut, kFlowIn
+  uint32_t flow;     // kFlowOut: its number; kFlowIn: the newest at the time
+  uint32_t color;    // MABUTRACE_COLOR_SET | rgb, or 0
 };
 
 class ChunkReader {
@@ -67,7 +67,8 @@ bool ChunkReader::ForEach(const ChunkCopy& info, Fn&& fn) const {
     r.cpu = HeaderCpu(h);
     r.in_isr = (h & kInIsr) != 0;
     r.ticks = base + HeaderDelta(h);
-    if (r.type != RecordType::kScopeEnd) r.name = reinterpret_cast<const char*>(uintptr_t(w[i + 1]));
+    if (r.type != RecordType::kScopeEnd)
+      r.name = reinterpret_cast<const char*>(uintptr_t(w[i + 1]));
     if (r.type == RecordType::kCounter) r.value = int64_t(w[i + 2]);
     if (r.type == RecordType::kFlowOut || r.type == RecordType::kFlowIn) {
       r.link = uint16_t(w[i + 2]);

@@ -42,7 +42,7 @@ namespace mabutrace {
 // A writer's chunk and cursor. Trivially constructible: all zero means "no
 // session, no chunk", which is what thread-local storage starts with.
 struct ChunkWriter {
-  uint64_t* cur;     // where the next record goes
+  uint64_t* cur;  // where the next record goes
   // The hot path records below it: the chunk's end, or earlier when the
   // strategy wants the next record on the slow path (single core: a time
   // base grown stale). nullptr with no chunk.

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "../format/dump_format.h"
-#include "mabutrace/mabutrace.h"
-#include "layout.h"
-#include "ring_buffer.h"
 #include "../format/stream_format.h"
+#include "layout.h"
+#include "mabutrace/mabutrace.h"
+#include "ring_buffer.h"
 
 extern "C" {
 volatile mabutrace_dump_region_t mabutrace_dump_region = {nullptr, 0};

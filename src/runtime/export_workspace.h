@@ -21,16 +21,16 @@ struct ChunkRef {
 // Per-thread state of an exporter (json_exporter, tests).
 struct OpenScope {
   const char* name;
-  uint64_t ns;      // begin time, ns since the trace origin
+  uint64_t ns;  // begin time, ns since the trace origin
 };
 
 struct ThreadState {
-  uint32_t key = 0;          // slot | gen << 16 of the thread it tracks
+  uint32_t key = 0;  // slot | gen << 16 of the thread it tracks
   uint32_t tid = 0;
   bool seen = false;
-  uint32_t depth = 0;        // open scopes on `stack`
-  uint32_t too_deep = 0;     // open scopes past max_depth (not drawn)
-  uint64_t last_ns = 0;      // last time written on this thread
+  uint32_t depth = 0;     // open scopes on `stack`
+  uint32_t too_deep = 0;  // open scopes past max_depth (not drawn)
+  uint64_t last_ns = 0;   // last time written on this thread
   OpenScope* stack = nullptr;
   // The Perfetto export's track and packet sequence of this thread
   // (format/perfetto_writer.h), kept by its tables (perfetto_exporter.cpp).
@@ -48,7 +48,7 @@ struct InternEntry {
 // A flow end met before its start was written (trace_walker.h).
 struct FlowEnd {
   uint32_t tid;
-  uint32_t key;   // the thread's slot | gen << 16
+  uint32_t key;  // the thread's slot | gen << 16
   uint32_t flow;
   uint64_t ns;
 };
@@ -57,22 +57,22 @@ struct StreamState;  // stream_writer.h
 
 // Memory for readers, reserved at init (sizes in docs/runtime.md).
 struct ExportWorkspace {
-  ChunkRef* order;           // num_chunks entries
-  uint64_t* copy;            // chunk_words words
-  ThreadState* threads;      // max_threads entries
-  OpenScope* stacks;         // max_threads * max_depth entries
-  uint64_t* flow_present;    // flow starts in the buffer (trace_walker.h)
-  uint64_t* flow_written;    // flow starts written by this export
-  uint32_t flow_window;      // bits of each bitmap: the newest flows checked
-  FlowEnd* deferred;         // flow ends waiting for their start
+  ChunkRef* order;         // num_chunks entries
+  uint64_t* copy;          // chunk_words words
+  ThreadState* threads;    // max_threads entries
+  OpenScope* stacks;       // max_threads * max_depth entries
+  uint64_t* flow_present;  // flow starts in the buffer (trace_walker.h)
+  uint64_t* flow_written;  // flow starts written by this export
+  uint32_t flow_window;    // bits of each bitmap: the newest flows checked
+  FlowEnd* deferred;       // flow ends waiting for their start
   uint32_t deferred_cap;
-  char* out;                 // output staging buffer
+  char* out;  // output staging buffer
   uint32_t out_cap;
-  uint8_t* packet;           // one protobuf packet being encoded
+  uint8_t* packet;  // one protobuf packet being encoded
   uint32_t packet_cap;
-  InternEntry* interned;     // open-addressing table, power-of-two size
+  InternEntry* interned;  // open-addressing table, power-of-two size
   uint32_t intern_cap;
-  StreamState* stream;       // binary stream state kept between flushes (stream_writer.h)
+  StreamState* stream;  // binary stream state kept between flushes (stream_writer.h)
 };
 
 constexpr uint32_t kExportOutBytes = 4096;

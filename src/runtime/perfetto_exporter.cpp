@@ -109,7 +109,8 @@ class DeviceTables final : public format::PerfettoTables {
   template <class Same>
   InternEntry* Probe(uint32_t hash, Same&& same) {
     const uint32_t mask = ws_.intern_cap - 1;
-    for (uint32_t i = hash & mask, probes = 0; probes < ws_.intern_cap; ++probes, i = (i + 1) & mask) {
+    for (uint32_t i = hash & mask, probes = 0; probes < ws_.intern_cap;
+         ++probes, i = (i + 1) & mask) {
       InternEntry& e = ws_.interned[i];
       if (!e.name || same(e)) return &e;
     }

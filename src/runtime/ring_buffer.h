@@ -28,8 +28,8 @@
 
 #include <atomic>
 
-#include "mabutrace/mabutrace.h"
 #include "../format/dump_format.h"
+#include "mabutrace/mabutrace.h"
 #include "port.h"
 
 namespace mabutrace {
@@ -45,16 +45,16 @@ constexpr ChunkState TagState(uint64_t tag) { return ChunkState(tag & 3); }
 
 // Bookkeeping of one chunk. Its own cache line: only its owner writes it.
 struct alignas(64) Chunk {
-  std::atomic<uint32_t> gen{0};    // sequence lock, odd while changing owner
-  std::atomic<uint64_t> tag{0};    // MakeTag(acquisition number, state): for claiming
-  std::atomic<uint64_t> commit{0}; // (records << 32) | valid words
+  std::atomic<uint32_t> gen{0};     // sequence lock, odd while changing owner
+  std::atomic<uint64_t> tag{0};     // MakeTag(acquisition number, state): for claiming
+  std::atomic<uint64_t> commit{0};  // (records << 32) | valid words
   // Readers use this copy of the acquisition number: it changes under the
   // sequence lock together with the fields below (the tag changes first,
   // while the old records are still there).
-  std::atomic<uint64_t> seq{0};    // 0 = never used
-  std::atomic<uint64_t> base{0};   // time base of the first record (ticks)
-  std::atomic<uint32_t> thread{0}; // registry slot | slot generation << 16
-  std::atomic<uint32_t> tid{0};    // OS thread id of the owner
+  std::atomic<uint64_t> seq{0};     // 0 = never used
+  std::atomic<uint64_t> base{0};    // time base of the first record (ticks)
+  std::atomic<uint32_t> thread{0};  // registry slot | slot generation << 16
+  std::atomic<uint32_t> tid{0};     // OS thread id of the owner
 };
 
 constexpr uint32_t kMaxThreadName = 32;
@@ -99,12 +99,12 @@ struct Runtime {
   // First, so a debugger's dump of the block finds the geometry at once
   // (dump_format.h, docs/raw-dump.md).
   dump::DumpDescriptor dump;
-  uint32_t session = 0;             // this init's number (never 0)
+  uint32_t session = 0;  // this init's number (never 0)
   void* memory = nullptr;
   bool owns_memory = false;
   size_t memory_bytes = 0;
 
-  uint64_t* data = nullptr;         // num_chunks * chunk_words words
+  uint64_t* data = nullptr;  // num_chunks * chunk_words words
   Chunk* chunks = nullptr;
   uint32_t num_chunks = 0;
   uint32_t chunk_words = 0;
@@ -117,7 +117,7 @@ struct Runtime {
 
   mabutrace_clock_fn clock = nullptr;  // nullptr: port::NowTicks
   uint64_t clock_hz = 0;
-  uint64_t origin = 0;                 // ticks at init: time 0 of the trace
+  uint64_t origin = 0;  // ticks at init: time 0 of the trace
   uint32_t pid = 0;
   char process_name[64] = {};
 

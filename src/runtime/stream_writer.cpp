@@ -14,9 +14,9 @@
 #include <new>
 
 #include "../format/record_format.h"
-#include "ring_buffer.h"
-#include "chunk_reader.h"
 #include "../format/stream_format.h"
+#include "chunk_reader.h"
+#include "ring_buffer.h"
 
 namespace mabutrace {
 namespace {

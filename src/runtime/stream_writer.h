@@ -37,15 +37,15 @@ struct StreamState {
   bool header_sent;
   uint64_t overwritten_base;  // Runtime::overwritten when the stream began
   uint64_t dropped_base;
-  uint64_t sent_recycled;     // sent records whose chunk was recycled since
-  uint64_t lost_reported;     // totals in the last LOST record
+  uint64_t sent_recycled;  // sent records whose chunk was recycled since
+  uint64_t lost_reported;  // totals in the last LOST record
   uint64_t dropped_reported;
   uint32_t strings_used;
   uint32_t num_chunks;
   uint32_t max_threads;
-  StreamSent* sent;           // num_chunks
-  StreamThread* threads;      // max_threads
-  uintptr_t* strings;         // kStreamStrings, open addressing, 0 = empty
+  StreamSent* sent;       // num_chunks
+  StreamThread* threads;  // max_threads
+  uintptr_t* strings;     // kStreamStrings, open addressing, 0 = empty
 };
 
 // Bytes to reserve for the stream state (64-byte aligned pieces).

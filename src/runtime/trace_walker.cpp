@@ -152,7 +152,8 @@ void TraceWalker::WriteChunk(uint32_t i) {
   if (!snap_.Load(i, &info)) {
     // Recycled since it was listed: this thread's records have a gap.
     ++counts_.chunks_lost;
-    if (ThreadState* t = Find(snap_.ref(i).thread)) CloseAll(*t, t->last_ns, format::flag::kTruncated);
+    if (ThreadState* t = Find(snap_.ref(i).thread))
+      CloseAll(*t, t->last_ns, format::flag::kTruncated);
     return;
   }
   ThreadState& t = Thread(info);

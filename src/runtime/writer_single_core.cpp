@@ -220,7 +220,8 @@ MT_NOINLINE mabutrace_scope_t EmitMasked(uintptr_t name, uint32_t kind, uint64_t
   }
   w.cur = p + words;
   if (ctx != 0) ++w.records;  // (SyncCommitOf)
-  const uint32_t hi = w.header_hi | uint32_t(type) << (kTypeShift - 32) | (color ? uint32_t(kHasColor >> 32) : 0u);
+  const uint32_t hi =
+      w.header_hi | uint32_t(type) << (kTypeShift - 32) | (color ? uint32_t(kHasColor >> 32) : 0u);
   port::ExitCritical(irq);
   WriteRecord(p, hi, delta, words, name, value, color);
   return mabutrace_scope_t{uint32_t(uintptr_t(p))};
@@ -275,7 +276,8 @@ MT_NOINLINE void EmitFastAny(uintptr_t name, uint32_t kind, uint64_t value) {
   w.cur = p + words;
   WriteWord(p + 1, name);
   if (words > 2) WriteWord(p + 2, value);
-  WriteWord(p, uint64_t(HeaderHi(0) | uint32_t(writer::KindType(kind)) << (kTypeShift - 32)) << 32 | delta);
+  WriteWord(p, uint64_t(HeaderHi(0) | uint32_t(writer::KindType(kind)) << (kTypeShift - 32)) << 32 |
+                   delta);
 }
 
 }  // namespace

@@ -13,13 +13,13 @@
 
 // Skips the running test when `where` (a std::filesystem::path or string)
 // does not exist.
-#define MABUTRACE_NEEDS_SHARED(where)                                                        \
-  do {                                                                                       \
-    const std::filesystem::path mabutrace_needed_(where);                                    \
-    if (!std::filesystem::exists(mabutrace_needed_))                                         \
-      GTEST_SKIP() << mabutrace_needed_.string()                                             \
-                   << " is missing: the shared captures (../shared beside the repository) "  \
-                      "are not in this clone";                                               \
+#define MABUTRACE_NEEDS_SHARED(where)                                                       \
+  do {                                                                                      \
+    const std::filesystem::path mabutrace_needed_(where);                                   \
+    if (!std::filesystem::exists(mabutrace_needed_))                                        \
+      GTEST_SKIP() << mabutrace_needed_.string()                                            \
+                   << " is missing: the shared captures (../shared beside the repository) " \
+                      "are not in this clone";                                              \
   } while (0)
 
 #endif  // MABUTRACE_TESTS_COMMON_SHARED_DATA_H

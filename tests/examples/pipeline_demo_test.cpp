@@ -161,9 +161,9 @@ TEST_P(PipelineDemoRun, LiveAndFinalTracesAreConsistent) {
   ASSERT_FALSE(tmp.path().empty());
   const fs::path out_dir = tmp.path() / "out";
   const fs::path counter_log = tmp.path() / "counters.txt";
-  ChildProcess demo(kDemo, {"--port", "0", "--seconds", "4", "--out", out_dir.string(),
-                            "--counter-log", counter_log.string(), "--buffer-kib",
-                            std::to_string(bc.buffer_kib)});
+  ChildProcess demo(kDemo,
+                    {"--port", "0", "--seconds", "4", "--out", out_dir.string(), "--counter-log",
+                     counter_log.string(), "--buffer-kib", std::to_string(bc.buffer_kib)});
   ASSERT_TRUE(demo.started()) << "cannot run " << kDemo;
   const std::optional<std::string> line = demo.WaitForLine("listening on ", kStartTimeout);
   ASSERT_TRUE(line) << "no 'listening on' line" << Describe(demo);
@@ -314,7 +314,8 @@ TEST(PipelineDemoErrors, BusyPortExitsOneNamingThePort) {
   const std::string port = std::to_string(ntohs(addr.sin_port));
 
   TempDir tmp;
-  ChildProcess demo(kDemo, {"--port", port, "--seconds", "5", "--out", (tmp.path() / "out").string()});
+  ChildProcess demo(kDemo,
+                    {"--port", port, "--seconds", "5", "--out", (tmp.path() / "out").string()});
   ASSERT_TRUE(demo.started());
   const std::optional<int> rc = demo.Wait(kExitTimeout);
   close(fd);
@@ -359,16 +360,15 @@ TEST_P(PipelineDemoUsage, ExitsTwo) {
   EXPECT_EQ(demo.Stdout().find("listening on"), std::string::npos);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    BadFlags, PipelineDemoUsage,
-    ::testing::Values(UsageCase{"SecondsNotANumber", {"--seconds", "abc"}},
-                      UsageCase{"SecondsZero", {"--seconds", "0"}},
-                      UsageCase{"SecondsNaN", {"--seconds", "nan"}},
-                      UsageCase{"PortTooLarge", {"--port", "65536"}},
-                      UsageCase{"BufferTooSmall", {"--buffer-kib", "1"}},
-                      UsageCase{"UnknownFlag", {"--no-such-flag"}},
-                      UsageCase{"Positional", {"positional"}}),
-    [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(BadFlags, PipelineDemoUsage,
+                         ::testing::Values(UsageCase{"SecondsNotANumber", {"--seconds", "abc"}},
+                                           UsageCase{"SecondsZero", {"--seconds", "0"}},
+                                           UsageCase{"SecondsNaN", {"--seconds", "nan"}},
+                                           UsageCase{"PortTooLarge", {"--port", "65536"}},
+                                           UsageCase{"BufferTooSmall", {"--buffer-kib", "1"}},
+                                           UsageCase{"UnknownFlag", {"--no-such-flag"}},
+                                           UsageCase{"Positional", {"positional"}}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 TEST(PipelineDemoUsage, HelpListsTheFlagsAndExitsZero) {
   ChildProcess demo(kDemo, {"--help"});
@@ -376,8 +376,8 @@ TEST(PipelineDemoUsage, HelpListsTheFlagsAndExitsZero) {
   const std::optional<int> rc = demo.Wait(kExitTimeout);
   ASSERT_TRUE(rc);
   EXPECT_EQ(*rc, 0);
-  for (const char* flag : {"--seconds", "--port", "--out", "--bind", "--buffer-kib",
-                           "--counter-log"}) {
+  for (const char* flag :
+       {"--seconds", "--port", "--out", "--bind", "--buffer-kib", "--counter-log"}) {
     EXPECT_NE(demo.Stdout().find(flag), std::string::npos) << flag;
   }
 }

@@ -21,7 +21,7 @@ struct Slice {
 
 struct ThreadWalk {
   std::vector<Open> stack;
-  std::vector<Slice> slices;  // closed ones, for flow ends
+  std::vector<Slice> slices;    // closed ones, for flow ends
   std::vector<double> max_end;  // IndexSlices
   double last_ts = -1;
   bool has_events = false;
@@ -150,7 +150,7 @@ Problems CheckTrace(const json& doc, TraceFacts* facts) {
   std::map<ThreadId, ThreadWalk> threads;
   std::map<ThreadId, std::string> thread_names;
   std::set<uint64_t> named_processes, pids_with_events;
-  std::map<uint64_t, FlowKey> flow_starts;          // id -> key
+  std::map<uint64_t, FlowKey> flow_starts;            // id -> key
   std::vector<std::pair<size_t, FlowKey>> flow_ends;  // checked after the walk
   std::vector<PendingFlowEnd> pending_ends;           // enclosure, after the walk
 
@@ -280,13 +280,14 @@ Problems CheckTrace(const json& doc, TraceFacts* facts) {
     }
   }
   for (const auto& [id, t] : threads) {
-    const std::string where = "thread pid " + std::to_string(id.first) + " tid " +
-                              std::to_string(id.second);
+    const std::string where =
+        "thread pid " + std::to_string(id.first) + " tid " + std::to_string(id.second);
     for (const Open& o : t.stack) p.push_back(where + ": B '" + o.name + "' never ends");
     if (t.has_events && !thread_names.count(id)) p.push_back(where + ": no thread_name");
   }
   for (uint64_t pid : pids_with_events) {
-    if (!named_processes.count(pid)) p.push_back("pid " + std::to_string(pid) + ": no process_name");
+    if (!named_processes.count(pid))
+      p.push_back("pid " + std::to_string(pid) + ": no process_name");
   }
 
   const auto meta = doc.find("metadata");
@@ -335,7 +336,8 @@ Problems CheckCounters(const json& doc, const CounterLog& log, bool final) {
     if (!e.is_object() || Str(e, "ph") != "C") continue;
     if (!IsId(e.value("pid", json())) || !IsId(e.value("tid", json()))) continue;
     const json& args = e.value("args", json());
-    if (!args.is_object() || !args.contains("value") || !args["value"].is_number_integer()) continue;
+    if (!args.is_object() || !args.contains("value") || !args["value"].is_number_integer())
+      continue;
     const ThreadId id{e["pid"].get<uint64_t>(), e["tid"].get<uint64_t>()};
     const auto it = names.find(id);
     const std::string thread = it != names.end() ? it->second : "tid " + std::to_string(id.second);
@@ -355,12 +357,13 @@ Problems CheckCounters(const json& doc, const CounterLog& log, bool final) {
     const std::vector<int64_t>& logged = it->second;
     if (gaps) {
       if (!IsSubsequence(values, logged)) {
-        p.push_back(what + ": trace " + Show(values) + " is not in the logged order " + Show(logged));
+        p.push_back(what + ": trace " + Show(values) + " is not in the logged order " +
+                    Show(logged));
       }
     } else if (complete) {
       if (values != logged) {
-        p.push_back(what + ": nothing was overwritten, but trace " + Show(values) +
-                    " != log " + Show(logged));
+        p.push_back(what + ": nothing was overwritten, but trace " + Show(values) + " != log " +
+                    Show(logged));
       }
     } else if (final) {
       if (!IsSuffix(values, logged)) {

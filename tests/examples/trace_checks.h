@@ -21,12 +21,12 @@ using Problems = std::vector<std::string>;
 
 // What CheckTrace saw, for assertions specific to one test.
 struct TraceFacts {
-  std::set<std::string> thread_names;          // from thread_name M events
-  std::map<std::string, size_t> instants;      // name -> count
-  std::map<std::string, size_t> slices;        // B name -> count
+  std::set<std::string> thread_names;      // from thread_name M events
+  std::map<std::string, size_t> instants;  // name -> count
+  std::map<std::string, size_t> slices;    // B name -> count
   size_t flow_starts = 0;
-  size_t flow_ends = 0;                        // each matched to a start
-  std::map<std::string, uint64_t> metadata;    // unsigned numeric entries
+  size_t flow_ends = 0;                      // each matched to a start
+  std::map<std::string, uint64_t> metadata;  // unsigned numeric entries
 };
 
 // Parses text as strict JSON (no comments, no trailing commas, complete).

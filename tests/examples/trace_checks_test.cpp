@@ -157,8 +157,9 @@ TEST(TraceChecks, RejectsBadTimestampsAndIds) {
 }
 
 TEST(CounterChecks, LiveTraceMayMissOldAndNewValues) {
-  const CounterLog log = Log("dropped_samples 2 timer_isr\ndropped_samples 3 timer_isr\n"
-                             "dropped_samples 4 timer_isr\ndropped_samples 5 timer_isr\n");
+  const CounterLog log =
+      Log("dropped_samples 2 timer_isr\ndropped_samples 3 timer_isr\n"
+          "dropped_samples 4 timer_isr\ndropped_samples 5 timer_isr\n");
   const Problems p = CheckCounters(ValidTrace(), log, /*final=*/false);
   EXPECT_TRUE(p.empty()) << Summarize(p);
   // But a finished run's trace must end with the newest value, even when
@@ -169,37 +170,43 @@ TEST(CounterChecks, LiveTraceMayMissOldAndNewValues) {
 }
 
 TEST(CounterChecks, FinalTraceIsTheWholeLogWhenNothingWasOverwritten) {
-  EXPECT_TRUE(CheckCounters(ValidTrace(), Log("dropped_samples 3 timer_isr\n"
-                                              "dropped_samples 4 timer_isr\n"),
+  EXPECT_TRUE(CheckCounters(ValidTrace(),
+                            Log("dropped_samples 3 timer_isr\n"
+                                "dropped_samples 4 timer_isr\n"),
                             true)
                   .empty());
-  EXPECT_TRUE(Finds(CheckCounters(ValidTrace(), Log("dropped_samples 2 timer_isr\n"
-                                                   "dropped_samples 3 timer_isr\n"
-                                                   "dropped_samples 4 timer_isr\n"),
-                                 true),
-                   "nothing was overwritten"));
+  EXPECT_TRUE(Finds(CheckCounters(ValidTrace(),
+                                  Log("dropped_samples 2 timer_isr\n"
+                                      "dropped_samples 3 timer_isr\n"
+                                      "dropped_samples 4 timer_isr\n"),
+                                  true),
+                    "nothing was overwritten"));
   json doc = ValidTrace();
   doc["metadata"]["events_overwritten"] = 1;  // now the 2 may have been lost
-  EXPECT_TRUE(CheckCounters(doc, Log("dropped_samples 2 timer_isr\n"
-                                     "dropped_samples 3 timer_isr\n"
-                                     "dropped_samples 4 timer_isr\n"),
+  EXPECT_TRUE(CheckCounters(doc,
+                            Log("dropped_samples 2 timer_isr\n"
+                                "dropped_samples 3 timer_isr\n"
+                                "dropped_samples 4 timer_isr\n"),
                             true)
                   .empty());
 }
 
 TEST(CounterChecks, RejectsAGapReorderOrUnloggedValue) {
-  const char* gap = "dropped_samples 3 timer_isr\ndropped_samples 9 timer_isr\n"
-                    "dropped_samples 4 timer_isr\n";
+  const char* gap =
+      "dropped_samples 3 timer_isr\ndropped_samples 9 timer_isr\n"
+      "dropped_samples 4 timer_isr\n";
   EXPECT_TRUE(Finds(CheckCounters(ValidTrace(), Log(gap), false), "not a contiguous run"));
-  EXPECT_TRUE(Finds(CheckCounters(ValidTrace(), Log("dropped_samples 4 timer_isr\n"
-                                                   "dropped_samples 3 timer_isr\n"),
-                                 false),
-                   "not a contiguous run"));
+  EXPECT_TRUE(Finds(CheckCounters(ValidTrace(),
+                                  Log("dropped_samples 4 timer_isr\n"
+                                      "dropped_samples 3 timer_isr\n"),
+                                  false),
+                    "not a contiguous run"));
   // Logged by another thread only: the trace's samples are unexplained.
-  EXPECT_TRUE(Finds(CheckCounters(ValidTrace(), Log("dropped_samples 3 monitor\n"
-                                                   "dropped_samples 4 monitor\n"),
-                                 false),
-                   "never logged"));
+  EXPECT_TRUE(Finds(CheckCounters(ValidTrace(),
+                                  Log("dropped_samples 3 monitor\n"
+                                      "dropped_samples 4 monitor\n"),
+                                  false),
+                    "never logged"));
   // With records lost mid-export, order is all that can be checked.
   json doc = ValidTrace();
   doc["metadata"]["chunks_lost_during_export"] = 1;

@@ -76,7 +76,10 @@ int main(int argc, char** argv) {
     TRACE_FLOW_OUT(&early, "early");
     {
       TRACE_SCOPE("say \"hi\"\n\ttab\x01");
-      TRACE_INSTANT("odd\xff" "name", 0x123456);
+      TRACE_INSTANT(
+          "odd\xff"
+          "name",
+          0x123456);
       TRACE_INSTANT(kLongName.c_str());
       TRACE_SCOPE(nullptr);
     }

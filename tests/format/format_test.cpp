@@ -40,7 +40,10 @@ TEST(JsonEscape, EscapesWhatRfc8259Requires) {
 
 TEST(JsonEscape, KeepsValidUtf8AndReplacesEachInvalidByte) {
   EXPECT_EQ(Escape("\xE2\x9C\x93 \xF0\x9F\x98\x80"), "\"\xE2\x9C\x93 \xF0\x9F\x98\x80\"");
-  EXPECT_EQ(Escape("a\xff" "b"), "\"a\xEF\xBF\xBD" "b\"");
+  EXPECT_EQ(Escape("a\xff"
+                   "b"),
+            "\"a\xEF\xBF\xBD"
+            "b\"");
   EXPECT_EQ(Escape("\xC0\xAF"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");  // overlong: two bytes, two U+FFFD
   EXPECT_EQ(Escape("\xED\xA0\x80"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // surrogate
   // A sequence cut by the end of the input is invalid, and nothing past
@@ -158,7 +161,8 @@ std::string Protoc(const std::string& bytes) {
   const std::string in = ::testing::TempDir() + "format_test.pftrace";
   std::ofstream(in, std::ios::binary) << bytes;
   const std::string cmd = "protoc --decode=perfetto.protos.Trace -I " MABUTRACE_PERFETTO_PROTO_DIR
-                          " " MABUTRACE_PERFETTO_PROTO " < " + in + " 2>&1";
+                          " " MABUTRACE_PERFETTO_PROTO " < " +
+                          in + " 2>&1";
   std::string out;
   if (FILE* p = popen(cmd.c_str(), "r")) {
     char b[4096];

@@ -20,8 +20,8 @@ int WriteFile(void* user, const char* data, size_t len) {
   return fwrite(data, 1, len, static_cast<FILE*>(user)) == len ? 0 : 1;
 }
 
-const int64_t kCounterValues[] = {0, 1, -1, INT32_MAX, INT32_MIN, 123456789, -987654321,
-                                  int64_t(INT32_MAX) + 1, INT64_MIN / 3};
+const int64_t kCounterValues[] = {
+    0, 1, -1, INT32_MAX, INT32_MIN, 123456789, -987654321, int64_t(INT32_MAX) + 1, INT64_MIN / 3};
 
 }  // namespace
 
@@ -42,7 +42,9 @@ int main(int argc, char** argv) {
     }
     for (int64_t v : kCounterValues) TRACE_COUNTER("level", v);
     TRACE_INSTANT("produced", 0x123456);
-    TRACE_INSTANT("odd\xff" "name");  // not UTF-8: exported with U+FFFD
+    TRACE_INSTANT(
+        "odd\xff"
+        "name");  // not UTF-8: exported with U+FFFD
   }
   std::thread consumer([&] {
     pthread_setname_np(pthread_self(), "consumer");
@@ -78,10 +80,14 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < sizeof kCounterValues / sizeof *kCounterValues; ++i) {
     fprintf(e, "%s\"%lld\"", i ? "," : "", static_cast<long long>(kCounterValues[i]));
   }
-  if (!json) fprintf(e, "]},\"json\":\"%s\",\"flows\":%zu,", twin.c_str(), links.size());
-  else fprintf(e, "]},\"flows\":%zu,", links.size());
-  fprintf(e, "\"threads\":[\"main thread\",\"consumer\"],"
-             "\"names\":[\"odd\\ufffdname\",\"produce\",\"item\",\"handoff\",\"produced\",\"consume\",\"inner\",\"still_open\"]}\n");
+  if (!json)
+    fprintf(e, "]},\"json\":\"%s\",\"flows\":%zu,", twin.c_str(), links.size());
+  else
+    fprintf(e, "]},\"flows\":%zu,", links.size());
+  fprintf(e,
+          "\"threads\":[\"main thread\",\"consumer\"],"
+          "\"names\":[\"odd\\ufffdname\",\"produce\",\"item\",\"handoff\",\"produced\",\"consume\","
+          "\"inner\",\"still_open\"]}\n");
   fclose(e);
   mabutrace_deinit();
   return rc == MABUTRACE_OK ? 0 : 1;

@@ -16,11 +16,26 @@ bool Allowed(const std::string& host) {
 TEST(HttpHostCheck, AcceptsNamesNoDnsAnswerCanRedirect) {
   for (const char* host : {
            "",  // no Host (HTTP/1.0)
-           "127.0.0.1", "127.0.0.1:8080", "10.1.2.3:1", "0.0.0.0", "255.255.255.255",
-           "localhost", "LocalHost", "localhost:80", "localhost:", "app.localhost",
+           "127.0.0.1",
+           "127.0.0.1:8080",
+           "10.1.2.3:1",
+           "0.0.0.0",
+           "255.255.255.255",
+           "localhost",
+           "LocalHost",
+           "localhost:80",
+           "localhost:",
+           "app.localhost",
            "a.b.LOCALHOST:9",
-           "[::1]", "[::1]:8080", "[::]", "[::ffff:127.0.0.1]:80", "[2001:db8::1]",
-           "[1:2:3:4:5:6:7:8]", "[1:2:3:4:5:6::]", "[::2:3:4:5:6:7:8]", "[1:2:3:4:5:6:1.2.3.4]",
+           "[::1]",
+           "[::1]:8080",
+           "[::]",
+           "[::ffff:127.0.0.1]:80",
+           "[2001:db8::1]",
+           "[1:2:3:4:5:6:7:8]",
+           "[1:2:3:4:5:6::]",
+           "[::2:3:4:5:6:7:8]",
+           "[1:2:3:4:5:6:1.2.3.4]",
            "[ABCD:ef01::]",
        }) {
     EXPECT_TRUE(Allowed(host)) << host;
@@ -29,10 +44,17 @@ TEST(HttpHostCheck, AcceptsNamesNoDnsAnswerCanRedirect) {
 
 TEST(HttpHostCheck, RefusesOtherNames) {
   for (const char* host : {
-           "rebind.example", "rebind.example:8080", "attacker.test",
+           "rebind.example",
+           "rebind.example:8080",
+           "attacker.test",
            // Look-alikes of localhost.
-           "localhost.", "localhost.evil.example", "evil-localhost", "xlocalhost", ".localhost",
-           "localhos", "127.0.0.1.nip.io",
+           "localhost.",
+           "localhost.evil.example",
+           "evil-localhost",
+           "xlocalhost",
+           ".localhost",
+           "localhos",
+           "127.0.0.1.nip.io",
        }) {
     EXPECT_FALSE(Allowed(host)) << host;
   }
@@ -46,10 +68,10 @@ TEST(HttpHostCheck, RefusesWhatIsNotAnIpv4Literal) {
 }
 
 TEST(HttpHostCheck, RefusesWhatIsNotAnIpv6Literal) {
-  for (const char* host : {"::1", "[::1", "[::1]x", "[]", "[:]", "[:::]", "[1::2::3]",
-                           "[1:2:3:4:5:6:7:8:9]", "[1:2:3:4:5:6:7]", "[1:2:3:4:5:6:7:8::]",
-                           "[12345::]", "[fe80::1%25eth0]", "[v1.fe]", "[127.0.0.1]", "[:1::]",
-                           "[1:]", "[::1.2.3.4.5]", "[1::2:3.4.5.6:7]", "[::g]"}) {
+  for (const char* host :
+       {"::1", "[::1", "[::1]x", "[]", "[:]", "[:::]", "[1::2::3]", "[1:2:3:4:5:6:7:8:9]",
+        "[1:2:3:4:5:6:7]", "[1:2:3:4:5:6:7:8::]", "[12345::]", "[fe80::1%25eth0]", "[v1.fe]",
+        "[127.0.0.1]", "[:1::]", "[1:]", "[::1.2.3.4.5]", "[1::2:3.4.5.6:7]", "[::g]"}) {
     EXPECT_FALSE(Allowed(host)) << host;
   }
 }

@@ -31,7 +31,8 @@ http::Response Ask(const std::string& method, const std::string& target,
 
 Fields FieldsOf(const http::Response& r) {
   Fields out;
-  for (size_t i = 0; i < r.header_count; ++i) out.emplace_back(r.headers[i].name, r.headers[i].value);
+  for (size_t i = 0; i < r.header_count; ++i)
+    out.emplace_back(r.headers[i].name, r.headers[i].value);
   return out;
 }
 
@@ -40,7 +41,8 @@ std::string BodyOf(const http::Response& r) {
 }
 
 // The fields each answer carries besides Content-Type and framing, in order.
-const Fields kErrorFields = {{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}};
+const Fields kErrorFields = {{"X-Content-Type-Options", "nosniff"},
+                             {"Referrer-Policy", "no-referrer"}};
 const Fields kNotAllowedFields = {{"Allow", "GET, HEAD"}, kErrorFields[0], kErrorFields[1]};
 const Fields kJsonFields = {{"Cache-Control", "no-store"}, kErrorFields[0], kErrorFields[1]};
 const Fields kPftraceFields = {{"Cache-Control", "no-store"},
@@ -129,10 +131,10 @@ TEST_F(HttpService, ThePerfettoTraceIsSavedAsAFile) {
 }
 
 TEST_F(HttpService, OnlyTheseExactPathsExist) {
-  for (const char* target : {"", "*", "/nope", "/trace.json/x", "/trace.jso", "/trace.jsonx",
-                             "/../etc/passwd", "/%2e%2e/etc/passwd", "/trace%2Ejson", "//trace.json",
-                             "/TRACE.JSON", "/index.html", "http://127.0.0.1/trace.json",
-                             "/trace.json#x", "trace.json"}) {
+  for (const char* target :
+       {"", "*", "/nope", "/trace.json/x", "/trace.jso", "/trace.jsonx", "/../etc/passwd",
+        "/%2e%2e/etc/passwd", "/trace%2Ejson", "//trace.json", "/TRACE.JSON", "/index.html",
+        "http://127.0.0.1/trace.json", "/trace.json#x", "trace.json"}) {
     SCOPED_TRACE(target);
     const http::Response r = Ask("GET", target);
     ExpectAnswer(r, 404, kText, kErrorFields);
@@ -197,18 +199,26 @@ TEST(HttpServiceUninitialized, ExportsAre503ThePageIsServed) {
     EXPECT_EQ(BodyOf(r), "503 Service Unavailable\n");
   }
   EXPECT_EQ(Ask("GET", "/").status, 200);
-  EXPECT_EQ(Ask("POST", "/trace.json").status, 405) << "the method is wrong whether or not we trace";
+  EXPECT_EQ(Ask("POST", "/trace.json").status, 405)
+      << "the method is wrong whether or not we trace";
 }
 
 // ---- Error answers -------------------------------------------------------------------
 
 TEST(HttpServiceErrors, EachStatusNamesItself) {
-  const std::vector<std::pair<int, std::string>> known = {
-      {400, "Bad Request"}, {403, "Forbidden"}, {404, "Not Found"}, {405, "Method Not Allowed"},
-      {408, "Request Timeout"}, {413, "Content Too Large"}, {414, "URI Too Long"},
-      {416, "Range Not Satisfiable"}, {431, "Request Header Fields Too Large"},
-      {500, "Internal Server Error"}, {501, "Not Implemented"}, {503, "Service Unavailable"},
-      {505, "HTTP Version Not Supported"}};
+  const std::vector<std::pair<int, std::string>> known = {{400, "Bad Request"},
+                                                          {403, "Forbidden"},
+                                                          {404, "Not Found"},
+                                                          {405, "Method Not Allowed"},
+                                                          {408, "Request Timeout"},
+                                                          {413, "Content Too Large"},
+                                                          {414, "URI Too Long"},
+                                                          {416, "Range Not Satisfiable"},
+                                                          {431, "Request Header Fields Too Large"},
+                                                          {500, "Internal Server Error"},
+                                                          {501, "Not Implemented"},
+                                                          {503, "Service Unavailable"},
+                                                          {505, "HTTP Version Not Supported"}};
   for (const auto& [code, reason] : known) {
     const http::Response r = http::ErrorResponse(uint16_t(code));
     const std::string text = std::to_string(code) + " " + reason;
@@ -304,17 +314,20 @@ TEST(HttpServiceHeads, AnErrorHead) {
 
 TEST_F(HttpService, HeadsOfThePageAndAnExport) {
   // The answer to HEAD has the length GET's body has (RFC 9110 §8.6).
-  EXPECT_EQ(Head(Ask("HEAD", "/"), false),
-            "HTTP/1.1 200 OK\r\n"
-            "Content-Type: text/html; charset=utf-8\r\n"
-            "Content-Length: " + std::to_string(sizeof mabutrace::http::kCapturePage - 1) + "\r\n"
-            "Cache-Control: no-store\r\n"
-            "Content-Security-Policy: default-src 'none'; script-src 'unsafe-inline'; style-src "
-            "'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action "
-            "'none'; frame-ancestors 'none'\r\n"
-            "X-Content-Type-Options: nosniff\r\n"
-            "Referrer-Policy: no-referrer\r\n"
-            "\r\n");
+  EXPECT_EQ(
+      Head(Ask("HEAD", "/"), false),
+      "HTTP/1.1 200 OK\r\n"
+      "Content-Type: text/html; charset=utf-8\r\n"
+      "Content-Length: " +
+          std::to_string(sizeof mabutrace::http::kCapturePage - 1) +
+          "\r\n"
+          "Cache-Control: no-store\r\n"
+          "Content-Security-Policy: default-src 'none'; script-src 'unsafe-inline'; style-src "
+          "'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action "
+          "'none'; frame-ancestors 'none'\r\n"
+          "X-Content-Type-Options: nosniff\r\n"
+          "Referrer-Policy: no-referrer\r\n"
+          "\r\n");
   EXPECT_EQ(Head(Ask("HEAD", "/trace.json"), false),
             "HTTP/1.1 200 OK\r\n"
             "Content-Type: application/json\r\n"

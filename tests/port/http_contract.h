@@ -96,7 +96,8 @@ inline Wire ParseWire(const std::string& bytes, bool head_request) {
     return w;
   }
   if (!w.chunked) {
-    const size_t length = w.Count("content-length") ? std::stoul(w.Field("content-length")) : rest.size();
+    const size_t length =
+        w.Count("content-length") ? std::stoul(w.Field("content-length")) : rest.size();
     w.body = rest.substr(0, length);
     w.complete = rest.size() == length;
     if (rest.size() > length) w.error = "bytes after the body";
@@ -157,14 +158,27 @@ inline std::vector<Exchange> Exchanges() {
   const auto nosniff = ErrorFields();
   std::vector<Exchange> out;
   for (const char* method : {"GET", "HEAD"}) {
-    out.push_back({method, "/", 200, "OK", "text/html; charset=utf-8",
+    out.push_back({method,
+                   "/",
+                   200,
+                   "OK",
+                   "text/html; charset=utf-8",
                    {no_store, {"content-security-policy", kPagePolicy}, nosniff[0], nosniff[1]},
                    Body::kPage});
     for (const char* target : {"/trace", "/trace.json", "/trace.json?x=1"}) {
-      out.push_back({method, target, 200, "OK", "application/json", {no_store, nosniff[0], nosniff[1]},
+      out.push_back({method,
+                     target,
+                     200,
+                     "OK",
+                     "application/json",
+                     {no_store, nosniff[0], nosniff[1]},
                      Body::kJson});
     }
-    out.push_back({method, "/trace.pftrace", 200, "OK", "application/octet-stream",
+    out.push_back({method,
+                   "/trace.pftrace",
+                   200,
+                   "OK",
+                   "application/octet-stream",
                    {no_store,
                     {"content-disposition", "attachment; filename=\"trace.pftrace\""},
                     nosniff[0],
@@ -173,9 +187,9 @@ inline std::vector<Exchange> Exchanges() {
     out.push_back(Error(method, "/nope", 404, "Not Found"));
   }
   // Only these paths exist, compared byte for byte (nothing is decoded).
-  for (const char* target : {"/trace.json/x", "/../etc/passwd", "/%2e%2e/etc/passwd", "/trace%2Ejson",
-                             "/trace.pftrace/x", "/traceXjson", "//trace.json", "/favicon.ico",
-                             "/trace.json%00", "/index.html", "/TRACE.JSON"}) {
+  for (const char* target : {"/trace.json/x", "/../etc/passwd", "/%2e%2e/etc/passwd",
+                             "/trace%2Ejson", "/trace.pftrace/x", "/traceXjson", "//trace.json",
+                             "/favicon.ico", "/trace.json%00", "/index.html", "/TRACE.JSON"}) {
     out.push_back(Error("GET", target, 404, "Not Found"));
   }
   // Other methods: 405 where the path exists, 404 where it does not.
@@ -191,7 +205,8 @@ inline std::string Describe(const Exchange& e) { return e.method + " " + e.targe
 
 // Checks `w`, the answer to `e`. `ignored`: field names (lower case) this
 // port may add, each with its reason at the call.
-inline void CheckExchange(const Exchange& e, const Wire& w, const std::set<std::string>& ignored = {}) {
+inline void CheckExchange(const Exchange& e, const Wire& w,
+                          const std::set<std::string>& ignored = {}) {
   SCOPED_TRACE(Describe(e));
   const bool head = e.method == "HEAD";
   ASSERT_EQ(w.error, "");
@@ -202,8 +217,9 @@ inline void CheckExchange(const Exchange& e, const Wire& w, const std::set<std::
 
   std::vector<std::pair<std::string, std::string>> fields;
   for (const auto& f : w.fields) {
-    if (f.first == "content-type" || f.first == "content-length" || f.first == "transfer-encoding" ||
-        f.first == "connection" || f.first == "keep-alive" || ignored.count(f.first)) {
+    if (f.first == "content-type" || f.first == "content-length" ||
+        f.first == "transfer-encoding" || f.first == "connection" || f.first == "keep-alive" ||
+        ignored.count(f.first)) {
       continue;
     }
     fields.push_back(f);
@@ -221,7 +237,8 @@ inline void CheckExchange(const Exchange& e, const Wire& w, const std::set<std::
   EXPECT_EQ(w.Count("content-length"), streamed ? 0u : 1u);
   const std::string text = std::to_string(e.status) + " " + e.reason + "\n";
   if (!streamed) {
-    const size_t length = e.body == Body::kPage ? sizeof mabutrace::http::kCapturePage - 1 : text.size();
+    const size_t length =
+        e.body == Body::kPage ? sizeof mabutrace::http::kCapturePage - 1 : text.size();
     EXPECT_EQ(w.Field("content-length"), std::to_string(length));
   }
   if (head) {

@@ -100,12 +100,14 @@ RawReply Raw(uint16_t port, const std::string& request) {
 // service's answer for a client error (http_contract.h), whichever of the
 // bounds (ours or httplib's) caught it.
 void ExpectRefused(const RawReply& r) {
-  static const std::map<int, std::string> kReasons = {
-      {400, "Bad Request"}, {408, "Request Timeout"}, {414, "URI Too Long"},
-      {431, "Request Header Fields Too Large"}};
+  static const std::map<int, std::string> kReasons = {{400, "Bad Request"},
+                                                      {408, "Request Timeout"},
+                                                      {414, "URI Too Long"},
+                                                      {431, "Request Header Fields Too Large"}};
   if (r.status == 0) return;
   ASSERT_TRUE(kReasons.count(r.status)) << r.status;
-  http_contract::CheckRefusal(http_contract::ParseWire(r.text, false), r.status, kReasons.at(r.status));
+  http_contract::CheckRefusal(http_contract::ParseWire(r.text, false), r.status,
+                              kReasons.at(r.status));
 }
 
 std::string Get(const std::string& path, const std::string& host = "127.0.0.1") {
@@ -157,7 +159,8 @@ std::vector<std::string> ListeningAddresses(uint16_t port) {
     while (std::getline(in, line)) {
       std::istringstream fields(line);
       std::string slot, local, remote, state, queues, timer, retr, uid, timeout, inode;
-      fields >> slot >> local >> remote >> state >> queues >> timer >> retr >> uid >> timeout >> inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retr >> uid >> timeout >>
+          inode;
       const size_t colon = local.rfind(':');
       if (state == "0A" && colon != std::string::npos && local.substr(colon + 1) == want &&
           own.count(inode) && seen.insert(inode).second) {
@@ -504,9 +507,9 @@ TEST_F(HttpServer, HeadHasHeadersOnly) {
 
 TEST_F(HttpServer, UnknownPathsAre404) {
   const uint16_t port = StartOnFreePort();
-  for (const char* path : {"/nope", "/trace.json/x", "/../etc/passwd", "/%2e%2e/etc/passwd",
-                           "/trace.pftrace/x", "/traceXjson", "//trace.json", "/favicon.ico",
-                           "/trace.json%00", "/index.html"}) {
+  for (const char* path :
+       {"/nope", "/trace.json/x", "/../etc/passwd", "/%2e%2e/etc/passwd", "/trace.pftrace/x",
+        "/traceXjson", "//trace.json", "/favicon.ico", "/trace.json%00", "/index.html"}) {
     EXPECT_EQ(Raw(port, Get(path)).status, 404) << path;
   }
 }
@@ -522,8 +525,9 @@ TEST_F(HttpServer, OtherMethodsAre405) {
     const std::string req = std::string(method) + " / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
     EXPECT_EQ(Raw(port, req).status, 405) << method;
   }
-  EXPECT_EQ(Raw(port, "POST /nope HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}").status,
-            404);
+  EXPECT_EQ(
+      Raw(port, "POST /nope HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}").status,
+      404);
 }
 
 // The same answers as the ESP-IDF port's (tests/port/freertos/http_test.cpp):
@@ -544,8 +548,9 @@ TEST_F(HttpServer, AnswersAsTheEspIdfPortDoes) {
 TEST_F(HttpServer, ForeignHostNamesAreRefusedOnLoopback) {
   const uint16_t port = StartOnFreePort();
   const std::string p = std::to_string(port);
-  http_contract::CheckExchange(http_contract::Error("GET", "/trace.json", 403, "Forbidden"),
-                               http_contract::ParseWire(Raw(port, Get("/trace.json", "rebind.example:" + p)).text, false));
+  http_contract::CheckExchange(
+      http_contract::Error("GET", "/trace.json", 403, "Forbidden"),
+      http_contract::ParseWire(Raw(port, Get("/trace.json", "rebind.example:" + p)).text, false));
   EXPECT_EQ(Raw(port, Get("/", "attacker.test")).status, 403);
   const std::vector<std::string> allowed = {"127.0.0.1:" + p, "localhost:" + p, "LocalHost",
                                             "[::1]:" + p, "app.localhost:" + p};
@@ -565,8 +570,9 @@ TEST_F(HttpServer, HugeUriIsRefused) {
 
 TEST_F(HttpServer, HugeHeaderIsRefused) {
   const uint16_t port = StartOnFreePort();
-  const std::string req = "GET /trace.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " +
-                          std::string(100 * 1024, 'b') + "\r\n\r\n";
+  const std::string req =
+      "GET /trace.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + std::string(100 * 1024, 'b') +
+      "\r\n\r\n";
   const RawReply r = Raw(port, req);
   ExpectRefused(r);
   ExpectHealthy(port);
@@ -587,8 +593,8 @@ TEST_F(HttpServer, GarbageGets400OrClose) {
   const uint16_t port = StartOnFreePort();
   std::string junk = "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03";  // a TLS hello
   junk += std::string("\0\xff\r\n\r\nnot http at all\r\n\r\n", 24);
-  for (const std::string& req : {junk, std::string("GARBAGE\r\n\r\n"),
-                                 std::string("GET\r\n\r\n"), std::string("\r\n\r\n")}) {
+  for (const std::string& req : {junk, std::string("GARBAGE\r\n\r\n"), std::string("GET\r\n\r\n"),
+                                 std::string("\r\n\r\n")}) {
     const RawReply r = Raw(port, req);
     EXPECT_TRUE(r.status == 0 || r.status == 400) << r.status;
     ExpectRefused(r);

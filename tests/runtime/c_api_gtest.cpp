@@ -32,13 +32,27 @@ std::string Shape(const std::vector<Rec>& recs) {
   for (const Rec& r : recs) {
     if (!s.empty()) s += ' ';
     switch (r.r.type) {
-      case RecordType::kScopeBegin: s += "B:"; break;
-      case RecordType::kScopeEnd: s += "E"; continue;
-      case RecordType::kInstant: s += "i:"; break;
-      case RecordType::kCounter: s += "C:"; break;
-      case RecordType::kFlowOut: s += "s:"; break;
-      case RecordType::kFlowIn: s += "f:"; break;
-      default: s += "?"; continue;
+      case RecordType::kScopeBegin:
+        s += "B:";
+        break;
+      case RecordType::kScopeEnd:
+        s += "E";
+        continue;
+      case RecordType::kInstant:
+        s += "i:";
+        break;
+      case RecordType::kCounter:
+        s += "C:";
+        break;
+      case RecordType::kFlowOut:
+        s += "s:";
+        break;
+      case RecordType::kFlowIn:
+        s += "f:";
+        break;
+      default:
+        s += "?";
+        continue;
     }
     s += r.r.name ? r.r.name : "-";
   }
@@ -82,11 +96,24 @@ TEST_F(CApi, EveryMacroWithItsOptionalArguments) {
   EXPECT_EQ(recs[13].r.name, c_in2);
   EXPECT_EQ(recs[14].r.name, c_in3);
   // Colors.
-  const uint32_t colors[18] = {0, MABUTRACE_COLOR_SET | COLOR_CYAN, 0, 0, 0, 0,
-                               MABUTRACE_COLOR_SET | 0xABCDEF, 0,
-                               MABUTRACE_COLOR_SET | COLOR_YELLOW, 0, 0,
-                               MABUTRACE_COLOR_SET | COLOR_MAGENTA, 0, 0,
-                               MABUTRACE_COLOR_SET | COLOR_BROWN, 0, 0, 0};
+  const uint32_t colors[18] = {0,
+                               MABUTRACE_COLOR_SET | COLOR_CYAN,
+                               0,
+                               0,
+                               0,
+                               0,
+                               MABUTRACE_COLOR_SET | 0xABCDEF,
+                               0,
+                               MABUTRACE_COLOR_SET | COLOR_YELLOW,
+                               0,
+                               0,
+                               MABUTRACE_COLOR_SET | COLOR_MAGENTA,
+                               0,
+                               0,
+                               MABUTRACE_COLOR_SET | COLOR_BROWN,
+                               0,
+                               0,
+                               0};
   for (size_t i = 0; i < recs.size(); ++i) EXPECT_EQ(recs[i].r.color, colors[i]) << "record " << i;
   // Values and links.
   EXPECT_EQ(recs[7].r.value, -7);

@@ -32,9 +32,7 @@ const char* c_every_macro(uint16_t links[3]) {
   TRACE_SCOPE(c_scope_plain);
   TRACE_SCOPE(c_scope_color, COLOR_CYAN);
   TRC();
-  {
-    TRC();
-  }
+  { TRC(); }
   TRACE_INSTANT(c_instant);
   TRACE_INSTANT(c_instant, 0xABCDEF);
   TRACE_COUNTER(c_counter, -7);
@@ -63,7 +61,7 @@ int c_break_out_of_loop(void) {
   for (i = 0; i < 10; ++i) {
     TRACE_SCOPE(c_loop);
     if (i == 3) break;
-    if (i == 1) continue;  /* left by continue too */
+    if (i == 1) continue; /* left by continue too */
     TRACE_INSTANT(c_inner);
   }
   return i;
@@ -72,15 +70,14 @@ int c_break_out_of_loop(void) {
 /* Left by goto out of the block: the end comes before c_after. */
 void c_goto_out_of_block(int n) {
   int i = 0;
-again:
+again : {
+  TRACE_SCOPE(c_goto);
   {
-    TRACE_SCOPE(c_goto);
-    {
-      TRACE_SCOPE(c_inner);
-      if (++i < n) goto again;
-      goto out;
-    }
+    TRACE_SCOPE(c_inner);
+    if (++i < n) goto again;
+    goto out;
   }
+}
 out:
   TRACE_INSTANT(c_after);
 }

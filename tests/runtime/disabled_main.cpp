@@ -4,10 +4,10 @@
 #include <stdio.h>
 
 extern "C" {
-int disabled_run_c(void);       // disabled_use.c, -DMABUTRACE_DISABLE
-int disabled_run_cpp(void);     // disabled_use.cpp, -DMABUTRACE_DISABLE
-int disabled_run_c_cfg(void);   // disabled_use.c, -DCONFIG_MABUTRACE_DISABLE=1
-int disabled_run_cpp_cfg(void); // disabled_use.cpp, -DCONFIG_MABUTRACE_DISABLE=1
+int disabled_run_c(void);        // disabled_use.c, -DMABUTRACE_DISABLE
+int disabled_run_cpp(void);      // disabled_use.cpp, -DMABUTRACE_DISABLE
+int disabled_run_c_cfg(void);    // disabled_use.c, -DCONFIG_MABUTRACE_DISABLE=1
+int disabled_run_cpp_cfg(void);  // disabled_use.cpp, -DCONFIG_MABUTRACE_DISABLE=1
 }
 
 int main() {

@@ -37,14 +37,10 @@ TEST_F(Json, ScopeWithinOneNanosecondStillEndsAfterItBegins) {
   FakeClock::now = 5000;  // constant from here on
   {
     TRACE_SCOPE(kA);
-    {
-      TRACE_SCOPE(kB);
-    }
+    { TRACE_SCOPE(kB); }
     TRACE_INSTANT(kC);
   }
-  {
-    TRACE_SCOPE(kC);
-  }
+  { TRACE_SCOPE(kC); }
   const auto recs = mt_test::ReadRecords();
   ASSERT_EQ(recs.size(), 7u);
   for (const auto& r : recs) EXPECT_EQ(r.r.ticks, 5000u);
@@ -66,8 +62,14 @@ TEST_F(Json, ScopeWithinOneNanosecondStillEndsAfterItBegins) {
 // the 40-bit delta of a record (a time base record in between).
 TEST_F(Json, TimestampsAreExactAndNeverGoBackwards) {
   InitFake();
-  const uint64_t times[] = {1000, 1001, 1999, 2000, 123456789, 123456789,
-                            (uint64_t(1) << 41) + 7, (uint64_t(1) << 41) + 8,
+  const uint64_t times[] = {1000,
+                            1001,
+                            1999,
+                            2000,
+                            123456789,
+                            123456789,
+                            (uint64_t(1) << 41) + 7,
+                            (uint64_t(1) << 41) + 8,
                             (uint64_t(1) << 42) + 3};
   for (uint64_t t : times) {
     FakeClock::now = t;
@@ -223,7 +225,8 @@ TEST_F(Json, NamesAreEscapedAndValidUtf8) {
       {"back\\slash", "back\\slash"},
       {"new\nline\r\ttab", "new\nline\r\ttab"},
       {"ctl \x01\x02\x1f\x7f end", "ctl \x01\x02\x1f\x7f end"},
-      {"utf8 \xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80", "utf8 \xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80"},
+      {"utf8 \xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80",
+       "utf8 \xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80"},
       {"bad \xff end", "bad \xef\xbf\xbd end"},
       {"lone \x80", "lone \xef\xbf\xbd"},
       {"cut \xc3( x", "cut \xef\xbf\xbd( x"},

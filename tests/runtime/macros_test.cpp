@@ -100,8 +100,8 @@ TEST_F(Macros, ScopeWithColor) {
   {
     TRACE_SCOPE(kScopeColor, COLOR_BLUE);
     TRACE_SCOPE(kScopeColor, 0x123456);
-    TRACE_SCOPE(kScopeColor, COLOR_BLACK);   // 0: still a color
-    TRACE_SCOPE(kScopeColor, 0xFF654321u);   // bits above 24 ignored
+    TRACE_SCOPE(kScopeColor, COLOR_BLACK);  // 0: still a color
+    TRACE_SCOPE(kScopeColor, 0xFF654321u);  // bits above 24 ignored
   }
   const auto recs = mt_test::ReadRecords();
   ASSERT_EQ(recs.size(), 8u);
@@ -132,9 +132,7 @@ const char* g_lambda_func = nullptr;
 const char* TracedFunction() {
   TRC();
   {
-    {
-      TRC();
-    }
+    { TRC(); }
   }
   auto lambda = [] {
     TRC();

@@ -2,8 +2,8 @@
 // bad configs, NULL arguments, failing export sinks, re-init.
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <condition_variable>

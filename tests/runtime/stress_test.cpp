@@ -1,7 +1,7 @@
 // Stress (R-B3, R-B4): 4 writer threads record scopes and a counter
 // carrying their own sequence number (and, in the second test, flow arrows
-// to each other) while the main thread exports JSON over and over. Every export must parse and obey the exporter's rules; per
-// thread the counter values must be that thread's (no torn or mixed-up
+// to each other) while the main thread exports JSON over and over. Every export must parse and obey
+// the exporter's rules; per thread the counter values must be that thread's (no torn or mixed-up
 // records), strictly increasing, and contiguous: the runtime overwrites a
 // thread's oldest chunks first, so what survives of a thread is one run,
 // unless a chunk was recycled while the export read it
@@ -171,8 +171,7 @@ void RunStress(bool flows) {
   for (auto& t : writers) t.join();
   ::testing::Test::RecordProperty("exports", exports);
   ::testing::Test::RecordProperty("exports_with_lost_chunks", with_losses);
-  printf("%d exports while writing, %d with chunks lost during the export\n", exports,
-         with_losses);
+  printf("%d exports while writing, %d with chunks lost during the export\n", exports, with_losses);
   ASSERT_FALSE(failed);
 
   // Quiet now: the export is exact.

@@ -1,5 +1,5 @@
-#include <algorithm>
 #include "test_util.h"
+#include <algorithm>
 
 #include <gtest/gtest.h>
 #include <math.h>
@@ -80,8 +80,8 @@ json ParseStrict(const std::string& text) {
     const size_t at = e.byte > 0 ? e.byte - 1 : 0;
     const size_t from = at > 120 ? at - 120 : 0;
     ADD_FAILURE() << "invalid JSON: " << e.what() << "\n  near: "
-                  << json(text.substr(from, 240)).dump(-1, ' ', /*ensure_ascii=*/true,
-                                                        json::error_handler_t::replace);
+                  << json(text.substr(from, 240))
+                         .dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace);
     return json();
   }
 }
@@ -114,16 +114,40 @@ uint64_t TsNs(const json& ev) {
 }
 
 bool IsReservedCname(const std::string& name) {
-  static const std::set<std::string> kNames = {
-      "thread_state_uninterruptible", "thread_state_iowait", "thread_state_running",
-      "thread_state_runnable", "thread_state_sleeping", "thread_state_unknown",
-      "background_memory_dump", "light_memory_dump", "detailed_memory_dump",
-      "vsync_highlight_color", "generic_work", "good", "bad", "terrible", "black", "grey",
-      "white", "yellow", "olive", "rail_response", "rail_animation", "rail_idle", "rail_load",
-      "startup", "heap_dump_stack_frame", "heap_dump_object_type",
-      "heap_dump_child_node_arrow", "cq_build_running", "cq_build_passed", "cq_build_failed",
-      "cq_build_abandoned", "cq_build_attempt_runnig", "cq_build_attempt_passed",
-      "cq_build_attempt_failed"};
+  static const std::set<std::string> kNames = {"thread_state_uninterruptible",
+                                               "thread_state_iowait",
+                                               "thread_state_running",
+                                               "thread_state_runnable",
+                                               "thread_state_sleeping",
+                                               "thread_state_unknown",
+                                               "background_memory_dump",
+                                               "light_memory_dump",
+                                               "detailed_memory_dump",
+                                               "vsync_highlight_color",
+                                               "generic_work",
+                                               "good",
+                                               "bad",
+                                               "terrible",
+                                               "black",
+                                               "grey",
+                                               "white",
+                                               "yellow",
+                                               "olive",
+                                               "rail_response",
+                                               "rail_animation",
+                                               "rail_idle",
+                                               "rail_load",
+                                               "startup",
+                                               "heap_dump_stack_frame",
+                                               "heap_dump_object_type",
+                                               "heap_dump_child_node_arrow",
+                                               "cq_build_running",
+                                               "cq_build_passed",
+                                               "cq_build_failed",
+                                               "cq_build_abandoned",
+                                               "cq_build_attempt_runnig",
+                                               "cq_build_attempt_passed",
+                                               "cq_build_attempt_failed"};
   return kNames.count(name) != 0;
 }
 
@@ -259,7 +283,8 @@ TraceInfo CheckTrace(const json& j) {
         break;
       case 'C': {
         const json& a = ev.contains("args") ? ev["args"] : json();
-        if (!a.is_object() || a.size() != 1 || !a.contains("value") || !a["value"].is_number_integer())
+        if (!a.is_object() || a.size() != 1 || !a.contains("value") ||
+            !a["value"].is_number_integer())
           fail(ev, "counter args must be exactly {\"value\":<integer>}");
         break;
       }
@@ -294,15 +319,14 @@ TraceInfo CheckTrace(const json& j) {
   }
   for (const FlowEndAt& f : flow_end_points) {
     const auto& sl = tids[f.tid].slices;
-    const bool enclosed = std::any_of(sl.begin(), sl.end(), [&](const auto& s) {
-      return s.first <= f.ts && f.ts <= s.second;
-    });
+    const bool enclosed = std::any_of(
+        sl.begin(), sl.end(), [&](const auto& s) { return s.first <= f.ts && f.ts <= s.second; });
     if (!enclosed) fail(f.ev, "flow end outside every slice of its thread");
   }
   for (const auto& [tid, t] : tids) {
     if (!t.stack.empty()) {
-      ADD_FAILURE() << "tid " << tid << " ends with " << t.stack.size() << " open slice(s), innermost "
-                    << t.stack.back().name;
+      ADD_FAILURE() << "tid " << tid << " ends with " << t.stack.size()
+                    << " open slice(s), innermost " << t.stack.back().name;
       sound = false;
     }
   }

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "mabutrace/mabutrace.h"
 #include "chunk_reader.h"
+#include "mabutrace/mabutrace.h"
 
 namespace mt_test {
 
@@ -68,8 +68,8 @@ json ParseStrict(const std::string& text);
 
 // What CheckTrace learned about a trace.
 struct TraceInfo {
-  bool ok = false;                         // parsed and structurally sound
-  std::vector<json> events;                // every non-M event, file order
+  bool ok = false;                               // parsed and structurally sound
+  std::vector<json> events;                      // every non-M event, file order
   std::map<uint64_t, std::string> thread_names;  // tid -> thread_name
   std::string process_name;
   json metadata;

@@ -57,7 +57,8 @@ TEST_F(Threads, SetThreadNameOverridesThePthreadName) {
   ASSERT_EQ(trace.thread_names.count(tid), 1u);
   EXPECT_EQ(trace.thread_names.at(tid), "explicit name");
   ASSERT_EQ(trace.thread_names.count(mt_test::Gettid()), 1u);
-  EXPECT_EQ(trace.thread_names.at(mt_test::Gettid()), std::string("main thread with a very long name").substr(0, 31));
+  EXPECT_EQ(trace.thread_names.at(mt_test::Gettid()),
+            std::string("main thread with a very long name").substr(0, 31));
 }
 
 // Two threads attach at the same time (under TSan this caught the plain

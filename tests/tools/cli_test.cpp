@@ -3,8 +3,8 @@
 // text, bad input (exit 1 with the byte offset), usage errors (exit 2),
 // capture --url against a real loopback server, and capture --serial
 // through a socat pty pair.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -123,9 +123,9 @@ TEST(CliConvert, StdinToStdoutWithFormat) {
   TempDir dir;
   const fs::path in = MakeStream(dir);
   // stdin through a shell redirection would need a shell: use /bin/sh.
-  const Result r = RunProgram("/bin/sh", {"-c", std::string("exec '") + MABUTRACE_CLI_PATH +
-                                                 "' convert - -o - --format json < '" +
-                                                 in.string() + "'"});
+  const Result r =
+      RunProgram("/bin/sh", {"-c", std::string("exec '") + MABUTRACE_CLI_PATH +
+                                       "' convert - -o - --format json < '" + in.string() + "'"});
   ASSERT_EQ(r.rc, 0) << r.err;
   CheckWorkloadJson(r.out);
 }
@@ -185,10 +185,10 @@ TEST(CliConvert, MissingInputIsExit1) {
 TEST(CliUsage, ErrorsAreExit2AndHelpIs0) {
   EXPECT_EQ(Cli({}).rc, 2);
   EXPECT_EQ(Cli({"frobnicate"}).rc, 2);
-  EXPECT_EQ(Cli({"convert", "x.bin"}).rc, 2);                           // no -o
-  EXPECT_EQ(Cli({"convert", "x.bin", "-o", "out.unknown"}).rc, 2);      // no format
+  EXPECT_EQ(Cli({"convert", "x.bin"}).rc, 2);                       // no -o
+  EXPECT_EQ(Cli({"convert", "x.bin", "-o", "out.unknown"}).rc, 2);  // no format
   EXPECT_EQ(Cli({"convert", "x.bin", "-o", "o", "--format", "xml"}).rc, 2);
-  EXPECT_EQ(Cli({"capture", "-o", "o.json"}).rc, 2);                    // no source
+  EXPECT_EQ(Cli({"capture", "-o", "o.json"}).rc, 2);  // no source
   EXPECT_EQ(Cli({"capture", "--url", "ftp://x", "-o", "o.json"}).rc, 2);
   EXPECT_EQ(Cli({"capture", "--serial", "/dev/null", "--baud", "12345", "-o", "o.bin"}).rc, 2);
   for (const char* cmd : {"convert", "capture"}) {
@@ -212,16 +212,17 @@ TEST(CliCapture, UrlFromLoopbackServer) {
   json doc;
   ASSERT_NO_THROW(doc = json::parse(ReadFile(out)));
   int counters = 0;
-  for (const json& e : doc["traceEvents"]) counters += e["ph"] == "C" && e["name"] == "served_count";
+  for (const json& e : doc["traceEvents"])
+    counters += e["ph"] == "C" && e["name"] == "served_count";
   EXPECT_EQ(counters, 10);
   const fs::path pf = dir.path / "live.pftrace";
   const Result r2 = Cli({"capture", "--url", url, "-o", pf.string()});
   ASSERT_EQ(r2.rc, 0) << r2.err;
   EXPECT_GT(fs::file_size(pf), 0u);
   // protoc accepts it against Perfetto's schema.
-  const Result d = RunProgram("/bin/sh", {"-c", std::string("protoc --decode=perfetto.protos.Trace -I '") +
-                                              PERFETTO_PROTO_DIR + "' perfetto_trace.proto < '" +
-                                              pf.string() + "'"});
+  const Result d = RunProgram(
+      "/bin/sh", {"-c", std::string("protoc --decode=perfetto.protos.Trace -I '") +
+                            PERFETTO_PROTO_DIR + "' perfetto_trace.proto < '" + pf.string() + "'"});
   EXPECT_EQ(d.rc, 0) << d.err;
   EXPECT_NE(d.out.find("served_count"), std::string::npos);
 }
@@ -288,7 +289,8 @@ TEST(CliCapture, SerialConvertsOnTheFlyUntilEof) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const std::string bytes = ReadFile(MakeStream(dir));
   const fs::path out = dir.path / "live.json";
-  ChildProcess capture(MABUTRACE_CLI_PATH, {"capture", "--serial", fifo.string(), "-o", out.string()});
+  ChildProcess capture(MABUTRACE_CLI_PATH,
+                       {"capture", "--serial", fifo.string(), "-o", out.string()});
   ASSERT_TRUE(capture.started());
   const int fd = ::open(fifo.c_str(), O_WRONLY);  // waits for the capture's open
   ASSERT_GE(fd, 0);

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "tool_process.h"
 #include "format/dump_format.h"
+#include "tool_process.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -105,12 +105,13 @@ TEST(RawDump, GdbDumpOfTheStoppedProgram) {
   if (::access("/usr/bin/gdb", X_OK) != 0) GTEST_SKIP() << "gdb is not installed";
   TempDir dir;
   const fs::path dump = dir.path / "gdb.dump";
-  const Result g = RunProgram("/usr/bin/gdb",
-                       {"-batch", "-nx", "-ex", "break mabutrace_test_dump_point", "-ex", "run", "-ex",
-                        "dump binary memory " + dump.string() +
-                            " mabutrace_dump_region.base (char*)mabutrace_dump_region.base + "
-                            "mabutrace_dump_region.bytes",
-                        "-ex", "kill", "--args", RAW_DUMP_PROGRAM_PATH, (dir.path / "unused").string()});
+  const Result g =
+      RunProgram("/usr/bin/gdb",
+                 {"-batch", "-nx", "-ex", "break mabutrace_test_dump_point", "-ex", "run", "-ex",
+                  "dump binary memory " + dump.string() +
+                      " mabutrace_dump_region.base (char*)mabutrace_dump_region.base + "
+                      "mabutrace_dump_region.bytes",
+                  "-ex", "kill", "--args", RAW_DUMP_PROGRAM_PATH, (dir.path / "unused").string()});
   if (!fs::exists(dump) && g.err.find("ptrace") != std::string::npos)
     GTEST_SKIP() << "this machine does not allow ptrace: " << g.err.substr(0, 200);
   ASSERT_TRUE(fs::exists(dump)) << g.out << g.err;
@@ -124,7 +125,8 @@ TEST(RawDump, NamePointerOutsideTheElfIsReportedWithItsOffsetRestKept) {
   const Result r = Convert(dump, out);
   EXPECT_EQ(r.rc, 1);
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.err, m, std::regex(R"(offset (\d+): name pointer (0x[0-9a-f]+) is not in the ELF)")))
+  ASSERT_TRUE(std::regex_search(
+      r.err, m, std::regex(R"(offset (\d+): name pointer (0x[0-9a-f]+) is not in the ELF)")))
       << r.err;
   // The offset is where the pointer is in the dump file.
   const std::string bytes = ReadFile(dump);
@@ -160,7 +162,8 @@ TEST(RawDump, NoDescriptorIsAClearError) {
 // Reads the descriptor the program wrote, to aim the damage below.
 mabutrace::dump::DumpDescriptor Descriptor(const std::string& bytes, size_t* at) {
   mabutrace::dump::DumpDescriptor d{};
-  const size_t pos = bytes.find(std::string(reinterpret_cast<const char*>(mabutrace::dump::kMagic), 8));
+  const size_t pos =
+      bytes.find(std::string(reinterpret_cast<const char*>(mabutrace::dump::kMagic), 8));
   *at = pos;
   if (pos != std::string::npos) std::memcpy(&d, bytes.data() + pos, sizeof d);
   return d;
@@ -176,7 +179,8 @@ TEST(RawDump, CutShortDumpIsAClearError) {
   WriteFile(cut, bytes.substr(0, at - d.descriptor_offset + d.data_offset + 100));
   const Result r = Convert(cut, dir.path / "o.json");
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("offset " + std::to_string(at) + ": dump descriptor: the buffer"), std::string::npos)
+  EXPECT_NE(r.err.find("offset " + std::to_string(at) + ": dump descriptor: the buffer"),
+            std::string::npos)
       << r.err;
 }
 
@@ -205,7 +209,8 @@ TEST(RawDump, DamagedChunkIsSkippedOthersKept) {
   size_t victim = 0;
   for (uint32_t i = 0; i < d.num_chunks; ++i) {
     uint64_t seq = 0;
-    std::memcpy(&seq, bytes.data() + block + d.chunks_offset + size_t(i) * d.chunk_stride + d.chunk_seq, 8);
+    std::memcpy(
+        &seq, bytes.data() + block + d.chunks_offset + size_t(i) * d.chunk_stride + d.chunk_seq, 8);
     if (seq) {
       victim = block + d.chunks_offset + size_t(i) * d.chunk_stride + d.chunk_commit;
       break;
@@ -260,8 +265,9 @@ TEST(RawDump, ConvertOntoItselfIsRefused) {
   TempDir dir;
   const fs::path dump = SelfDump(dir);
   const std::string before = ReadFile(dump);
-  const Result r = RunProgram(MABUTRACE_CLI_PATH, {"convert", dump.string(), "-o", dump.string(),
-                                                   "--format", "json", "--elf", RAW_DUMP_PROGRAM_PATH});
+  const Result r =
+      RunProgram(MABUTRACE_CLI_PATH, {"convert", dump.string(), "-o", dump.string(), "--format",
+                                      "json", "--elf", RAW_DUMP_PROGRAM_PATH});
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("both the input and the output"), std::string::npos) << r.err;
   EXPECT_EQ(ReadFile(dump), before);

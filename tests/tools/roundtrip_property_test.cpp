@@ -38,10 +38,14 @@ namespace {
 
 // Names exercise JSON escaping and UTF-8 on the way through. They are
 // string literals: the runtime stores the pointer.
-const char* const kNames[] = {"parse", "render", "a \"quoted\" name", "back\\slash",
-                              "tab\there", "caf\xc3\xa9", "\xe2\x9c\x93 ok", "x",
-                              "long name long name long name long name long name"};
-const char* const kCounters[] = {"queue depth", "temp \xc2\xb0" "C", "bytes"};
+const char* const kNames[] = {
+    "parse",           "render",    "a \"quoted\" name",
+    "back\\slash",     "tab\there", "caf\xc3\xa9",
+    "\xe2\x9c\x93 ok", "x",         "long name long name long name long name long name"};
+const char* const kCounters[] = {"queue depth",
+                                 "temp \xc2\xb0"
+                                 "C",
+                                 "bytes"};
 constexpr size_t kNumNames = sizeof(kNames) / sizeof(kNames[0]);
 constexpr size_t kNumCounters = sizeof(kCounters) / sizeof(kCounters[0]);
 
@@ -52,11 +56,11 @@ void Capture(const uint8_t* data, size_t len) {
 
 // One event as the JSON should show it.
 struct Expected {
-  char ph;            // 'B', 'E', 'i', 'C'
-  std::string name;   // "" for E
+  char ph;           // 'B', 'E', 'i', 'C'
+  std::string name;  // "" for E
   uint64_t ns;
-  uint32_t cpu;       // B and i only
-  int64_t value;      // C only
+  uint32_t cpu;   // B and i only
+  int64_t value;  // C only
   bool operator==(const Expected&) const = default;
 };
 

@@ -56,12 +56,14 @@ int RunCaptureHttp(const std::string& url, const std::string& out, Format format
   client.set_read_timeout(60);
   const char* path = format == Format::kJson ? "/trace.json" : "/trace.pftrace";
   // The body is written as it arrives: the trace is never held in memory.
-  auto res = client.Get(path, [&](const char* data, size_t len) { return open() && f->Write(data, len); });
+  auto res =
+      client.Get(path, [&](const char* data, size_t len) { return open() && f->Write(data, len); });
   int rc = kExitOk;
   if (open_failed) {
     rc = kExitBadInput;
   } else if (!res && res.error() != httplib::Error::Canceled) {
-    std::fprintf(stderr, "mabutrace: %s%s: %s\n", base.c_str(), path, Describe(res.error()).c_str());
+    std::fprintf(stderr, "mabutrace: %s%s: %s\n", base.c_str(), path,
+                 Describe(res.error()).c_str());
     rc = kExitBadInput;
   } else if (res && res->status != 200) {
     std::fprintf(stderr, "mabutrace: %s%s: HTTP %d\n", base.c_str(), path, res->status);
@@ -69,7 +71,8 @@ int RunCaptureHttp(const std::string& url, const std::string& out, Format format
   } else if (!open()) {  // 200 with an empty body
     rc = kExitBadInput;
   }
-  if (f && !f->Finish()) rc = kExitBadInput;  // a write that failed (Canceled) is said here, with its file
+  if (f && !f->Finish())
+    rc = kExitBadInput;  // a write that failed (Canceled) is said here, with its file
   return rc;
 }
 

@@ -25,20 +25,34 @@ void OnSigint(int) { g_stop = true; }
 
 std::optional<speed_t> BaudConstant(unsigned baud) {
   switch (baud) {
-    case 9600: return B9600;
-    case 19200: return B19200;
-    case 38400: return B38400;
-    case 57600: return B57600;
-    case 115200: return B115200;
-    case 230400: return B230400;
-    case 460800: return B460800;
-    case 500000: return B500000;
-    case 921600: return B921600;
-    case 1000000: return B1000000;
-    case 2000000: return B2000000;
-    case 3000000: return B3000000;
-    case 4000000: return B4000000;
-    default: return std::nullopt;
+    case 9600:
+      return B9600;
+    case 19200:
+      return B19200;
+    case 38400:
+      return B38400;
+    case 57600:
+      return B57600;
+    case 115200:
+      return B115200;
+    case 230400:
+      return B230400;
+    case 460800:
+      return B460800;
+    case 500000:
+      return B500000;
+    case 921600:
+      return B921600;
+    case 1000000:
+      return B1000000;
+    case 2000000:
+      return B2000000;
+    case 3000000:
+      return B3000000;
+    case 4000000:
+      return B4000000;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -77,7 +91,8 @@ int RunCaptureSerial(const std::string& device, unsigned baud, double seconds,
   if (format != Format::kRaw) conv = std::make_unique<Converter>(format, f->get(), device);
 
   g_stop = false;
-  struct sigaction sa {}, old_sa{};
+  struct sigaction sa {
+  }, old_sa{};
   sa.sa_handler = OnSigint;  // no SA_RESTART: poll returns EINTR at once
   ::sigaction(SIGINT, &sa, &old_sa);
   const bool progress = ::isatty(STDERR_FILENO);

@@ -42,7 +42,8 @@ void CliFile::Close::operator()(FILE* f) const {
   if (f != stdin && f != stdout) std::fclose(f);
 }
 
-FILE* CliFile::OpenPath(const std::string& path, const char* mode, FILE* std_file, const char* failed) {
+FILE* CliFile::OpenPath(const std::string& path, const char* mode, FILE* std_file,
+                        const char* failed) {
   if (path == "-") return std_file;
   FILE* f = std::fopen(path.c_str(), mode);
   if (!f) Fail(path, failed, errno);
@@ -88,8 +89,10 @@ bool OutputFile::Finish() {
   failed = failed || std::ferror(f);
   if (f != stdout && std::fclose(f) != 0) failed = true, err = err ? err : errno;
   if (!failed) return true;
-  if (err) Fail(name(), "write error", err);
-  else std::fprintf(stderr, "mabutrace: %s: write error\n", name().c_str());
+  if (err)
+    Fail(name(), "write error", err);
+  else
+    std::fprintf(stderr, "mabutrace: %s: write error\n", name().c_str());
   return false;
 }
 
@@ -103,12 +106,13 @@ bool WriteFile(const std::string& path, std::string_view data) {
   return out->Finish();
 }
 
-void ReportProblems(const std::string& name, const std::vector<std::string>& problems, size_t limit) {
+void ReportProblems(const std::string& name, const std::vector<std::string>& problems,
+                    size_t limit) {
   for (size_t i = 0; i < problems.size() && i < limit; ++i)
     std::fprintf(stderr, "mabutrace: %s: %s\n", name.c_str(), problems[i].c_str());
   if (problems.size() > limit)
-    std::fprintf(stderr, "mabutrace: %s: %zu more problem%s\n", name.c_str(), problems.size() - limit,
-                 problems.size() - limit == 1 ? "" : "s");
+    std::fprintf(stderr, "mabutrace: %s: %zu more problem%s\n", name.c_str(),
+                 problems.size() - limit, problems.size() - limit == 1 ? "" : "s");
 }
 
 // ---- numbers and ranges -----------------------------------------------------
@@ -136,7 +140,8 @@ uint64_t TakeSizeSuffix(std::string_view* s) {
 }
 
 CLI::Validator NumberValidator(Suffix suffix, uint64_t max) {
-  const char* what = suffix == Suffix::kSize ? "(decimal or 0x hex, optional K/M)" : "(decimal or 0x hex)";
+  const char* what =
+      suffix == Suffix::kSize ? "(decimal or 0x hex, optional K/M)" : "(decimal or 0x hex)";
   return CLI::Validator(
       [suffix, max, what](std::string& text) -> std::string {
         const auto v = ParseNumber(text, suffix);
@@ -189,14 +194,18 @@ template <class T, class Parse>
 std::istream& ReadToken(std::istream& in, T& out, Parse parse) {
   std::string token;
   in >> token;
-  if (const auto parsed = parse(token)) out = *parsed;
-  else in.setstate(std::ios::failbit);
+  if (const auto parsed = parse(token))
+    out = *parsed;
+  else
+    in.setstate(std::ios::failbit);
   return in;
 }
 }  // namespace
 
 std::istream& operator>>(std::istream& in, NumberRange& r) { return ReadToken(in, r, ParseRange); }
-std::istream& operator>>(std::istream& in, NamedNumber& r) { return ReadToken(in, r, ParseNamedNumber); }
+std::istream& operator>>(std::istream& in, NamedNumber& r) {
+  return ReadToken(in, r, ParseNamedNumber);
+}
 
 CLI::Validator Number(uint64_t max) { return NumberValidator(Suffix::kNone, max); }
 CLI::Validator Size(uint64_t max) { return NumberValidator(Suffix::kSize, max); }
@@ -212,7 +221,8 @@ CLI::Validator RangeCheck() {
 
 CLI::Validator NamedNumberCheck(uint64_t max) {
   char limit[40] = "";
-  if (max != UINT64_MAX) std::snprintf(limit, sizeof limit, ", at most 0x%llx", static_cast<unsigned long long>(max));
+  if (max != UINT64_MAX)
+    std::snprintf(limit, sizeof limit, ", at most 0x%llx", static_cast<unsigned long long>(max));
   return CLI::Validator(
       [max, limit = std::string(limit)](std::string& text) -> std::string {
         const auto v = ParseNamedNumber(text);

@@ -6,10 +6,10 @@
 
 #include <string.h>
 
-#include "mabutrace_cortex_m.h"
 #include "../../runtime/port.h"  // (relative: the Arduino IDE puts only src/ on the path)
 #include "../../runtime/ring_buffer.h"
 #include "../../runtime/writer_single_core.h"
+#include "mabutrace_cortex_m.h"
 
 namespace mabutrace::port {
 
@@ -74,7 +74,8 @@ uint64_t ClockHz() {
     }
     const uint32_t stale = SystCsr();  // reading clears a stale COUNTFLAG
     source = kClockSysTick, hz = (stale & kSystClkSource) ? core_hz
-                                  : set.systick_ref_hz ? set.systick_ref_hz : kDefaultSystickRefHz;
+                                 : set.systick_ref_hz     ? set.systick_ref_hz
+                                                          : kDefaultSystickRefHz;
   }
   g_clock_state = ClockState{source, counter ? *counter ^ invert : 0u, 0, counter, invert};
   ExitCritical(primask);
@@ -120,7 +121,8 @@ mabutrace_cortex_m_clock_t mabutrace_cortex_m_clock_source(void) {
   return mabutrace_cortex_m_clock_t(g_clock_state.source);
 }
 void mabutrace_cortex_m_prefer_systick(int on) { g_settings.prefer_systick = on != 0; }
-void mabutrace_cortex_m_use_counter(const volatile uint32_t* counter, int counts_down, uint32_t hz) {
+void mabutrace_cortex_m_use_counter(const volatile uint32_t* counter, int counts_down,
+                                    uint32_t hz) {
   Settings& set = g_settings;
   set.counter = hz ? counter : nullptr;
   set.counter_invert = counts_down ? 0xFFFFFFFFu : 0u;

@@ -40,7 +40,8 @@ http::Method MethodOf(int method) {
 }
 
 int SendChunk(void* user, const char* data, size_t len) {
-  return httpd_resp_send_chunk(static_cast<httpd_req_t*>(user), data, ssize_t(len)) == ESP_OK ? 0 : 1;
+  return httpd_resp_send_chunk(static_cast<httpd_req_t*>(user), data, ssize_t(len)) == ESP_OK ? 0
+                                                                                              : 1;
 }
 
 // The head alone, for the answer to HEAD: every response call of
@@ -92,12 +93,9 @@ struct Refusal {
   uint16_t status;
 };
 const Refusal kRefusals[] = {
-    {HTTPD_400_BAD_REQUEST, 400},
-    {HTTPD_408_REQ_TIMEOUT, 408},
-    {HTTPD_414_URI_TOO_LONG, 414},
-    {HTTPD_431_REQ_HDR_FIELDS_TOO_LARGE, 431},
-    {HTTPD_500_INTERNAL_SERVER_ERROR, 500},
-    {HTTPD_501_METHOD_NOT_IMPLEMENTED, 501},
+    {HTTPD_400_BAD_REQUEST, 400},           {HTTPD_408_REQ_TIMEOUT, 408},
+    {HTTPD_414_URI_TOO_LONG, 414},          {HTTPD_431_REQ_HDR_FIELDS_TOO_LARGE, 431},
+    {HTTPD_500_INTERNAL_SERVER_ERROR, 500}, {HTTPD_501_METHOD_NOT_IMPLEMENTED, 501},
     {HTTPD_505_VERSION_NOT_SUPPORTED, 505},
 };
 

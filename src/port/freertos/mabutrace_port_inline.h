@@ -119,7 +119,9 @@ MABUTRACE_PORT_INLINE bool ContextIsIsr(uint32_t context) {
 
 // Local interrupt mask (Xtensa: PS.INTLEVEL raised to the kernel's level;
 // RISC-V: the equivalent threshold), usable from tasks and ISRs.
-MABUTRACE_PORT_INLINE uint32_t EnterCritical() { return uint32_t(portSET_INTERRUPT_MASK_FROM_ISR()); }
+MABUTRACE_PORT_INLINE uint32_t EnterCritical() {
+  return uint32_t(portSET_INTERRUPT_MASK_FROM_ISR());
+}
 MABUTRACE_PORT_INLINE void ExitCritical(uint32_t state) {
   portCLEAR_INTERRUPT_MASK_FROM_ISR(UBaseType_t(state));
 }

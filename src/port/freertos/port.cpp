@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../runtime/port.h"  // relative: Arduino builds have only src/ on the path
 #include "esp_heap_caps.h"
 #include "mabutrace_freertos.h"
-#include "../../runtime/port.h"  // relative: Arduino builds have only src/ on the path
 
 namespace mabutrace::port {
 

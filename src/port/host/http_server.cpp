@@ -114,12 +114,14 @@ class ConnectionStream final : public httplib::Stream {
   void get_remote_ip_and_port(std::string& ip, int& port) const override {
     sockaddr_storage addr{};
     socklen_t len = sizeof addr;
-    if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) Describe(addr, len, ip, port);
+    if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+      Describe(addr, len, ip, port);
   }
   void get_local_ip_and_port(std::string& ip, int& port) const override {
     sockaddr_storage addr{};
     socklen_t len = sizeof addr;
-    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) Describe(addr, len, ip, port);
+    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+      Describe(addr, len, ip, port);
   }
   socket_t socket() const override { return fd_; }
 
@@ -210,7 +212,7 @@ class ConnectionStream final : public httplib::Stream {
   char buf_[4096];
   size_t begin_ = 0, end_ = 0;
   size_t received_ = 0;
-  bool line_seen_ = false;   // the request line is complete
+  bool line_seen_ = false;  // the request line is complete
   bool over_limit_ = false;
   mutable bool timed_out_ = false;
   bool wrote_ = false;
@@ -326,7 +328,8 @@ void Configure(GuardedServer& server) {
   });
   server.set_payload_max_length(kMaxPayloadBytes);
   server.set_keep_alive_max_count(1);
-  server.set_read_timeout(std::chrono::duration_cast<std::chrono::seconds>(kRequestDeadline).count());
+  server.set_read_timeout(
+      std::chrono::duration_cast<std::chrono::seconds>(kRequestDeadline).count());
   server.set_write_timeout(std::chrono::duration_cast<std::chrono::seconds>(kWriteStall).count());
 
   // Every request goes to the service as soon as httplib has parsed its
@@ -348,10 +351,11 @@ void Configure(GuardedServer& server) {
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) Send(http::ErrorResponse(uint16_t(res.status)), res);
   });
-  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    res = httplib::Response();  // nothing half-set by the handler that threw
-    Send(http::ErrorResponse(500), res);
-  });
+  server.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        res = httplib::Response();  // nothing half-set by the handler that threw
+        Send(http::ErrorResponse(500), res);
+      });
 }
 
 // ---- Lifecycle ---------------------------------------------------------------
@@ -428,7 +432,7 @@ int Start(const char* bind_address, uint16_t port) {
     return MABUTRACE_ERR_SERVER;
   }
   server->set_host_policy(server->BoundToLoopback() ? http::HostPolicy::kLoopbackNames
-                                                     : http::HostPolicy::kAnyName);
+                                                    : http::HostPolicy::kAnyName);
 
   SetDeinitHook(&StopServer);
   auto finished = std::make_shared<std::atomic<bool>>(false);

@@ -7,10 +7,10 @@
 
 #include <pthread.h>
 
-#include <atomic>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <atomic>
 #if defined(__linux__)
 #include <sys/syscall.h>
 #endif

@@ -23,17 +23,19 @@ namespace {
 // Compact comparison of per-ID streams (gtest would print every byte).
 ::testing::AssertionResult SameStreams(const std::map<int, std::vector<uint8_t>>& got,
                                        const std::map<int, std::vector<uint8_t>>& want) {
-  if (got.size() != want.size()) return ::testing::AssertionFailure() << got.size() << " IDs vs " << want.size();
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << got.size() << " IDs vs " << want.size();
   for (const auto& [id, w] : want) {
     auto it = got.find(id);
     if (it == got.end()) return ::testing::AssertionFailure() << "ID " << id << " missing";
     const auto& g = it->second;
     if (g.size() != w.size())
-      return ::testing::AssertionFailure() << "ID " << id << ": " << g.size() << " bytes vs " << w.size();
+      return ::testing::AssertionFailure()
+             << "ID " << id << ": " << g.size() << " bytes vs " << w.size();
     for (size_t i = 0; i < w.size(); ++i)
       if (g[i] != w[i])
-        return ::testing::AssertionFailure() << "ID " << id << " byte " << i << ": 0x" << std::hex << int(g[i])
-                                             << " vs 0x" << int(w[i]);
+        return ::testing::AssertionFailure() << "ID " << id << " byte " << i << ": 0x" << std::hex
+                                             << int(g[i]) << " vs 0x" << int(w[i]);
   }
   return ::testing::AssertionSuccess();
 }
@@ -98,8 +100,10 @@ class Formatter {
     last_ = b;
     if (pos_ % 2 == 0) {  // even: data byte with bit0 in AUX
       frame_[pos_] = static_cast<uint8_t>(b & 0xFE);
-      if (b & 1) aux_ |= static_cast<uint8_t>(1u << (pos_ / 2));
-      else aux_ &= static_cast<uint8_t>(~(1u << (pos_ / 2)));
+      if (b & 1)
+        aux_ |= static_cast<uint8_t>(1u << (pos_ / 2));
+      else
+        aux_ &= static_cast<uint8_t>(~(1u << (pos_ / 2)));
     } else {
       frame_[pos_] = b;
     }
@@ -152,25 +156,30 @@ TEST(Deformatter, AnyChunkingGivesTheSameOutput) {
   for (size_t chunk : {1u, 3u, 7u, 15u, 16u, 17u, 100u}) {
     Collect c;
     cs::FrameDeformatter d({}, &c);
-    for (size_t i = 0; i < frames.size(); i += chunk) d.Push(frames.data() + i, std::min(chunk, frames.size() - i));
+    for (size_t i = 0; i < frames.size(); i += chunk)
+      d.Push(frames.data() + i, std::min(chunk, frames.size() - i));
     d.Finish();
     EXPECT_TRUE(SameStreams(c.data, expect)) << "chunk " << chunk;
   }
 }
 
 TEST(Deformatter, AuxBitRestoresBit0OfEvenDataBytes) {
-  // Frame: ID 0x10 at byte 0, then 14 bytes 0x01..0x0E; byte 14 = 0x0E (even) -> bit0 from AUX bit 7.
-  uint8_t fr[16] = {0x21, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x00};
+  // Frame: ID 0x10 at byte 0, then 14 bytes 0x01..0x0E; byte 14 = 0x0E (even) -> bit0 from AUX
+  // bit 7.
+  uint8_t fr[16] = {0x21, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+                    0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x00};
   fr[15] = 0x02 | 0x80;  // even bytes 2 and 14 get bit0 = 1
   Collect c;
   cs::FrameDeformatter d({}, &c);
   d.Push(fr, 16);
-  std::vector<uint8_t> want = {0x01, 0x03, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0F};
+  std::vector<uint8_t> want = {0x01, 0x03, 0x03, 0x04, 0x05, 0x06, 0x07,
+                               0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0F};
   EXPECT_EQ(c.data[0x10], want);
 }
 
 TEST(Deformatter, DataBeforeTheFirstIdIsDroppedAndCounted) {
-  uint8_t fr[16] = {0x10, 0x11, 0x21, 0x22, 0x30, 0x31, 0x40, 0x41, 0x50, 0x51, 0x60, 0x61, 0x70, 0x71, 0x80, 0x00};
+  uint8_t fr[16] = {0x10, 0x11, 0x21, 0x22, 0x30, 0x31, 0x40, 0x41,
+                    0x50, 0x51, 0x60, 0x61, 0x70, 0x71, 0x80, 0x00};
   Collect c;
   cs::FrameDeformatter d({}, &c);
   d.Push(fr, 16);
@@ -179,11 +188,13 @@ TEST(Deformatter, DataBeforeTheFirstIdIsDroppedAndCounted) {
 }
 
 TEST(Deformatter, RepeatedIdByteIsIgnored) {
-  uint8_t fr[16] = {0x21, 0xAA, 0x21, 0xBB, 0x21, 0xCC, 0x20, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x00};
+  uint8_t fr[16] = {0x21, 0xAA, 0x21, 0xBB, 0x21, 0xCC, 0x20, 0x01,
+                    0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x00};
   Collect c;
   cs::FrameDeformatter d({}, &c);
   d.Push(fr, 16);
-  std::vector<uint8_t> want = {0xAA, 0xBB, 0xCC, 0x20, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
+  std::vector<uint8_t> want = {0xAA, 0xBB, 0xCC, 0x20, 0x01, 0x02,
+                               0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
   EXPECT_EQ(c.data[0x10], want);
 }
 
@@ -210,7 +221,8 @@ TEST(Deformatter, UnknownIdIsReportedOnceNotFatal) {
 }
 
 TEST(Deformatter, ReservedIdIsReported) {
-  uint8_t fr[16] = {0xF1, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x00};
+  uint8_t fr[16] = {0xF1, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+                    0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x00};
   Collect c;
   cs::FrameDeformatter d({}, &c);
   d.Push(fr, 16);
@@ -266,7 +278,8 @@ TEST(Deformatter, HsyncsAreRemovedInsideFrames) {
   opt.has_hsyncs = true;
   Collect c;
   cs::FrameDeformatter d(opt, &c);
-  for (size_t i = 0; i < tpiu.size(); i += 5) d.Push(tpiu.data() + i, std::min<size_t>(5, tpiu.size() - i));
+  for (size_t i = 0; i < tpiu.size(); i += 5)
+    d.Push(tpiu.data() + i, std::min<size_t>(5, tpiu.size() - i));
   d.Finish();
   EXPECT_TRUE(c.errors.empty());
   EXPECT_EQ(c.data[0x10], std::vector<uint8_t>(40, 0x5A));
@@ -290,7 +303,8 @@ TEST(Deformatter, FourFsyncFrameResetsWhenAsked) {
 }
 
 TEST(Deformatter, RealMultiSourceCaptureSplitsIntoItsTraceIds) {
-  const fs::path file = fs::path(MABUTRACE_SHARED_DIR) / "data/ete-snapshots/infrastructure/cstrace.bin";
+  const fs::path file =
+      fs::path(MABUTRACE_SHARED_DIR) / "data/ete-snapshots/infrastructure/cstrace.bin";
   MABUTRACE_NEEDS_SHARED(file);
   auto data = mabutrace::snapshot::ReadBinaryFile(file);
   Collect whole, bytewise;

@@ -94,7 +94,8 @@ TEST(Registers, Seed002DmaWriteExample) {
   EXPECT_EQ(f["UPPER_ADDRESS_BITS"], 0x8000u);
   EXPECT_EQ(f["SID"], 5u);
   RegisterValue tq;
-  ASSERT_TRUE(DecodeRegister("TRANSACTION_QUALIFIER", Reg(r, "TRANSACTION_QUALIFIER"), 0, &tq, &err));
+  ASSERT_TRUE(
+      DecodeRegister("TRANSACTION_QUALIFIER", Reg(r, "TRANSACTION_QUALIFIER"), 0, &tq, &err));
   for (const auto& x : tq.fields) {
     if (x.name == "QUALIF_TH0") {
       EXPECT_EQ(x.value, 2u);  // writes only
@@ -139,7 +140,8 @@ struct Collect final : stm::StpPacketSink, TracerMessageSink {
   std::vector<TracerMessage> msgs;
 };
 
-std::vector<TracerMessage> DecodeWords(const std::vector<uint8_t>& stp, Layout l = DefaultLayout()) {
+std::vector<TracerMessage> DecodeWords(const std::vector<uint8_t>& stp,
+                                       Layout l = DefaultLayout()) {
   Collect c(std::move(l));
   stm::StpDecoder d(&c);
   d.Push(0, stp.data(), stp.size());
@@ -157,8 +159,8 @@ TEST(TracerMessages, DefaultLayoutStatusEventStatistics) {
   // status G1: type 0, sid 3, G 1, access 0x00ABCD
   e.Data(32, (0u << 29) | (3u << 24) | (1u << 23) | 0xABCD, true, true, 100);
   // event E: type 3, sid 3, mid 0x40, xid 5, O 1, W 1, addr 0x155
-  e.Data(32, (3u << 29) | (3u << 24) | (0x40u << 16) | (5u << 12) | (1u << 11) | (1u << 10) | 0x155, true,
-         true, 200);
+  e.Data(32, (3u << 29) | (3u << 24) | (0x40u << 16) | (5u << 12) | (1u << 11) | (1u << 10) | 0x155,
+         true, true, 200);
   e.Data(32, 655360);
   e.Data(32, 1);
   e.Data(32, 12800);
@@ -209,10 +211,10 @@ TEST(TracerMessages, BadWordCountsAreReportedWithOffset) {
   e.Version(3);
   e.Master8(0x80);
   e.Data(32, 1);
-  e.Data(32, 2, true);  // a 2-word message: no layout entry
-  e.Data(16, 3, true);  // not 32 bits
+  e.Data(32, 2, true);         // a 2-word message: no layout entry
+  e.Data(16, 3, true);         // not 32 bits
   e.Data(32, 7u << 29, true);  // type 7: unknown
-  e.Data(32, 1);        // cut off by the end
+  e.Data(32, 1);               // cut off by the end
   auto m = DecodeWords(e.Bytes());
   ASSERT_EQ(m.size(), 4u);
   for (const auto& x : m) {
@@ -275,8 +277,8 @@ TEST(TracerMessages, LayoutFileOverride) {
 TEST(Examples, ConfigAndWorkloadFilesLoad) {
   TracerConfig cfg;
   std::string err;
-  ASSERT_TRUE(LoadTracerConfig(std::string(MABUTRACE_SOURCE_DIR) + "/examples/cptracer/dma_write_bandwidth.ini",
-                               &cfg, &err))
+  ASSERT_TRUE(LoadTracerConfig(
+      std::string(MABUTRACE_SOURCE_DIR) + "/examples/cptracer/dma_write_bandwidth.ini", &cfg, &err))
       << err;
   ConfigResult r;
   ASSERT_TRUE(ComputeConfig(cfg, &r, &err)) << err;

@@ -66,8 +66,10 @@ void ParsePpl(const fs::path& p, std::vector<OraclePacket>* pkts, std::vector<Or
     } else if (sw != std::string::npos) {
       OracleMsg om{};
       om.offset = idx;
-      const size_t ma = line.find("Ma:0x", sw), ch = line.find("Ch:0x", sw), rp = line.find(')', ch);
-      ASSERT_TRUE(ma != std::string::npos && ch != std::string::npos && rp != std::string::npos) << line;
+      const size_t ma = line.find("Ma:0x", sw), ch = line.find("Ch:0x", sw),
+                   rp = line.find(')', ch);
+      ASSERT_TRUE(ma != std::string::npos && ch != std::string::npos && rp != std::string::npos)
+          << line;
       const std::string mas = line.substr(ma + 5, line.find(';', ma) - ma - 5);
       const std::string chs = line.substr(ch + 5, rp - ch - 5);
       om.id_valid = mas.find('?') == std::string::npos;
@@ -154,8 +156,9 @@ TEST_P(StmOracle, PacketsAndMessagesMatchOpenCsd) {
     }
     if (!ok) {
       ++bad;
-      ADD_FAILURE() << "packet " << i << ": got Idx:" << g.offset << " " << name << " [" << Hex(g.raw)
-                    << "] want Idx:" << w.offset << " " << w.type << " [" << Hex(w.raw) << "]";
+      ADD_FAILURE() << "packet " << i << ": got Idx:" << g.offset << " " << name << " ["
+                    << Hex(g.raw) << "] want Idx:" << w.offset << " " << w.type << " ["
+                    << Hex(w.raw) << "]";
     }
   }
   EXPECT_EQ(c.msgs.size(), want_m.size());
@@ -177,10 +180,12 @@ TEST_P(StmOracle, PacketsAndMessagesMatchOpenCsd) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Captures, StmOracle,
-                         ::testing::Values("stm_only", "stm_only-2", "stm_only-juno", "stm-issue-27"),
+                         ::testing::Values("stm_only", "stm_only-2", "stm_only-juno",
+                                           "stm-issue-27"),
                          [](const auto& info) {
                            std::string s = info.param;
-                           for (char& ch : s) if (ch == '-') ch = '_';
+                           for (char& ch : s)
+                             if (ch == '-') ch = '_';
                            return s;
                          });
 

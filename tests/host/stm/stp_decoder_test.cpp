@@ -79,8 +79,8 @@ TEST(StpDecoder, AllDataVariantsAndIds) {
   e.Trigger(0x42);
   e.Freq(19200000);
   auto c = Decode(e.Bytes());
-  std::vector<std::string> want{"ASYNC", "VERSION", "M8",    "C8",    "D4",   "D8MTS", "D16TS",
-                                "D32M",  "D64MTS",  "D4MTS", "D4TS",  "D4M",  "C16",   "M16",
+  std::vector<std::string> want{"ASYNC", "VERSION", "M8",     "C8",   "D4",  "D8MTS", "D16TS",
+                                "D32M",  "D64MTS",  "D4MTS",  "D4TS", "D4M", "C16",   "M16",
                                 "D8",    "FLAG",    "FLAGTS", "TRIG", "FREQ"};
   auto names = Names(c);
   if (names.size() == want.size() + 1) names.pop_back();  // padding NULL
@@ -95,7 +95,7 @@ TEST(StpDecoder, AllDataVariantsAndIds) {
   EXPECT_EQ(c.msgs[2].timestamp, 0x5u);  // binary: full-length field replaces all
   EXPECT_EQ(c.msgs[4].data, 0x0123456789ABCDEFull);
   EXPECT_EQ(c.msgs[8].master, 0x0102);
-  EXPECT_EQ(c.msgs[8].channel, 0);        // M16 resets the channel
+  EXPECT_EQ(c.msgs[8].channel, 0);  // M16 resets the channel
   EXPECT_EQ(c.msgs[9].kind, StmMessageKind::kFlag);
   EXPECT_EQ(c.msgs[10].timestamp, 0xFFu);
   EXPECT_EQ(c.msgs[11].kind, StmMessageKind::kTrigger);

@@ -11,8 +11,8 @@
 #include <random>
 #include <thread>
 
-#include "mabutrace/mabutrace.h"
 #include "format/stream_format.h"
+#include "mabutrace/mabutrace.h"
 #include "stream_test_util.h"
 #include "test_util.h"
 

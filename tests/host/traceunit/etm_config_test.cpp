@@ -79,7 +79,8 @@ TEST(EtmDecode, TrcviiectlrIncludeExcludeBits) {  // §9 claim 10c
   EXPECT_EQ(Field(Decode("TRCVIIECTLR", 0x00010000), "EXCLUDE"), 1u);
   EXPECT_EQ(Field(Decode("TRCVIIECTLR", 0x00010000), "INCLUDE"), 0u);
   EXPECT_EQ(Field(Decode("TRCVIIECTLR", 0x00000001), "INCLUDE"), 1u);
-  EXPECT_NE(Decode("TRCVIIECTLR", 0x00010000).summary.find("exclude ARC0 (TRCACVR0..TRCACVR1)"), std::string::npos);
+  EXPECT_NE(Decode("TRCVIIECTLR", 0x00010000).summary.find("exclude ARC0 (TRCACVR0..TRCACVR1)"),
+            std::string::npos);
 }
 
 TEST(EtmDecode, SyncPeriodAndIdRegisters) {  // §8.2
@@ -117,7 +118,7 @@ TEST(EtmRegisters, Encodings) {
   EXPECT_EQ(enc("TRCTRACEIDR"), "s2_1_c0_c0_1");
   EXPECT_EQ(enc("TRCVICTLR"), "s2_1_c0_c0_2");
   EXPECT_EQ(enc("TRCACVR0"), "s2_1_c2_c0_0");
-  EXPECT_EQ(enc("TRCACVR9"), "s2_1_c2_c2_1");  // CRm = n[2:0]:0, op2 = 00:n[3]
+  EXPECT_EQ(enc("TRCACVR9"), "s2_1_c2_c2_1");   // CRm = n[2:0]:0, op2 = 00:n[3]
   EXPECT_EQ(enc("TRCACATR9"), "s2_1_c2_c2_3");  // op2 = 01:n[3]
   EXPECT_EQ(enc("TRCRSCTLR17"), "s2_1_c1_c1_1");
   EXPECT_EQ(enc("TRCIDR0"), "s2_1_c0_c8_7");
@@ -222,9 +223,9 @@ TEST(EtmCompute, ExceptionLevelsAndRealm) {  // §8.2 TRCVICTLR EXLEVEL, RL = NS
   ASSERT_TRUE(SetExceptionLevels({"ns_el0", "rl_el1"}, &c, &err));
   ASSERT_TRUE(Compute(c, &p, &err)) << err;
   const uint64_t v = Values(p)["TRCVICTLR"];
-  EXPECT_EQ((v >> 16) & 0xF, 0xFu);   // no Secure level
-  EXPECT_EQ((v >> 20) & 0x7, 0x6u);   // NS EL0 only
-  EXPECT_EQ((v >> 24) & 0x7, 0x3u);   // RL EL0 differs from NS (traced vs not), RL EL1 too
+  EXPECT_EQ((v >> 16) & 0xF, 0xFu);  // no Secure level
+  EXPECT_EQ((v >> 20) & 0x7, 0x6u);  // NS EL0 only
+  EXPECT_EQ((v >> 24) & 0x7, 0x3u);  // RL EL0 differs from NS (traced vs not), RL EL1 too
   EXPECT_FALSE(SetExceptionLevels({"el4"}, &c, &err));
 }
 
@@ -260,7 +261,8 @@ TEST(EtmCompute, ImpossibleConfigsAreErrors) {
 
 // ---- Sequences (§8.3) ------------------------------------------------------------------
 
-size_t IndexOf(const Sequence& s, Step::Kind k, const std::string& reg = "", uint64_t value = ~uint64_t{0}) {
+size_t IndexOf(const Sequence& s, Step::Kind k, const std::string& reg = "",
+               uint64_t value = ~uint64_t{0}) {
   for (size_t i = 0; i < s.steps.size(); ++i)
     if (s.steps[i].kind == k && (reg.empty() || s.steps[i].reg == reg) &&
         (value == ~uint64_t{0} || s.steps[i].value == value))
@@ -279,7 +281,7 @@ TEST(EtmSequences, OrderFollowsTheArchitecture) {
   const size_t on = IndexOf(en, Step::Kind::kWrite, "TRCPRGCTLR", 1);
   ASSERT_NE(on, SIZE_MAX);
   EXPECT_LT(off, cfg);
-  EXPECT_EQ(en.steps[on - 1].kind, Step::Kind::kIsb);  // ISB before TRCPRGCTLR=1
+  EXPECT_EQ(en.steps[on - 1].kind, Step::Kind::kIsb);   // ISB before TRCPRGCTLR=1
   EXPECT_EQ(en.steps[on + 1].kind, Step::Kind::kPoll);  // then poll IDLE==0
   EXPECT_EQ(en.steps[on + 1].mask, 1u);
   EXPECT_EQ(en.steps[on + 1].expect, 0u);
@@ -301,13 +303,16 @@ TEST(EtmSequences, OrderFollowsTheArchitecture) {
   EXPECT_LT(restore, IndexOf(dis, Step::Kind::kClearBits, "TRBLIMITR_EL1"));  // source before sink
 
   const Sequence& save = p.sequences[2];
-  EXPECT_LT(IndexOf(save, Step::Kind::kWrite, "OSLAR_EL1", 1), IndexOf(save, Step::Kind::kSave, "TRCPRGCTLR"));
+  EXPECT_LT(IndexOf(save, Step::Kind::kWrite, "OSLAR_EL1", 1),
+            IndexOf(save, Step::Kind::kSave, "TRCPRGCTLR"));
   const Sequence& rest = p.sequences[3];
-  EXPECT_LT(IndexOf(rest, Step::Kind::kWriteSaved, "TRCCONFIGR"), IndexOf(rest, Step::Kind::kWriteSaved, "TRCPRGCTLR"));
-  EXPECT_LT(IndexOf(rest, Step::Kind::kWriteSaved, "TRCPRGCTLR"), IndexOf(rest, Step::Kind::kWrite, "OSLAR_EL1", 0));
+  EXPECT_LT(IndexOf(rest, Step::Kind::kWriteSaved, "TRCCONFIGR"),
+            IndexOf(rest, Step::Kind::kWriteSaved, "TRCPRGCTLR"));
+  EXPECT_LT(IndexOf(rest, Step::Kind::kWriteSaved, "TRCPRGCTLR"),
+            IndexOf(rest, Step::Kind::kWrite, "OSLAR_EL1", 0));
   // The save list covers the seed's list and what the seed forgot.
-  for (const char* r : {"TRCPRGCTLR", "TRCCONFIGR", "TRCEVENTCTL0R", "TRCVICTLR", "TRCVIIECTLR", "TRCSYNCPR",
-                        "TRCTRACEIDR"})
+  for (const char* r : {"TRCPRGCTLR", "TRCCONFIGR", "TRCEVENTCTL0R", "TRCVICTLR", "TRCVIIECTLR",
+                        "TRCSYNCPR", "TRCTRACEIDR"})
     EXPECT_NE(std::find(p.context.begin(), p.context.end(), r), p.context.end()) << r;
 }
 
@@ -368,11 +373,13 @@ TEST(EtmC, GeneratedHeaderAssemblesForAArch64) {
     std::ofstream h(dir + "/mbt_ete.h");
     h << header;
     std::ofstream m(dir + "/mbt_ete_use.c");
-    m << "#include \"mbt_ete.h\"\nvoid use(struct mbt_ete_context *c) { mbt_ete_enable(); mbt_ete_disable();"
+    m << "#include \"mbt_ete.h\"\nvoid use(struct mbt_ete_context *c) { mbt_ete_enable(); "
+         "mbt_ete_disable();"
          " mbt_ete_save(c); mbt_ete_restore(c); }\n";
   }
-  const std::string cmd = std::string(MABUTRACE_CLANG) + " --target=aarch64-linux-gnu -ffreestanding -Wall -Werror -c '" +
-                          dir + "/mbt_ete_use.c' -o '" + dir + "/mbt_ete_use.o'";
+  const std::string cmd = std::string(MABUTRACE_CLANG) +
+                          " --target=aarch64-linux-gnu -ffreestanding -Wall -Werror -c '" + dir +
+                          "/mbt_ete_use.c' -o '" + dir + "/mbt_ete_use.o'";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
 #else
   GTEST_SKIP() << "clang not found: header text checked, not assembled";

@@ -22,9 +22,9 @@ using json = nlohmann::json;
 
 constexpr int kTasks = 6;  // = CONFIG_MABUTRACE_MAX_TASKS: every context in use
 static_assert(kTasks <= CONFIG_MABUTRACE_MAX_TASKS, "one context per task");
-constexpr int kIters = 800;    // at least, per task
-constexpr int kIsrs = 1500;    // at least, per interrupt source
-constexpr int kExports = 5;    // writers go on until this many exports are done
+constexpr int kIters = 800;  // at least, per task
+constexpr int kIsrs = 1500;  // at least, per interrupt source
+constexpr int kExports = 5;  // writers go on until this many exports are done
 
 const char* const kTaskNames[kTasks] = {"ham0", "ham1", "ham2", "ham3", "ham4", "ham5"};
 const char* const kCounters[kTasks] = {"n0", "n1", "n2", "n3", "n4", "n5"};
@@ -35,8 +35,8 @@ std::atomic<uint32_t> g_mail[kTasks];
 
 const std::set<std::string>& KnownNames() {
   static const std::set<std::string> names = [] {
-    std::set<std::string> s = {"iter", "inner", "tick", "link", "isr", "isr tick", "flow_out",
-                               "flow_in"};
+    std::set<std::string> s = {"iter", "inner",    "tick",     "link",
+                               "isr",  "isr tick", "flow_out", "flow_in"};
     for (const char* n : kCounters) s.insert(n);
     for (const char* n : kIsrCounters) s.insert(n);
     return s;

@@ -134,8 +134,8 @@ std::vector<StreamEvent> FlushAndDecode() {
   g_stream = nullptr;
   std::vector<StreamEvent> out;
   mabutrace::host::StreamDecoder dec([&](const mabutrace::host::Event& e) {
-    out.push_back(StreamEvent{int(e.type), e.ticks, e.cpu, e.tid, e.in_isr, std::string(e.thread_name),
-                              std::string(e.name), e.value});
+    out.push_back(StreamEvent{int(e.type), e.ticks, e.cpu, e.tid, e.in_isr,
+                              std::string(e.thread_name), std::string(e.name), e.value});
   });
   mabutrace::host::Status st = dec.Feed(bytes);
   if (st.ok) st = dec.Finish();

@@ -67,7 +67,7 @@ std::vector<json> Events(const mt_test::TraceInfo& t, uint64_t tid, const std::s
 // The binary stream (mabutrace_set_output_callback + flush), decoded by
 // the host decoder (host/stream).
 struct StreamEvent {
-  int type;  // mabutrace::host::EventType
+  int type;        // mabutrace::host::EventType
   uint64_t ticks;  // the record's device clock
   uint32_t cpu, tid;
   bool in_isr;

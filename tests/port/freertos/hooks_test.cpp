@@ -76,7 +76,8 @@ TEST_F(FreeRtosTest, SwitchHooksDrawOneSlicePerTaskRunOnEachCore) {
   // Export while the tasks exist: the slice names are their TCBs' names.
   const mt_test::TraceInfo t = mt_test::ExportAndCheck();
   ASSERT_TRUE(t.ok);
-  EXPECT_TRUE(ft::TidsNamed(t, "ISR cpu0").empty()) << "hooks run from the tick ISR stay on CPU tracks";
+  EXPECT_TRUE(ft::TidsNamed(t, "ISR cpu0").empty())
+      << "hooks run from the tick ISR stay on CPU tracks";
   EXPECT_TRUE(ft::TidsNamed(t, "ISR cpu1").empty());
   for (int core = 0; core < 2; ++core) {
     const std::string c = std::to_string(core);

@@ -184,7 +184,8 @@ TEST_F(FreeRtosTest, NestedInterruptsKeepEveryRecordWhole) {
   for (const ft::StreamEvent& e : ft::FlushAndDecode()) {
     if (e.thread_name != "ISR cpu0") continue;
     ++isr_records;
-    ASSERT_GE(e.ticks, last_ticks) << "record " << isr_records << " (" << e.name << ") goes back in time";
+    ASSERT_GE(e.ticks, last_ticks)
+        << "record " << isr_records << " (" << e.name << ") goes back in time";
     last_ticks = e.ticks;
   }
   EXPECT_EQ(isr_records, size_t(3 * kOuter + 3 * nested + 1));  // begin, counter, end each
