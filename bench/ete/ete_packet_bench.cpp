@@ -14,7 +14,6 @@
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include "ete/ete_packet_processor.h"
+#include "ete_bench.h"
 #include "ete/ete_source.h"
 #include "snapshot/snapshot.h"
 
@@ -76,11 +76,7 @@ std::vector<uint8_t> BuildInput(const Args& a) {
     std::fprintf(stderr, "no input trace\n");
     std::exit(1);
   }
-  const size_t want = static_cast<size_t>(a.min_mib * 1024 * 1024);
-  std::vector<uint8_t> all;
-  all.reserve(want + unit.size());
-  while (all.size() < want) all.insert(all.end(), unit.begin(), unit.end());
-  return all;
+  return mabutrace::bench::Repeat(unit, a.min_mib);
 }
 
 struct Count {
@@ -114,11 +110,7 @@ ocsd_datapath_resp_t OcsdPacket(const void* ctx, const ocsd_datapath_op_t op, co
 
 Count RunOpenCsd(const std::vector<uint8_t>& in, size_t chunk) {
   Count c;
-  dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
-  if (tree == C_API_INVALID_TREE_HANDLE) {
-    std::fprintf(stderr, "ocsd_create_dcd_tree failed\n");
-    std::exit(1);
-  }
+  dcd_tree_handle_t tree = mabutrace::bench::NewOpenCsdTree();
   // Debian's OpenCSD 1.3.3 C API cannot attach a packet sink to a decoder
   // created as "ETE" (ocsd_dt_attach_packet_callback -> OCSD_ERR_NO_PROTOCOL).
   // OpenCSD's ETE decoder is its ETMv4 packet processor with an ETEConfig
@@ -145,34 +137,8 @@ Count RunOpenCsd(const std::vector<uint8_t>& in, size_t chunk) {
     std::fprintf(stderr, "OpenCSD ETE packet processor setup failed: error %d\n", static_cast<int>(err));
     std::exit(1);
   }
-  for (size_t i = 0; i < in.size();) {
-    const uint32_t n = static_cast<uint32_t>(std::min(chunk, in.size() - i));
-    uint32_t used = 0;
-    ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, i, n, in.data() + i, &used);
-    if (OCSD_DATA_RESP_IS_FATAL(r)) {
-      // OpenCSD stops on fatal errors; reset and skip what it did not take.
-      ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, nullptr);
-      if (used == 0) used = 1;
-    }
-    i += used ? used : n;
-  }
-  uint32_t used = 0;
-  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &used);
-  ocsd_destroy_dcd_tree(tree);
+  mabutrace::bench::FeedOpenCsd(tree, in, chunk);
   return c;
-}
-
-template <typename F>
-double BestSeconds(int repeat, F&& f, Count* out) {
-  double best = 1e30;
-  for (int i = 0; i < repeat; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    Count c = f();
-    auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
-    *out = c;
-  }
-  return best;
 }
 
 }  // namespace
@@ -190,8 +156,8 @@ int main(int argc, char** argv) {
   ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
   const std::vector<uint8_t> in = BuildInput(a);
   Count ours, ocsd;
-  const double t_ours = BestSeconds(a.repeat, [&] { return RunOurs(in, a.chunk); }, &ours);
-  const double t_ocsd = BestSeconds(a.repeat, [&] { return RunOpenCsd(in, a.chunk); }, &ocsd);
+  const double t_ours = mabutrace::bench::BestSeconds(a.repeat, [&] { return RunOurs(in, a.chunk); }, &ours);
+  const double t_ocsd = mabutrace::bench::BestSeconds(a.repeat, [&] { return RunOpenCsd(in, a.chunk); }, &ocsd);
   const double mb = static_cast<double>(in.size()) / 1e6;
   const double ours_mbs = mb / t_ours, ocsd_mbs = mb / t_ocsd;
   if (a.json) {

@@ -19,8 +19,6 @@
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "ete_bench.h"
 #include "ete_decode/ete_decode_session.h"
 
 namespace fs = std::filesystem;
@@ -91,11 +90,7 @@ struct Dump {
 Count RunOpenCsd(const mabutrace::ete::EteConfig& e, const std::vector<Dump>& dumps, const std::vector<uint8_t>& in,
                  size_t chunk) {
   Count c;
-  dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
-  if (tree == C_API_INVALID_TREE_HANDLE) {
-    std::fprintf(stderr, "ocsd_create_dcd_tree failed\n");
-    std::exit(1);
-  }
+  dcd_tree_handle_t tree = mabutrace::bench::NewOpenCsdTree();
   ocsd_ete_cfg cfg{};
   cfg.reg_idr0 = e.trcidr0;
   cfg.reg_idr1 = e.trcidr1;
@@ -117,41 +112,8 @@ Count RunOpenCsd(const mabutrace::ete::EteConfig& e, const std::vector<Dump>& du
     std::fprintf(stderr, "OpenCSD full decoder setup failed: error %d\n", static_cast<int>(err));
     std::exit(1);
   }
-  for (size_t i = 0; i < in.size();) {
-    const uint32_t n = static_cast<uint32_t>(std::min(chunk, in.size() - i));
-    uint32_t used = 0;
-    ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, i, n, in.data() + i, &used);
-    if (OCSD_DATA_RESP_IS_FATAL(r)) {
-      ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, nullptr);
-      if (used == 0) used = 1;
-    }
-    i += used ? used : n;
-  }
-  uint32_t used = 0;
-  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &used);
-  ocsd_destroy_dcd_tree(tree);
+  mabutrace::bench::FeedOpenCsd(tree, in, chunk);
   return c;
-}
-
-// CPU time of this thread: the build machine is shared (load average far
-// above its CPU count), so wall time measures the other jobs; both decoders
-// run single-threaded on this thread.
-double ThreadCpuSeconds() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-template <typename F>
-double BestSeconds(int repeat, F&& f, Count* out) {
-  double best = 1e30;
-  for (int i = 0; i < repeat; ++i) {
-    const double t0 = ThreadCpuSeconds();
-    Count c = f();
-    best = std::min(best, ThreadCpuSeconds() - t0);
-    *out = c;
-  }
-  return best;
 }
 
 }  // namespace
@@ -182,10 +144,7 @@ int main(int argc, char** argv) {
   }
   const ed::DecodeBuffer& buf = snap.buffers[0];
   const std::vector<uint8_t> unit = mabutrace::snapshot::ReadBinaryFile(buf.buffer.file);
-  const size_t want = static_cast<size_t>(a.min_mib * 1024 * 1024);
-  std::vector<uint8_t> in;
-  in.reserve(want + unit.size());
-  while (in.size() < want) in.insert(in.end(), unit.begin(), unit.end());
+  const std::vector<uint8_t> in = mabutrace::bench::Repeat(unit, a.min_mib);
 
   std::vector<Dump> dumps;
   if (const auto* core = snap.snap.CoreOfSource(buf.sources[0].name))
@@ -193,10 +152,10 @@ int main(int argc, char** argv) {
       if (fs::exists(d.file)) dumps.push_back({d.address, mabutrace::snapshot::ReadDump(d)});
 
   Count ours, ocsd;
-  const double t_ours = BestSeconds(a.repeat, [&] { return RunOurs(buf, in, a.chunk); }, &ours);
+  const double t_ours = mabutrace::bench::BestSeconds(a.repeat, [&] { return RunOurs(buf, in, a.chunk); }, &ours);
   const double t_ocsd =
       a.ours_only ? 1e30
-                  : BestSeconds(a.repeat, [&] { return RunOpenCsd(buf.sources[0].config, dumps, in, a.chunk); }, &ocsd);
+                  : mabutrace::bench::BestSeconds(a.repeat, [&] { return RunOpenCsd(buf.sources[0].config, dumps, in, a.chunk); }, &ocsd);
   const double mb = static_cast<double>(in.size()) / 1e6;
   const double ours_mbs = mb / t_ours, ocsd_mbs = mb / t_ocsd;
   if (a.json) {

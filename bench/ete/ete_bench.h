@@ -1,0 +1,79 @@
+// ete_bench.h: what the ETE benchmarks (bench/ete, bench/ete_decode) share:
+// the timer, the input built by repetition and the loop that feeds OpenCSD.
+#ifndef MABUTRACE_BENCH_ETE_ETE_BENCH_H
+#define MABUTRACE_BENCH_ETE_ETE_BENCH_H
+
+#include <opencsd/c_api/opencsd_c_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <vector>
+
+namespace mabutrace::bench {
+
+// CPU time of this thread, s. The build machine is shared (its load average
+// is often far above its CPU count), so wall time measures the other jobs;
+// both decoders run single-threaded on this thread.
+inline double ThreadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Runs f() `repeat` times; returns the shortest run (CPU s) and the last result in *out.
+template <typename F, typename Result>
+double BestSeconds(int repeat, F&& f, Result* out) {
+  double best = 1e30;
+  for (int i = 0; i < repeat; ++i) {
+    const double t0 = ThreadCpuSeconds();
+    Result r = f();
+    best = std::min(best, ThreadCpuSeconds() - t0);
+    *out = r;
+  }
+  return best;
+}
+
+// `unit` repeated until the result holds at least min_mib MiB (whole copies).
+inline std::vector<uint8_t> Repeat(const std::vector<uint8_t>& unit, double min_mib) {
+  const size_t want = static_cast<size_t>(min_mib * 1024 * 1024);
+  std::vector<uint8_t> all;
+  all.reserve(want + unit.size());
+  while (all.size() < want) all.insert(all.end(), unit.begin(), unit.end());
+  return all;
+}
+
+// Pushes `in` through an OpenCSD decode tree in `chunk`-byte calls, then EOT,
+// and destroys the tree. OpenCSD stops on fatal errors: the tree is then
+// reset and what it did not take is skipped (at least one byte).
+inline void FeedOpenCsd(dcd_tree_handle_t tree, const std::vector<uint8_t>& in, size_t chunk) {
+  for (size_t i = 0; i < in.size();) {
+    const uint32_t n = static_cast<uint32_t>(std::min(chunk, in.size() - i));
+    uint32_t used = 0;
+    const ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, i, n, in.data() + i, &used);
+    if (OCSD_DATA_RESP_IS_FATAL(r)) {
+      ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, nullptr);
+      if (used == 0) used = 1;
+    }
+    i += used ? used : n;
+  }
+  uint32_t used = 0;
+  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &used);
+  ocsd_destroy_dcd_tree(tree);
+}
+
+// A decode tree for one raw (unformatted) source; exits on failure.
+inline dcd_tree_handle_t NewOpenCsdTree() {
+  dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+  if (tree == C_API_INVALID_TREE_HANDLE) {
+    std::fprintf(stderr, "ocsd_create_dcd_tree failed\n");
+    std::exit(1);
+  }
+  return tree;
+}
+
+}  // namespace mabutrace::bench
+
+#endif  // MABUTRACE_BENCH_ETE_ETE_BENCH_H
