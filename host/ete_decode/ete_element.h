@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "instr.h"
 #include "memory_image.h"
@@ -106,7 +107,7 @@ const char* ElemTypeName(ElemType type);
 void FormatElementOcsd(const EteElement& e, std::string* out);
 // Appends one JSON object (no newline): {"source":..,"trace_id":..,"offset":..,"elem":"instr_range",...}
 // with addresses as "0x..." strings.
-void FormatElementJson(const EteElement& e, const std::string& source, std::string* out);
+void FormatElementJson(const EteElement& e, std::string_view source, std::string* out);
 
 }  // namespace mabutrace::ete_decode
 

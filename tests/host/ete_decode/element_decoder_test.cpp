@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -314,6 +315,20 @@ TEST(ElementDecoder, JsonHasAddressesAsHexStrings) {
             "{\"source\":\"ETE_0\",\"trace_id\":1,\"offset\":21,\"elem\":\"instr_range\",\"start\":\"0xc1484\","
             "\"end\":\"0xc1490\",\"num_instr\":3,\"isa\":\"A64\",\"last_instr_type\":\"iBR\",\"last_instr_subtype\":"
             "\"A64:ret\",\"last_instr_size\":4,\"last_instr_cond\":false,\"taken\":true}");
+}
+
+// The source name is a snapshot device name: any byte. The line must parse
+// with the name escaped (JsonEscape: quote, backslash, control character,
+// invalid UTF-8 as U+FFFD).
+TEST(ElementDecoder, JsonEscapesTheSourceName) {
+  EteElement e;
+  e.type = ElemType::kTraceOn;
+  std::string s;
+  FormatElementJson(e, "ETE\\0 \"s1\"\t\xc3", &s);
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(s)) << s;
+  EXPECT_EQ(j["source"], "ETE\\0 \"s1\"\t\xEF\xBF\xBD");
+  EXPECT_EQ(j["reason"], "begin or filter");
 }
 
 }  // namespace
