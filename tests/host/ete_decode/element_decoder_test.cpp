@@ -1,10 +1,7 @@
 // element_decoder_test.cpp: the element generator alone, on hand-made
 // packets (no packet processor) and a small A64 program image.
 //
-// Program (A64, 0x1000..0x1047; everything else unmapped):
-//   0x1000 nop; 0x1004 nop; 0x1008 b 0x1020; 0x100c..0x101c nop
-//   0x1020 nop; 0x1024 bl 0x1040; 0x1028 nop; 0x102c b.eq 0x1000
-//   0x1030..0x103c nop; 0x1040 nop; 0x1044 ret
+// The program: test_program.h (A64 at 0x1000).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -13,6 +10,7 @@
 #include <vector>
 
 #include "ete_decode/ete_element_decoder.h"
+#include "test_program.h"
 
 namespace mabutrace::ete_decode {
 namespace {
@@ -20,23 +18,8 @@ namespace {
 using ete::EtePacket;
 using ete::PacketType;
 
-constexpr uint32_t kNop = 0xd503201f;
-
-armisa::MemoryImage MakeImage() {
-  std::vector<uint32_t> w(0x48 / 4, kNop);
-  w[0x08 / 4] = 0x14000006;  // b 0x1020
-  w[0x24 / 4] = 0x94000007;  // bl 0x1040
-  w[0x2c / 4] = 0x54fffea0;  // b.eq 0x1000
-  w[0x44 / 4] = 0xd65f03c0;  // ret
-  armisa::MemoryImage img;
-  std::string err;
-  EXPECT_TRUE(img.AddRegion(0x1000, reinterpret_cast<const uint8_t*>(w.data()), w.size() * 4, armisa::kMemAny, &err))
-      << err;
-  return img;
-}
-
 struct Harness {
-  armisa::MemoryImage image = MakeImage();
+  armisa::MemoryImage image = test::Program();
   std::vector<std::string> out;
   std::vector<std::string> errors;
   EteElementDecoder dec;
