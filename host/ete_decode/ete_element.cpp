@@ -184,6 +184,11 @@ void FormatElementOcsd(const EteElement& e, std::string* out) {
   out->push_back(')');
 }
 
+void FormatElementLine(const EteElement& e, std::string* out) {
+  Appendf(out, "Idx:%" PRIu64 "; ID:%x; ", e.index, e.trace_id);
+  FormatElementOcsd(e, out);
+}
+
 void FormatElementJson(const EteElement& e, std::string_view source, std::string* out) {
   ete::JsonObject o(out);
   o.String("source", source).Unsigned("trace_id", e.trace_id).Unsigned("offset", e.index).String("elem", ElemTypeName(e.type));
