@@ -1,8 +1,10 @@
 // ete_bench.h: what the ETE benchmarks (bench/ete, bench/ete_decode) share:
-// the timer, the input built by repetition and the loop that feeds OpenCSD.
+// the common options, the timer, the input built by repetition and the
+// OpenCSD decode tree's setup check and feed loop.
 #ifndef MABUTRACE_BENCH_ETE_ETE_BENCH_H
 #define MABUTRACE_BENCH_ETE_ETE_BENCH_H
 
+#include <CLI/CLI.hpp>
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include <algorithm>
@@ -10,9 +12,27 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <string>
 #include <vector>
 
 namespace mabutrace::bench {
+
+// The options both benchmarks take (each adds its own).
+struct CommonArgs {
+  explicit CommonArgs(int default_repeat) : repeat(default_repeat) {}
+  void AddTo(CLI::App& app) {
+    app.add_option("--snapshots", snapshots, "folder of the ETE snapshots (inputs)");
+    app.add_option("--min-mib", min_mib, "input size, MiB (captures repeated)")->check(CLI::PositiveNumber);
+    app.add_option("--repeat", repeat, "runs of each decoder; the best counts")->check(CLI::PositiveNumber);
+    app.add_option("--chunk", chunk, "bytes per decode call")->check(CLI::PositiveNumber);
+    app.add_flag("--json", json, "one JSON line instead of text");
+  }
+  std::string snapshots = std::string(MABUTRACE_SHARED_DIR) + "/data/ete-snapshots";
+  double min_mib = 64;
+  int repeat;
+  size_t chunk = 1 << 16;
+  bool json = false;
+};
 
 // CPU time of this thread, s. The build machine is shared (its load average
 // is often far above its CPU count), so wall time measures the other jobs;
@@ -46,9 +66,16 @@ inline std::vector<uint8_t> Repeat(const std::vector<uint8_t>& unit, double min_
 }
 
 // Pushes `in` through an OpenCSD decode tree in `chunk`-byte calls, then EOT,
-// and destroys the tree. OpenCSD stops on fatal errors: the tree is then
-// reset and what it did not take is skipped (at least one byte).
-inline void FeedOpenCsd(dcd_tree_handle_t tree, const std::vector<uint8_t>& in, size_t chunk) {
+// and destroys the tree; first exits with a message when setting the tree up
+// failed (setup: the last setup call's result; what: the decoder's name).
+// OpenCSD stops on fatal errors: the tree is then reset and what it did not
+// take is skipped (at least one byte).
+inline void FeedOpenCsd(dcd_tree_handle_t tree, ocsd_err_t setup, const char* what, const std::vector<uint8_t>& in,
+                        size_t chunk) {
+  if (setup != OCSD_OK) {
+    std::fprintf(stderr, "OpenCSD %s setup failed: error %d\n", what, static_cast<int>(setup));
+    std::exit(1);
+  }
   for (size_t i = 0; i < in.size();) {
     const uint32_t n = static_cast<uint32_t>(std::min(chunk, in.size() - i));
     uint32_t used = 0;

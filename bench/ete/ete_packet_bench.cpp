@@ -31,13 +31,9 @@ namespace ete = mabutrace::ete;
 
 namespace {
 
-struct Args {
-  std::string snapshots = std::string(MABUTRACE_SHARED_DIR) + "/data/ete-snapshots";
+struct Args : mabutrace::bench::CommonArgs {
+  Args() : CommonArgs(5) {}
   std::string input;  // optional raw file instead
-  double min_mib = 64;
-  int repeat = 5;
-  size_t chunk = 1 << 16;
-  bool json = false;
 };
 
 // The ETE configuration both decoders use (ETE r3 as in the FEAT_ITE captures:
@@ -133,11 +129,7 @@ Count RunOpenCsd(const std::vector<uint8_t>& in, size_t chunk) {
   if (err == OCSD_OK)
     err = ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK, reinterpret_cast<void*>(&OcsdPacket),
                                          &c);
-  if (err != OCSD_OK) {
-    std::fprintf(stderr, "OpenCSD ETE packet processor setup failed: error %d\n", static_cast<int>(err));
-    std::exit(1);
-  }
-  mabutrace::bench::FeedOpenCsd(tree, in, chunk);
+  mabutrace::bench::FeedOpenCsd(tree, err, "ETE packet processor", in, chunk);
   return c;
 }
 
@@ -146,11 +138,7 @@ Count RunOpenCsd(const std::vector<uint8_t>& in, size_t chunk) {
 int main(int argc, char** argv) {
   Args a;
   CLI::App app{"ETE packet decoding: mabutrace vs OpenCSD on the same input"};
-  app.add_option("--snapshots", a.snapshots, "folder of the ETE snapshots (inputs)");
-  app.add_option("--min-mib", a.min_mib, "input size, MiB (captures repeated)")->check(CLI::PositiveNumber);
-  app.add_option("--repeat", a.repeat, "runs of each decoder; the best counts")->check(CLI::PositiveNumber);
-  app.add_option("--chunk", a.chunk, "bytes per decode call")->check(CLI::PositiveNumber);
-  app.add_flag("--json", a.json, "one JSON line instead of text");
+  a.AddTo(app);
   app.add_option("--input", a.input, "a raw ETE byte file instead of the snapshots");
   CLI11_PARSE(app, argc, argv);
   ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);

@@ -34,13 +34,9 @@ namespace ed = mabutrace::ete_decode;
 
 namespace {
 
-struct Args {
-  std::string snapshots = std::string(MABUTRACE_SHARED_DIR) + "/data/ete-snapshots";
+struct Args : mabutrace::bench::CommonArgs {
+  Args() : CommonArgs(3) {}
   std::string capture = "001-ack_test";
-  double min_mib = 64;
-  int repeat = 3;
-  size_t chunk = 1 << 16;
-  bool json = false;
   bool ours_only = false;  // for profiling
 };
 
@@ -108,11 +104,7 @@ Count RunOpenCsd(const mabutrace::ete::EteConfig& e, const std::vector<Dump>& du
     if (err == OCSD_OK)
       err = ocsd_dt_add_buffer_mem_acc(tree, d.address, OCSD_MEM_SPACE_ANY, d.bytes.data(),
                                        static_cast<uint32_t>(d.bytes.size()));
-  if (err != OCSD_OK) {
-    std::fprintf(stderr, "OpenCSD full decoder setup failed: error %d\n", static_cast<int>(err));
-    std::exit(1);
-  }
-  mabutrace::bench::FeedOpenCsd(tree, in, chunk);
+  mabutrace::bench::FeedOpenCsd(tree, err, "full decoder", in, chunk);
   return c;
 }
 
@@ -121,11 +113,7 @@ Count RunOpenCsd(const mabutrace::ete::EteConfig& e, const std::vector<Dump>& du
 int main(int argc, char** argv) {
   Args a;
   CLI::App app{"Full ETE decode: mabutrace vs OpenCSD on the same input and memory image"};
-  app.add_option("--snapshots", a.snapshots, "folder of the ETE snapshots (inputs)");
-  app.add_option("--min-mib", a.min_mib, "input size, MiB (captures repeated)")->check(CLI::PositiveNumber);
-  app.add_option("--repeat", a.repeat, "runs of each decoder; the best counts")->check(CLI::PositiveNumber);
-  app.add_option("--chunk", a.chunk, "bytes per decode call")->check(CLI::PositiveNumber);
-  app.add_flag("--json", a.json, "one JSON line instead of text");
+  a.AddTo(app);
   app.add_option("--capture", a.capture, "snapshot whose trace and memory image are decoded");
   app.add_flag("--ours-only", a.ours_only, "skip OpenCSD (for profiling)");
   CLI11_PARSE(app, argc, argv);

@@ -99,6 +99,31 @@ inline bool IsErrorPacket(PacketType t) {
          t == PacketType::kReservedCfg || t == PacketType::kBadSequence;
 }
 
+// Packet families (each contiguous in PacketType).
+inline bool IsAtomPacket(PacketType t) { return t >= PacketType::kAtomF1 && t <= PacketType::kAtomF6; }
+inline bool IsAddressWithContextPacket(PacketType t) {
+  return t >= PacketType::kTargetAddrCtxtL32Is0 && t <= PacketType::kTargetAddrCtxtL64Is1;
+}
+inline bool IsTargetAddressPacket(PacketType t) {  // without context
+  return t >= PacketType::kTargetAddrExact && t <= PacketType::kTargetAddrL64Is1;
+}
+inline bool IsSourceAddressPacket(PacketType t) {
+  return t >= PacketType::kSourceAddrExact && t <= PacketType::kSourceAddrL64Is1;
+}
+
+// The address field an address packet carries (§4.12, §4.14). Both families
+// list exact match, short IS0/IS1, long 32-bit IS0/IS1, long 64-bit IS0/IS1
+// in PacketType order; with-context packets carry long addresses.
+enum class AddressField : uint8_t { kNone, kExactMatch, kShort, kLong };
+inline AddressField AddressFieldOf(PacketType t) {
+  if (IsAddressWithContextPacket(t)) return AddressField::kLong;
+  int k;
+  if (IsTargetAddressPacket(t)) k = static_cast<int>(t) - static_cast<int>(PacketType::kTargetAddrExact);
+  else if (IsSourceAddressPacket(t)) k = static_cast<int>(t) - static_cast<int>(PacketType::kSourceAddrExact);
+  else return AddressField::kNone;
+  return k == 0 ? AddressField::kExactMatch : k <= 2 ? AddressField::kShort : AddressField::kLong;
+}
+
 // What was wrong with a packet the processor could not decode (EteError).
 enum class EteErrorKind : uint8_t {
   kReservedHeader,  // header byte reserved (always or in this configuration)

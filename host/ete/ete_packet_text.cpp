@@ -133,11 +133,11 @@ void Atoms(const EtePacket& p, std::string* out) {
 const char* kArmExceptions[16] = {"PE Reset", "Debug Halt", "Call", "Trap", "System Error", "Reserved",
                                   "Inst Debug", "Data Debug", "Reserved", "Reserved", "Alignment",
                                   "Inst Fault", "Data Fault", "Reserved", "IRQ", "FIQ"};
-const char* ExceptionName(uint16_t type) { return type < 0x10 ? kArmExceptions[type] : "Reserved"; }
 
 }  // namespace
 
 const char* PacketTypeName(PacketType type) { return N(type).id; }
+const char* ExceptionTypeName(uint16_t type) { return type < 0x10 ? kArmExceptions[type] : "Reserved"; }
 const char* PacketTypeOcsdName(PacketType type) { return N(type).ocsd; }
 const char* PacketTypeOcsdDesc(PacketType type) { return N(type).desc; }
 
@@ -146,6 +146,30 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
   out->append(n.ocsd);
   out->append(" : ");
   out->append(n.desc);
+  switch (AddressFieldOf(p.type)) {
+    case AddressField::kExactMatch:
+      Appendf(out, ", [%u]; Addr=", p.exact_match_idx);
+      Addr(p, out, -1);
+      out->append("; ");
+      return;
+    case AddressField::kShort:
+      out->append("; Addr=");
+      ValStr(out, p.addr.is64 ? 64 : 32, p.addr.valid_bits, p.addr.value, p.addr.pkt_bits);
+      return;
+    case AddressField::kLong:
+      out->append("; Addr=");
+      Addr(p, out, p.addr.pkt_bits);  // a long address updates all its bits: no "~[...]"
+      out->append("; ");
+      if (IsAddressWithContextPacket(p.type)) Context(p, out);
+      return;
+    case AddressField::kNone:
+      break;
+  }
+  if (IsAtomPacket(p.type)) {
+    out->append("; ");
+    Atoms(p, out);
+    return;
+  }
   switch (p.type) {
     case PacketType::kBadSequence:
     case PacketType::kIncompleteEot:
@@ -154,59 +178,13 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
       out->append(N(p.err_type).ocsd);
       out->push_back(']');
       break;
-    case PacketType::kTargetAddrCtxtL32Is0:
-    case PacketType::kTargetAddrCtxtL32Is1:
-    case PacketType::kTargetAddrL32Is0:
-    case PacketType::kTargetAddrL32Is1:
-    case PacketType::kSourceAddrL32Is0:
-    case PacketType::kSourceAddrL32Is1:
-      out->append("; Addr=");
-      Addr(p, out, 32);
-      out->append("; ");
-      if (p.type == PacketType::kTargetAddrCtxtL32Is0 || p.type == PacketType::kTargetAddrCtxtL32Is1)
-        Context(p, out);
-      break;
-    case PacketType::kTargetAddrCtxtL64Is0:
-    case PacketType::kTargetAddrCtxtL64Is1:
-    case PacketType::kTargetAddrL64Is0:
-    case PacketType::kTargetAddrL64Is1:
-    case PacketType::kSourceAddrL64Is0:
-    case PacketType::kSourceAddrL64Is1:
-      out->append("; Addr=");
-      Addr(p, out, 64);
-      out->append("; ");
-      if (p.type == PacketType::kTargetAddrCtxtL64Is0 || p.type == PacketType::kTargetAddrCtxtL64Is1)
-        Context(p, out);
-      break;
     case PacketType::kContext:
       out->append("; ");
       Context(p, out);
       break;
-    case PacketType::kTargetAddrShortIs0:
-    case PacketType::kTargetAddrShortIs1:
-    case PacketType::kSourceAddrShortIs0:
-    case PacketType::kSourceAddrShortIs1:
-      out->append("; Addr=");
-      ValStr(out, p.addr.is64 ? 64 : 32, p.addr.valid_bits, p.addr.value, p.addr.pkt_bits);
-      break;
-    case PacketType::kTargetAddrExact:
-    case PacketType::kSourceAddrExact:
-      Appendf(out, ", [%u]; Addr=", p.exact_match_idx);
-      Addr(p, out, -1);
-      out->append("; ");
-      break;
-    case PacketType::kAtomF1:
-    case PacketType::kAtomF2:
-    case PacketType::kAtomF3:
-    case PacketType::kAtomF4:
-    case PacketType::kAtomF5:
-    case PacketType::kAtomF6:
-      out->append("; ");
-      Atoms(p, out);
-      break;
     case PacketType::kException:
       out->append(";  ");
-      out->append(ExceptionName(p.exception_type));
+      out->append(ExceptionTypeName(p.exception_type));
       out->push_back(';');
       if (p.exception_addr_interp == 1) out->append(" Ret Addr Follows;");
       else if (p.exception_addr_interp == 2) out->append(" Ret Addr Follows, Match Prev;");
@@ -278,6 +256,11 @@ void JsonAddr(const EtePacket& p, JsonObject& o) {
   std::snprintf(isa, sizeof isa, "IS%u", p.addr.isa);
   o.Hex("address", p.addr.value).String("isa", isa).Unsigned("address_bits", p.addr.pkt_bits);
 }
+void JsonAtoms(const EtePacket& p, JsonObject& o) {
+  std::string atoms;
+  Atoms(p, &atoms);
+  o.String("atoms", atoms);
+}
 void JsonContext(const EtePacket& p, JsonObject& o) {
   const PacketContext& c = p.context;
   if (!c.updated) {
@@ -301,6 +284,14 @@ void FormatJson(const EtePacket& p, std::string_view source, std::string* out) {
       .String("raw", raw)
       .String("type", N(p.type).id)
       .String("ocsd", N(p.type).ocsd);
+  if (const AddressField field = AddressFieldOf(p.type); field != AddressField::kNone) {
+    if (field == AddressField::kExactMatch) o.Unsigned("match_index", p.exact_match_idx);
+    JsonAddr(p, o);
+    if (IsAddressWithContextPacket(p.type)) JsonContext(p, o);
+    o.End();
+    return;
+  }
+  if (IsAtomPacket(p.type)) JsonAtoms(p, o);
   switch (p.type) {
     case PacketType::kBadSequence:
     case PacketType::kIncompleteEot:
@@ -308,55 +299,21 @@ void FormatJson(const EtePacket& p, std::string_view source, std::string* out) {
     case PacketType::kReserved:
       o.String("while_parsing", N(p.err_type).id);
       break;
-    case PacketType::kTargetAddrCtxtL32Is0:
-    case PacketType::kTargetAddrCtxtL32Is1:
-    case PacketType::kTargetAddrCtxtL64Is0:
-    case PacketType::kTargetAddrCtxtL64Is1:
-      JsonAddr(p, o);
-      JsonContext(p, o);
-      break;
     case PacketType::kContext:
       JsonContext(p, o);
       break;
-    case PacketType::kTargetAddrL32Is0:
-    case PacketType::kTargetAddrL32Is1:
-    case PacketType::kTargetAddrL64Is0:
-    case PacketType::kTargetAddrL64Is1:
-    case PacketType::kSourceAddrL32Is0:
-    case PacketType::kSourceAddrL32Is1:
-    case PacketType::kSourceAddrL64Is0:
-    case PacketType::kSourceAddrL64Is1:
-    case PacketType::kTargetAddrShortIs0:
-    case PacketType::kTargetAddrShortIs1:
-    case PacketType::kSourceAddrShortIs0:
-    case PacketType::kSourceAddrShortIs1:
-      JsonAddr(p, o);
-      break;
-    case PacketType::kTargetAddrExact:
-    case PacketType::kSourceAddrExact:
-      o.Unsigned("match_index", p.exact_match_idx);
-      JsonAddr(p, o);
-      break;
-    case PacketType::kAtomF1:
-    case PacketType::kAtomF2:
-    case PacketType::kAtomF3:
-    case PacketType::kAtomF4:
-    case PacketType::kAtomF5:
-    case PacketType::kAtomF6:
     case PacketType::kMispredict:
-    case PacketType::kCancelF2:
-    case PacketType::kCancelF3: {
-      std::string atoms;
-      Atoms(p, &atoms);
-      o.String("atoms", atoms);
-      if (p.type == PacketType::kCancelF2 || p.type == PacketType::kCancelF3)
-        o.Unsigned("cancel", p.cancel).Bool("mispredict", true);
-      if (p.type == PacketType::kMispredict) o.Bool("mispredict", true);
+      JsonAtoms(p, o);
+      o.Bool("mispredict", true);
       break;
-    }
+    case PacketType::kCancelF2:
+    case PacketType::kCancelF3:
+      JsonAtoms(p, o);
+      o.Unsigned("cancel", p.cancel).Bool("mispredict", true);
+      break;
     case PacketType::kException:
       o.Unsigned("exception_type", p.exception_type)
-          .String("exception_name", ExceptionName(p.exception_type))
+          .String("exception_name", ExceptionTypeName(p.exception_type))
           .Unsigned("address_follows", p.exception_addr_interp);
       break;
     case PacketType::kPeReset:

@@ -3,6 +3,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <iterator>
 
 #include "ete/text_out.h"
 
@@ -57,44 +58,21 @@ const char* SubtypeText(armisa::InstrSubtype s) {
   }
   return "";
 }
-const char* UnsyncText(UnsyncReason r) {
-  switch (r) {
-    case UnsyncReason::kInitDecoder: return "init-decoder";
-    case UnsyncReason::kResetDecoder: return "reset-decoder";
-    case UnsyncReason::kOverflow: return "overflow";
-    case UnsyncReason::kDiscard: return "discard";
-    case UnsyncReason::kBadPacket: return "bad-packet";
-    case UnsyncReason::kBadImage: return "bad-program-image";
-    case UnsyncReason::kEndOfTrace: return "end-of-trace";
-  }
-  return "";
-}
-const char* TraceOnText(TraceOnReason r) {
-  switch (r) {
-    case TraceOnReason::kNormal: return "begin or filter";
-    case TraceOnReason::kOverflow: return "overflow";
-    case TraceOnReason::kDebugExit: return "debug restart";
-  }
-  return "";
-}
-const char* MemTransText(MemTrans m) {
-  switch (m) {
-    case MemTrans::kTraceInit: return "Init";
-    case MemTrans::kStart: return "Start";
-    case MemTrans::kCommit: return "Commit";
-    case MemTrans::kFail: return "Fail";
-  }
-  return "";
-}
-const char* SecurityText(Security s) {
-  switch (s) {
-    case Security::kSecure: return "S";
-    case Security::kNonSecure: return "N";
-    case Security::kRoot: return "Root";
-    case Security::kRealm: return "Realm";
-  }
-  return "";
-}
+// Indexed by the enumerators (the static_asserts check the last one).
+constexpr const char* kUnsyncText[] = {"init-decoder", "reset-decoder", "overflow", "discard",
+                                       "bad-packet",   "bad-program-image", "end-of-trace"};
+static_assert(std::size(kUnsyncText) == static_cast<size_t>(UnsyncReason::kEndOfTrace) + 1);
+constexpr const char* kTraceOnText[] = {"begin or filter", "overflow", "debug restart"};
+static_assert(std::size(kTraceOnText) == static_cast<size_t>(TraceOnReason::kDebugExit) + 1);
+constexpr const char* kMemTransText[] = {"Init", "Start", "Commit", "Fail"};
+static_assert(std::size(kMemTransText) == static_cast<size_t>(MemTrans::kFail) + 1);
+constexpr const char* kSecurityText[] = {"S", "N", "Root", "Realm"};
+static_assert(std::size(kSecurityText) == static_cast<size_t>(Security::kRealm) + 1);
+
+const char* UnsyncText(UnsyncReason r) { return kUnsyncText[static_cast<size_t>(r)]; }
+const char* TraceOnText(TraceOnReason r) { return kTraceOnText[static_cast<size_t>(r)]; }
+const char* MemTransText(MemTrans m) { return kMemTransText[static_cast<size_t>(m)]; }
+const char* SecurityText(Security s) { return kSecurityText[static_cast<size_t>(s)]; }
 const char* MemSpaceText(uint8_t m) {
   switch (m) {
     case armisa::kMemEL1S: return "EL1S";

@@ -21,8 +21,6 @@ armisa::FollowOptions FollowOptionsOf(const ete::EteConfig& c) {
   return o;
 }
 
-bool IsAtomPacket(PacketType t) { return t >= PacketType::kAtomF1 && t <= PacketType::kAtomF6; }
-
 }  // namespace
 
 EteElementDecoder::EteElementDecoder(const ete::EteConfig& config, const armisa::MemoryImage* image,
@@ -119,7 +117,7 @@ void EteElementDecoder::OnPacket(const ete::EtePacket& p) {
       }
       return;
     case State::kDecode:
-      if (IsAtomPacket(p.type) && queue_.CanCommitAtOnce(p.atom_count)) {
+      if (ete::IsAtomPacket(p.type) && queue_.CanCommitAtOnce(p.atom_count)) {
         queue_.CommitAtomsAtOnce(p.atom_bits, p.atom_count, p.index, *this);
         return;
       }
@@ -148,6 +146,31 @@ void EteElementDecoder::QueueContext(const ete::EtePacket& p) {
 }
 
 void EteElementDecoder::QueuePacket(const ete::EtePacket& p) {
+  if (QueueElementsOf(p)) {
+    if (queue_.full()) {
+      SequenceError(p.index, "more than 65536 trace elements waiting for commit");
+      return;
+    }
+    if (const int32_t excess = queue_.Excess()) res_commit_ = excess;  // §5.2
+  }
+}
+
+bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
+  if (ete::IsAtomPacket(p.type)) {
+    queue_.PushAtoms(p.atom_bits, p.atom_count, p.index);
+    return true;
+  }
+  if (ete::IsAddressWithContextPacket(p.type) || ete::IsTargetAddressPacket(p.type)) {
+    last_is_ = p.addr.isa;
+    if (ete::IsAddressWithContextPacket(p.type)) QueueContext(p);  // first: it applies to the address
+    queue_.PushAddress(p.addr.value, p.addr.isa, p.index);
+    return true;
+  }
+  if (ete::IsSourceAddressPacket(p.type)) {
+    last_is_ = p.addr.isa;
+    queue_.PushSourceAddress(p.addr.value, p.addr.isa, p.index);
+    return true;
+  }
   switch (p.type) {
     case PacketType::kTraceInfo:
       queue_.Push(QueuedKind::kTraceInfo, p.index);
@@ -155,43 +178,8 @@ void EteElementDecoder::QueuePacket(const ete::EtePacket& p) {
     case PacketType::kTraceOn:
       queue_.Push(QueuedKind::kTraceOn, p.index);
       break;
-    case PacketType::kAtomF1:
-    case PacketType::kAtomF2:
-    case PacketType::kAtomF3:
-    case PacketType::kAtomF4:
-    case PacketType::kAtomF5:
-    case PacketType::kAtomF6:
-      queue_.PushAtoms(p.atom_bits, p.atom_count, p.index);
-      break;
     case PacketType::kContext:
       QueueContext(p);
-      break;
-    case PacketType::kTargetAddrCtxtL32Is0:
-    case PacketType::kTargetAddrCtxtL32Is1:
-    case PacketType::kTargetAddrCtxtL64Is0:
-    case PacketType::kTargetAddrCtxtL64Is1:
-      last_is_ = p.addr.isa;
-      QueueContext(p);
-      [[fallthrough]];
-    case PacketType::kTargetAddrExact:
-    case PacketType::kTargetAddrShortIs0:
-    case PacketType::kTargetAddrShortIs1:
-    case PacketType::kTargetAddrL32Is0:
-    case PacketType::kTargetAddrL32Is1:
-    case PacketType::kTargetAddrL64Is0:
-    case PacketType::kTargetAddrL64Is1:
-      last_is_ = p.addr.isa;
-      queue_.PushAddress(p.addr.value, p.addr.isa, p.index);
-      break;
-    case PacketType::kSourceAddrExact:
-    case PacketType::kSourceAddrShortIs0:
-    case PacketType::kSourceAddrShortIs1:
-    case PacketType::kSourceAddrL32Is0:
-    case PacketType::kSourceAddrL32Is1:
-    case PacketType::kSourceAddrL64Is0:
-    case PacketType::kSourceAddrL64Is1:
-      last_is_ = p.addr.isa;
-      queue_.PushSourceAddress(p.addr.value, p.addr.isa, p.index);
       break;
     case PacketType::kException:
       queue_.PushException(p.exception_type, p.exception_addr_interp == 2, p.index);
@@ -264,15 +252,11 @@ void EteElementDecoder::QueuePacket(const ete::EtePacket& p) {
       ResetState();
       state_ = State::kNoSync;
       unsync_ = UnsyncReason::kBadPacket;
-      return;
+      return false;
     default:  // A-Sync, Ignore, not-sync bytes, incomplete packet at EOT
       break;
   }
-  if (queue_.full()) {
-    SequenceError(p.index, "more than 65536 trace elements waiting for commit");
-    return;
-  }
-  if (const int32_t excess = queue_.Excess()) res_commit_ = excess;  // §5.2
+  return true;
 }
 
 // ---------------------------------------------------------------- resolution

@@ -74,6 +74,7 @@ class EteElementDecoder {
 
   // ---- packet -> speculation window (OpenCSD decodePacket)
   void QueuePacket(const ete::EtePacket& p);
+  bool QueueElementsOf(const ete::EtePacket& p);  // false: a bad packet reset the decoder
   void QueueContext(const ete::EtePacket& p);
   void TraceInfo(const ete::EtePacket& p);
   void Resolve();
