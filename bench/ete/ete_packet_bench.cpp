@@ -14,7 +14,6 @@
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include "ete/ete_packet_processor.h"
+#include "ete_bench.h"
 #include "ete/ete_source.h"
 #include "snapshot/snapshot.h"
 
@@ -31,13 +31,9 @@ namespace ete = mabutrace::ete;
 
 namespace {
 
-struct Args {
-  std::string snapshots = std::string(MABUTRACE_SHARED_DIR) + "/data/ete-snapshots";
+struct Args : mabutrace::bench::CommonArgs {
+  Args() : CommonArgs(5) {}
   std::string input;  // optional raw file instead
-  double min_mib = 64;
-  int repeat = 5;
-  size_t chunk = 1 << 16;
-  bool json = false;
 };
 
 // The ETE configuration both decoders use (ETE r3 as in the FEAT_ITE captures:
@@ -76,11 +72,7 @@ std::vector<uint8_t> BuildInput(const Args& a) {
     std::fprintf(stderr, "no input trace\n");
     std::exit(1);
   }
-  const size_t want = static_cast<size_t>(a.min_mib * 1024 * 1024);
-  std::vector<uint8_t> all;
-  all.reserve(want + unit.size());
-  while (all.size() < want) all.insert(all.end(), unit.begin(), unit.end());
-  return all;
+  return mabutrace::bench::Repeat(unit, a.min_mib);
 }
 
 struct Count {
@@ -114,11 +106,7 @@ ocsd_datapath_resp_t OcsdPacket(const void* ctx, const ocsd_datapath_op_t op, co
 
 Count RunOpenCsd(const std::vector<uint8_t>& in, size_t chunk) {
   Count c;
-  dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
-  if (tree == C_API_INVALID_TREE_HANDLE) {
-    std::fprintf(stderr, "ocsd_create_dcd_tree failed\n");
-    std::exit(1);
-  }
+  dcd_tree_handle_t tree = mabutrace::bench::NewOpenCsdTree();
   // Debian's OpenCSD 1.3.3 C API cannot attach a packet sink to a decoder
   // created as "ETE" (ocsd_dt_attach_packet_callback -> OCSD_ERR_NO_PROTOCOL).
   // OpenCSD's ETE decoder is its ETMv4 packet processor with an ETEConfig
@@ -141,38 +129,8 @@ Count RunOpenCsd(const std::vector<uint8_t>& in, size_t chunk) {
   if (err == OCSD_OK)
     err = ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK, reinterpret_cast<void*>(&OcsdPacket),
                                          &c);
-  if (err != OCSD_OK) {
-    std::fprintf(stderr, "OpenCSD ETE packet processor setup failed: error %d\n", static_cast<int>(err));
-    std::exit(1);
-  }
-  for (size_t i = 0; i < in.size();) {
-    const uint32_t n = static_cast<uint32_t>(std::min(chunk, in.size() - i));
-    uint32_t used = 0;
-    ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, i, n, in.data() + i, &used);
-    if (OCSD_DATA_RESP_IS_FATAL(r)) {
-      // OpenCSD stops on fatal errors; reset and skip what it did not take.
-      ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, nullptr);
-      if (used == 0) used = 1;
-    }
-    i += used ? used : n;
-  }
-  uint32_t used = 0;
-  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &used);
-  ocsd_destroy_dcd_tree(tree);
+  mabutrace::bench::FeedOpenCsd(tree, err, "ETE packet processor", in, chunk);
   return c;
-}
-
-template <typename F>
-double BestSeconds(int repeat, F&& f, Count* out) {
-  double best = 1e30;
-  for (int i = 0; i < repeat; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    Count c = f();
-    auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
-    *out = c;
-  }
-  return best;
 }
 
 }  // namespace
@@ -180,18 +138,14 @@ double BestSeconds(int repeat, F&& f, Count* out) {
 int main(int argc, char** argv) {
   Args a;
   CLI::App app{"ETE packet decoding: mabutrace vs OpenCSD on the same input"};
-  app.add_option("--snapshots", a.snapshots, "folder of the ETE snapshots (inputs)");
-  app.add_option("--min-mib", a.min_mib, "input size, MiB (captures repeated)")->check(CLI::PositiveNumber);
-  app.add_option("--repeat", a.repeat, "runs of each decoder; the best counts")->check(CLI::PositiveNumber);
-  app.add_option("--chunk", a.chunk, "bytes per decode call")->check(CLI::PositiveNumber);
-  app.add_flag("--json", a.json, "one JSON line instead of text");
+  a.AddTo(app);
   app.add_option("--input", a.input, "a raw ETE byte file instead of the snapshots");
   CLI11_PARSE(app, argc, argv);
   ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
   const std::vector<uint8_t> in = BuildInput(a);
   Count ours, ocsd;
-  const double t_ours = BestSeconds(a.repeat, [&] { return RunOurs(in, a.chunk); }, &ours);
-  const double t_ocsd = BestSeconds(a.repeat, [&] { return RunOpenCsd(in, a.chunk); }, &ocsd);
+  const double t_ours = mabutrace::bench::BestSeconds(a.repeat, [&] { return RunOurs(in, a.chunk); }, &ours);
+  const double t_ocsd = mabutrace::bench::BestSeconds(a.repeat, [&] { return RunOpenCsd(in, a.chunk); }, &ocsd);
   const double mb = static_cast<double>(in.size()) / 1e6;
   const double ours_mbs = mb / t_ours, ocsd_mbs = mb / t_ocsd;
   if (a.json) {

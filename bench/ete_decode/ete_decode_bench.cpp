@@ -19,8 +19,6 @@
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "ete_bench.h"
 #include "ete_decode/ete_decode_session.h"
 
 namespace fs = std::filesystem;
@@ -35,13 +34,9 @@ namespace ed = mabutrace::ete_decode;
 
 namespace {
 
-struct Args {
-  std::string snapshots = std::string(MABUTRACE_SHARED_DIR) + "/data/ete-snapshots";
+struct Args : mabutrace::bench::CommonArgs {
+  Args() : CommonArgs(3) {}
   std::string capture = "001-ack_test";
-  double min_mib = 64;
-  int repeat = 3;
-  size_t chunk = 1 << 16;
-  bool json = false;
   bool ours_only = false;  // for profiling
 };
 
@@ -91,11 +86,7 @@ struct Dump {
 Count RunOpenCsd(const mabutrace::ete::EteConfig& e, const std::vector<Dump>& dumps, const std::vector<uint8_t>& in,
                  size_t chunk) {
   Count c;
-  dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
-  if (tree == C_API_INVALID_TREE_HANDLE) {
-    std::fprintf(stderr, "ocsd_create_dcd_tree failed\n");
-    std::exit(1);
-  }
+  dcd_tree_handle_t tree = mabutrace::bench::NewOpenCsdTree();
   ocsd_ete_cfg cfg{};
   cfg.reg_idr0 = e.trcidr0;
   cfg.reg_idr1 = e.trcidr1;
@@ -113,45 +104,8 @@ Count RunOpenCsd(const mabutrace::ete::EteConfig& e, const std::vector<Dump>& du
     if (err == OCSD_OK)
       err = ocsd_dt_add_buffer_mem_acc(tree, d.address, OCSD_MEM_SPACE_ANY, d.bytes.data(),
                                        static_cast<uint32_t>(d.bytes.size()));
-  if (err != OCSD_OK) {
-    std::fprintf(stderr, "OpenCSD full decoder setup failed: error %d\n", static_cast<int>(err));
-    std::exit(1);
-  }
-  for (size_t i = 0; i < in.size();) {
-    const uint32_t n = static_cast<uint32_t>(std::min(chunk, in.size() - i));
-    uint32_t used = 0;
-    ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, i, n, in.data() + i, &used);
-    if (OCSD_DATA_RESP_IS_FATAL(r)) {
-      ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, nullptr);
-      if (used == 0) used = 1;
-    }
-    i += used ? used : n;
-  }
-  uint32_t used = 0;
-  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &used);
-  ocsd_destroy_dcd_tree(tree);
+  mabutrace::bench::FeedOpenCsd(tree, err, "full decoder", in, chunk);
   return c;
-}
-
-// CPU time of this thread: the build machine is shared (load average far
-// above its CPU count), so wall time measures the other jobs; both decoders
-// run single-threaded on this thread.
-double ThreadCpuSeconds() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-template <typename F>
-double BestSeconds(int repeat, F&& f, Count* out) {
-  double best = 1e30;
-  for (int i = 0; i < repeat; ++i) {
-    const double t0 = ThreadCpuSeconds();
-    Count c = f();
-    best = std::min(best, ThreadCpuSeconds() - t0);
-    *out = c;
-  }
-  return best;
 }
 
 }  // namespace
@@ -159,11 +113,7 @@ double BestSeconds(int repeat, F&& f, Count* out) {
 int main(int argc, char** argv) {
   Args a;
   CLI::App app{"Full ETE decode: mabutrace vs OpenCSD on the same input and memory image"};
-  app.add_option("--snapshots", a.snapshots, "folder of the ETE snapshots (inputs)");
-  app.add_option("--min-mib", a.min_mib, "input size, MiB (captures repeated)")->check(CLI::PositiveNumber);
-  app.add_option("--repeat", a.repeat, "runs of each decoder; the best counts")->check(CLI::PositiveNumber);
-  app.add_option("--chunk", a.chunk, "bytes per decode call")->check(CLI::PositiveNumber);
-  app.add_flag("--json", a.json, "one JSON line instead of text");
+  a.AddTo(app);
   app.add_option("--capture", a.capture, "snapshot whose trace and memory image are decoded");
   app.add_flag("--ours-only", a.ours_only, "skip OpenCSD (for profiling)");
   CLI11_PARSE(app, argc, argv);
@@ -182,10 +132,7 @@ int main(int argc, char** argv) {
   }
   const ed::DecodeBuffer& buf = snap.buffers[0];
   const std::vector<uint8_t> unit = mabutrace::snapshot::ReadBinaryFile(buf.buffer.file);
-  const size_t want = static_cast<size_t>(a.min_mib * 1024 * 1024);
-  std::vector<uint8_t> in;
-  in.reserve(want + unit.size());
-  while (in.size() < want) in.insert(in.end(), unit.begin(), unit.end());
+  const std::vector<uint8_t> in = mabutrace::bench::Repeat(unit, a.min_mib);
 
   std::vector<Dump> dumps;
   if (const auto* core = snap.snap.CoreOfSource(buf.sources[0].name))
@@ -193,10 +140,10 @@ int main(int argc, char** argv) {
       if (fs::exists(d.file)) dumps.push_back({d.address, mabutrace::snapshot::ReadDump(d)});
 
   Count ours, ocsd;
-  const double t_ours = BestSeconds(a.repeat, [&] { return RunOurs(buf, in, a.chunk); }, &ours);
+  const double t_ours = mabutrace::bench::BestSeconds(a.repeat, [&] { return RunOurs(buf, in, a.chunk); }, &ours);
   const double t_ocsd =
       a.ours_only ? 1e30
-                  : BestSeconds(a.repeat, [&] { return RunOpenCsd(buf.sources[0].config, dumps, in, a.chunk); }, &ocsd);
+                  : mabutrace::bench::BestSeconds(a.repeat, [&] { return RunOpenCsd(buf.sources[0].config, dumps, in, a.chunk); }, &ocsd);
   const double mb = static_cast<double>(in.size()) / 1e6;
   const double ours_mbs = mb / t_ours, ocsd_mbs = mb / t_ocsd;
   if (a.json) {

@@ -2,6 +2,7 @@
 #include "follower.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace mabutrace::armisa {
 namespace {
@@ -105,17 +106,57 @@ WalkResult InstrFollower::WalkTo(uint64_t address, Isa isa, uint64_t stop_addres
 }
 
 WalkResult InstrFollower::Walk(uint64_t address, Isa isa, uint64_t stop_address, uint8_t space) {
-  return isa == Isa::kA64 ? WalkA64(address, stop_address, space)
-                          : WalkAArch32(address, isa, stop_address, space);
+  switch (isa) {
+    case Isa::kA64: return WalkIsa<Isa::kA64>(address, stop_address, space);
+    case Isa::kA32: return WalkIsa<Isa::kA32>(address, stop_address, space);
+    case Isa::kT32: break;
+  }
+  return WalkIsa<Isa::kT32>(address, stop_address, space);
 }
 
-WalkResult InstrFollower::WalkA64(uint64_t address, uint64_t stop_address, uint8_t space) {
+// The instruction at pc (T32 packed by T32Opcode) and its size: one bounds
+// check and load per halfword or word in the cursor's region. AArch32
+// addresses wrap at 2^32 (Pc is uint32_t).
+template <Isa kIsa, typename Pc>
+static bool FetchOpcode(Cursor& cursor, Pc pc, uint32_t* opcode, unsigned* size) {
+  if constexpr (kIsa != Isa::kT32) {
+    *size = 4;
+    if (!cursor.Fetch(pc, 4, opcode)) return false;
+    cursor.Advance(4);
+    return true;
+  } else {
+    uint32_t hw1, hw2 = 0;
+    if (!cursor.Fetch(pc, 2, &hw1)) return false;
+    cursor.Advance(2);
+    *size = T32Size(static_cast<uint16_t>(hw1));
+    if (*size == 4) {
+      if (!cursor.Fetch(static_cast<Pc>(pc + 2), 2, &hw2)) return false;  // the first halfword was readable
+      cursor.Advance(2);
+    }
+    *opcode = T32Opcode(static_cast<uint16_t>(hw1), static_cast<uint16_t>(hw2));
+    return true;
+  }
+}
+
+template <Isa kIsa>
+static InstrInfo ClassifyIsa(uint32_t opcode, uint64_t pc, const ClassifyOptions& options) {
+  if constexpr (kIsa == Isa::kA64) return ClassifyA64(opcode, pc, options);
+  else if constexpr (kIsa == Isa::kA32) return ClassifyA32(opcode, static_cast<uint32_t>(pc), options);
+  else return ClassifyT32(opcode, static_cast<uint32_t>(pc), options);
+}
+
+template <Isa kIsa>
+WalkResult InstrFollower::WalkIsa(uint64_t address, uint64_t stop_address, uint8_t space) {
+  using Pc = std::conditional_t<kIsa == Isa::kA64, uint64_t, uint32_t>;
   WalkResult r;
   r.start = address;
-  r.isa = Isa::kA64;
+  r.isa = kIsa;
   Cursor cursor(image_, space);
-  uint64_t pc = address;
+  Pc pc = static_cast<Pc>(address);
+  Pc last = pc;
   uint32_t n = 0;
+  unsigned it_left = 0;  // T32: instructions still covered by the current IT
+  unsigned it_firstcond = 0;
   const uint32_t limit = options_.max_instructions;
   for (;;) {
     if (pc == stop_address) {
@@ -127,84 +168,15 @@ WalkResult InstrFollower::WalkA64(uint64_t address, uint64_t stop_address, uint8
       break;
     }
     uint32_t op;
-    if (!cursor.Fetch(pc, 4, &op)) {
+    unsigned size;
+    if (!FetchOpcode<kIsa>(cursor, pc, &op, &size)) {
       r.status = WalkStatus::kNotAccessible;
       break;
     }
     ++n;
-    const InstrInfo info = ClassifyA64(op, pc, options_.classify);
-    if (info.is_p0()) {
-      r.status = WalkStatus::kP0;
-      r.info = info;
-      r.opcode = op;
-      r.last_address = pc;
-      r.end = pc + 4;
-      r.num_instr = n;
-      return r;
-    }
-    cursor.Advance(4);
-    pc += 4;
-  }
-  r.end = pc;
-  r.num_instr = n;
-  r.last_address = n ? pc - 4 : pc;
-  return r;
-}
-
-WalkResult InstrFollower::WalkAArch32(uint64_t address, Isa isa, uint64_t stop_address,
-                                      uint8_t space) {
-  WalkResult r;
-  r.start = address;
-  r.isa = isa;
-  Cursor cursor(image_, space);
-  uint32_t pc = static_cast<uint32_t>(address);
-  uint32_t last = pc;
-  uint32_t n = 0;
-  unsigned it_left = 0;      // instructions still covered by the current IT
-  unsigned it_firstcond = 0;
-  const uint32_t limit = options_.max_instructions;
-  const bool thumb = isa == Isa::kT32;
-  for (;;) {
-    if (pc == stop_address) {
-      r.status = WalkStatus::kStopReached;
-      break;
-    }
-    if (n >= limit) {
-      r.status = WalkStatus::kLimit;
-      break;
-    }
-    uint32_t op;
-    unsigned size = 4;
-    if (!thumb) {
-      if (!cursor.Fetch(pc, 4, &op)) {
-        r.status = WalkStatus::kNotAccessible;
-        break;
-      }
-    } else {
-      uint32_t hw1, hw2 = 0;
-      if (!cursor.Fetch(pc, 2, &hw1)) {
-        r.status = WalkStatus::kNotAccessible;
-        break;
-      }
-      size = T32Size(static_cast<uint16_t>(hw1));
-      if (size == 4) {
-        cursor.Advance(2);
-        if (!cursor.Fetch(pc + 2, 2, &hw2)) {
-          // The first halfword was readable; the instruction is not.
-          r.status = WalkStatus::kNotAccessible;
-          break;
-        }
-        cursor.Advance(2);
-      } else {
-        cursor.Advance(2);
-      }
-      op = T32Opcode(static_cast<uint16_t>(hw1), static_cast<uint16_t>(hw2));
-    }
-    ++n;
     last = pc;
-    InstrInfo info = thumb ? ClassifyT32(op, pc, options_.classify)
-                           : ClassifyA32(op, pc, options_.classify);
-    if (thumb) {
+    InstrInfo info = ClassifyIsa<kIsa>(op, pc, options_.classify);
+    if constexpr (kIsa == Isa::kT32) {
       if (info.it_count) {
         it_left = info.it_count;
         it_firstcond = info.it_firstcond;
@@ -214,24 +186,51 @@ WalkResult InstrFollower::WalkAArch32(uint64_t address, Isa isa, uint64_t stop_a
         // conditional unless the block's condition is AL.
         if (info.is_p0() && it_firstcond != 0xE) info.is_conditional = true;
       }
-    } else {
-      cursor.Advance(4);
     }
-    pc += size;
+    pc = static_cast<Pc>(pc + size);
     if (info.is_p0()) {
       r.status = WalkStatus::kP0;
       r.info = info;
       r.opcode = op;
-      r.last_address = last;
-      r.end = pc;
-      r.num_instr = n;
-      return r;
+      break;
     }
   }
   r.end = pc;
   r.num_instr = n;
   r.last_address = last;
   return r;
+}
+
+std::optional<InstrInfo> InstrFollower::Decode(uint64_t address, Isa isa, uint8_t space) const {
+  Cursor cursor(image_, space);
+  uint32_t op;
+  unsigned size;
+  switch (isa) {
+    case Isa::kA64:
+      if (!FetchOpcode<Isa::kA64>(cursor, address, &op, &size)) return std::nullopt;
+      return ClassifyIsa<Isa::kA64>(op, address, options_.classify);
+    case Isa::kA32:
+      if (!FetchOpcode<Isa::kA32>(cursor, static_cast<uint32_t>(address), &op, &size)) return std::nullopt;
+      return ClassifyIsa<Isa::kA32>(op, address, options_.classify);
+    case Isa::kT32:
+      break;
+  }
+  if (!FetchOpcode<Isa::kT32>(cursor, static_cast<uint32_t>(address), &op, &size)) return std::nullopt;
+  return ClassifyIsa<Isa::kT32>(op, address, options_.classify);
+}
+
+std::optional<uint32_t> InstrFollower::CountInstructions(uint64_t start, uint64_t end, Isa isa, uint8_t space) const {
+  if (end <= start) return 0;
+  if (isa != Isa::kT32) return static_cast<uint32_t>((end - start) / 4);
+  Cursor cursor(image_, space);
+  uint32_t n = 0;
+  for (uint64_t a = start; a < end; ++n) {
+    uint32_t op;
+    unsigned size;
+    if (!FetchOpcode<Isa::kT32>(cursor, static_cast<uint32_t>(a), &op, &size)) return std::nullopt;
+    a += size;
+  }
+  return n;
 }
 
 }  // namespace mabutrace::armisa

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "instr.h"
@@ -88,6 +89,16 @@ class InstrFollower {
   // 5.8), on unreadable memory or at the instruction limit.
   WalkResult WalkTo(uint64_t address, Isa isa, uint64_t stop_address, uint8_t space = kMemAny);
 
+  // The one instruction at `address`: fetched, sized (info.size) and
+  // classified as the walks do, uncached and without IT-block context;
+  // nullopt when it cannot be read whole. For the decoders' single-step
+  // walks (Q COUNT, source addresses: arm-trace-facts.md 5.10, 4.14).
+  std::optional<InstrInfo> Decode(uint64_t address, Isa isa, uint8_t space = kMemAny) const;
+  // The number of instructions in [start, end) executed in sequence: A64
+  // and A32 from the distance, T32 by reading each first halfword (16- and
+  // 32-bit encodings); nullopt when a T32 instruction cannot be read.
+  std::optional<uint32_t> CountInstructions(uint64_t start, uint64_t end, Isa isa, uint8_t space = kMemAny) const;
+
   void InvalidateCache();
   const FollowStats& stats() const { return stats_; }
   const FollowOptions& options() const { return options_; }
@@ -99,8 +110,8 @@ class InstrFollower {
     uint8_t space;
   };
   WalkResult Walk(uint64_t address, Isa isa, uint64_t stop_address, uint8_t space);
-  WalkResult WalkA64(uint64_t address, uint64_t stop_address, uint8_t space);
-  WalkResult WalkAArch32(uint64_t address, Isa isa, uint64_t stop_address, uint8_t space);
+  template <Isa kIsa>
+  WalkResult WalkIsa(uint64_t address, uint64_t stop_address, uint8_t space);
 
   const MemoryImage* image_;
   FollowOptions options_;

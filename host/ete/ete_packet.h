@@ -99,6 +99,41 @@ inline bool IsErrorPacket(PacketType t) {
          t == PacketType::kReservedCfg || t == PacketType::kBadSequence;
 }
 
+// Packet families (each contiguous in PacketType).
+inline bool IsAtomPacket(PacketType t) { return t >= PacketType::kAtomF1 && t <= PacketType::kAtomF6; }
+inline bool IsAddressWithContextPacket(PacketType t) {
+  return t >= PacketType::kTargetAddrCtxtL32Is0 && t <= PacketType::kTargetAddrCtxtL64Is1;
+}
+inline bool IsTargetAddressPacket(PacketType t) {  // without context
+  return t >= PacketType::kTargetAddrExact && t <= PacketType::kTargetAddrL64Is1;
+}
+inline bool IsSourceAddressPacket(PacketType t) {
+  return t >= PacketType::kSourceAddrExact && t <= PacketType::kSourceAddrL64Is1;
+}
+
+// The address field an address packet carries (§4.12, §4.14). Both families
+// list exact match, short IS0/IS1, long 32-bit IS0/IS1, long 64-bit IS0/IS1
+// in PacketType order; with-context packets carry long addresses.
+enum class AddressField : uint8_t { kNone, kExactMatch, kShort, kLong };
+inline AddressField AddressFieldOf(PacketType t) {
+  if (IsAddressWithContextPacket(t)) return AddressField::kLong;
+  int k;
+  if (IsTargetAddressPacket(t)) k = static_cast<int>(t) - static_cast<int>(PacketType::kTargetAddrExact);
+  else if (IsSourceAddressPacket(t)) k = static_cast<int>(t) - static_cast<int>(PacketType::kSourceAddrExact);
+  else return AddressField::kNone;
+  return k == 0 ? AddressField::kExactMatch : k <= 2 ? AddressField::kShort : AddressField::kLong;
+}
+
+// What was wrong with a packet the processor could not decode (EteError).
+enum class EteErrorKind : uint8_t {
+  kReservedHeader,  // header byte reserved (always or in this configuration)
+  kBadSequence,     // malformed payload (bad A-Sync, bad extension byte)
+  kOverlongField,   // a continuation field longer than its maximum (R-F7)
+  kTruncated,       // input ended inside a packet
+};
+// "reserved-header", "bad-sequence", "overlong-field", "truncated".
+const char* EteErrorKindName(EteErrorKind kind);
+
 // Address value with OpenCSD's bookkeeping (§4.12).
 struct PacketAddress {
   uint64_t value = 0;
@@ -141,13 +176,14 @@ struct EtePacket {
   bool context_valid = false;  // a context has been seen since reset
   PacketContext context;       // persistent context (+ per-packet updated flags)
   uint32_t atom_bits = 0;      // bit i = atom i (oldest first): 1 = E, 0 = N
+  // Side by side so that clearing them after a packet is one store.
   uint8_t atom_count = 0;      // atoms in this packet (also in mispredict/cancel)
+  bool cc_valid = false;       // this packet has a cycle count (timestamp 0x03, CCNT)
+  bool commit_valid = false;   // this packet has a commit count (CCNT in commit mode 0, Commit)
   uint64_t timestamp = 0;      // full value after bit replacement
   uint8_t ts_bits = 0;         // timestamp bits this packet updated
   uint32_t cycle_count = 0;    // cycle-count packets: count incl. threshold; 0 = unknown (F1 0x0F)
-  bool cc_valid = false;       // this packet has a cycle count (timestamp 0x03, CCNT)
   uint32_t commit = 0;         // elements committed
-  bool commit_valid = false;
   uint32_t cancel = 0;         // elements cancelled
   // Trace Info (§4.4)
   uint32_t info = 0;           // INFO section (bit0 CC enabled, bit6 TSTATE)

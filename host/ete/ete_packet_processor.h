@@ -34,6 +34,7 @@
 
 #include "ete/ete_config.h"
 #include "ete/ete_packet.h"
+#include "ete/ete_packet_fields.h"
 
 namespace mabutrace::ete {
 
@@ -41,14 +42,6 @@ enum class ErrorPolicy : uint8_t {
   kResync,   // after a reserved header / bad sequence: wait for the next A-Sync
   kOpenCsd,  // continue decoding at the next byte (OpenCSD 1.8.0 behaviour)
 };
-
-enum class EteErrorKind : uint8_t {
-  kReservedHeader,  // header byte reserved (always or in this configuration)
-  kBadSequence,     // malformed payload (bad A-Sync, bad extension byte)
-  kOverlongField,   // a continuation field longer than its maximum (R-F7)
-  kTruncated,       // input ended inside a packet
-};
-const char* EteErrorKindName(EteErrorKind kind);
 
 struct EteError {
   EteErrorKind kind;
@@ -71,7 +64,10 @@ using ErrorCallback = void (*)(void* context, const EteError& error);
 
 class EtePacketProcessor {
  public:
-  static constexpr size_t kMaxPacketBytes = 48;  // longest valid packet is 35 bytes
+  // Look-ahead of the hot loop and size of the buffer that completes a
+  // packet split across pushes: every reader decides within this many bytes
+  // (the longest, a Trace Info with every section, is 30 bytes).
+  static constexpr size_t kMaxPacketBytes = 48;
 
   // `on_packet` (required) and `on_error` (optional) are called synchronously
   // from Push()/Finish() with `context`.
@@ -93,52 +89,45 @@ class EtePacketProcessor {
   bool synced() const { return synced_; }
 
  private:
-  enum class Handler : uint8_t;
+  enum class HotKind : uint8_t;
   enum class UnsyncFn : uint8_t { kNotSync, kExtension, kAsync };
-  struct TableEntry {
+  struct TableEntry {  // 3 bytes: what the hot loop reads per header
     PacketType type;
-    Handler handler;
+    HotKind hot;
+    uint8_t is;  // address packets: the sub-ISA of the address (IS0 / IS1)
   };
 
+  static HotKind HotKindOf(PacketFields::Reader reader);
   void BuildTable();
-  // Hot path: one packet at p[0..] with at least kMaxPacketBytes readable.
-  size_t DecodeFast(uint64_t index, uint64_t stream_offset, const uint8_t* p);
-  // Length of the packet at p[0..n): > 0 complete, 0 need more bytes.
-  // Sets *bad to the error found while delimiting (overlong field...).
-  size_t Delimit(const uint8_t* p, size_t n, EteErrorKind* bad_kind, bool* bad) const;
-  void Decode(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t len, bool bad,
-              EteErrorKind bad_kind);
+  // Reads the packet at p[0..n) (n >= 1) with the reader of its kind and
+  // hands it out; returns its length, or 0 (nothing handed out) when
+  // p[0..n) does not hold all of it. Inline for the hot kinds.
+  size_t ReadPacket(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t n);
+  // ReadPacket while n >= kMaxPacketBytes (and synchronised); returns the
+  // bytes read.
+  size_t ReadPackets(uint64_t index, uint64_t stream_offset, const uint8_t* data, size_t n);
+  // ReadPacket for the other kinds, reserved headers and malformed packets.
+  size_t ReadOtherPacket(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t n);
+  // Hands out fields_.packet() as bytes p[0..len) (its type already set);
+  // the caller then clears its per-packet fields.
+  void Emit(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t len);
   void UnsyncedByte(uint64_t index, uint64_t stream_offset, uint8_t b);
   void DumpUnsynced(size_t n);
   void EmitPending(PacketType type, PacketType err_type, size_t n);
-  void StartPacket();
-  void Emit();
-  void EmitAndClear();
   void Error(EteErrorKind kind, uint64_t index, const std::string& what);
   void ApplyErrorPolicy();
-  void PushAddr();
-  void SetAddr64(uint64_t v, uint8_t isa);
-  void SetAddr32(uint32_t v, uint8_t isa);
-  void SetAddrShort(uint32_t v, uint8_t isa, uint8_t bits);
-  void SetExactMatch(uint8_t idx);
-  void SetContextFromInfo(const uint8_t* p);  // p -> info byte, then VMID, CID
 
   EteConfig config_;
+  PacketFields fields_;  // the packet-layer state; reads config_
   PacketCallback on_packet_;
   void* context_;
   ErrorCallback on_error_;
   ErrorPolicy policy_;
   std::array<TableEntry, 256> table_{};
-  std::array<uint32_t, 256> atom_bits_{};   // atom headers: E/N pattern, oldest = bit 0
-  std::array<uint8_t, 256> atom_count_{};   // atom headers: number of atoms
+  std::array<PacketFields::Reader, 256> readers_{};  // per header; nullptr: reserved
 
   EteStats stats_;
-  EtePacket pkt_;  // reused; carries the persistent packet-layer state
-  std::array<PacketAddress, 3> addr_stack_{};
   bool synced_ = false;
-  bool first_tinfo_ = false;  // a Trace Info has been seen since reset
-  bool ts_valid_ = false;     // a timestamp has been seen since the last Trace Info
-  bool cc_thresh_valid_ = false;
 
   // Partial packet (synced) or unsynchronised bytes being examined.
   std::array<uint8_t, kMaxPacketBytes> pend_{};

@@ -2,8 +2,9 @@
 #include "ete/ete_packet_text.h"
 
 #include <cinttypes>
-#include <cstdarg>
 #include <cstdio>
+
+#include "ete/text_out.h"
 
 namespace mabutrace::ete {
 namespace {
@@ -85,16 +86,6 @@ const Names& N(PacketType t) {
   return kNames[i];
 }
 
-void Appendf(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void Appendf(std::string* out, const char* fmt, ...) {
-  char buf[256];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n > 0) out->append(buf, static_cast<size_t>(n) < sizeof buf ? static_cast<size_t>(n) : sizeof buf - 1);
-}
-
 // OpenCSD trcPrintableElem::getValStr for hex values.
 void ValStr(std::string* out, int total_bits, int valid_bits, uint64_t value, int update_bits) {
   out->append("0x");
@@ -146,6 +137,7 @@ const char* kArmExceptions[16] = {"PE Reset", "Debug Halt", "Call", "Trap", "Sys
 }  // namespace
 
 const char* PacketTypeName(PacketType type) { return N(type).id; }
+const char* ExceptionTypeName(uint16_t type) { return type < 0x10 ? kArmExceptions[type] : "Reserved"; }
 const char* PacketTypeOcsdName(PacketType type) { return N(type).ocsd; }
 const char* PacketTypeOcsdDesc(PacketType type) { return N(type).desc; }
 
@@ -154,6 +146,30 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
   out->append(n.ocsd);
   out->append(" : ");
   out->append(n.desc);
+  switch (AddressFieldOf(p.type)) {
+    case AddressField::kExactMatch:
+      Appendf(out, ", [%u]; Addr=", p.exact_match_idx);
+      Addr(p, out, -1);
+      out->append("; ");
+      return;
+    case AddressField::kShort:
+      out->append("; Addr=");
+      ValStr(out, p.addr.is64 ? 64 : 32, p.addr.valid_bits, p.addr.value, p.addr.pkt_bits);
+      return;
+    case AddressField::kLong:
+      out->append("; Addr=");
+      Addr(p, out, p.addr.pkt_bits);  // a long address updates all its bits: no "~[...]"
+      out->append("; ");
+      if (IsAddressWithContextPacket(p.type)) Context(p, out);
+      return;
+    case AddressField::kNone:
+      break;
+  }
+  if (IsAtomPacket(p.type)) {
+    out->append("; ");
+    Atoms(p, out);
+    return;
+  }
   switch (p.type) {
     case PacketType::kBadSequence:
     case PacketType::kIncompleteEot:
@@ -162,60 +178,13 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
       out->append(N(p.err_type).ocsd);
       out->push_back(']');
       break;
-    case PacketType::kTargetAddrCtxtL32Is0:
-    case PacketType::kTargetAddrCtxtL32Is1:
-    case PacketType::kTargetAddrL32Is0:
-    case PacketType::kTargetAddrL32Is1:
-    case PacketType::kSourceAddrL32Is0:
-    case PacketType::kSourceAddrL32Is1:
-      out->append("; Addr=");
-      Addr(p, out, 32);
-      out->append("; ");
-      if (p.type == PacketType::kTargetAddrCtxtL32Is0 || p.type == PacketType::kTargetAddrCtxtL32Is1)
-        Context(p, out);
-      break;
-    case PacketType::kTargetAddrCtxtL64Is0:
-    case PacketType::kTargetAddrCtxtL64Is1:
-    case PacketType::kTargetAddrL64Is0:
-    case PacketType::kTargetAddrL64Is1:
-    case PacketType::kSourceAddrL64Is0:
-    case PacketType::kSourceAddrL64Is1:
-      out->append("; Addr=");
-      Addr(p, out, 64);
-      out->append("; ");
-      if (p.type == PacketType::kTargetAddrCtxtL64Is0 || p.type == PacketType::kTargetAddrCtxtL64Is1)
-        Context(p, out);
-      break;
     case PacketType::kContext:
       out->append("; ");
       Context(p, out);
       break;
-    case PacketType::kTargetAddrShortIs0:
-    case PacketType::kTargetAddrShortIs1:
-    case PacketType::kSourceAddrShortIs0:
-    case PacketType::kSourceAddrShortIs1:
-      out->append("; Addr=");
-      ValStr(out, p.addr.is64 ? 64 : 32, p.addr.valid_bits, p.addr.value, p.addr.pkt_bits);
-      break;
-    case PacketType::kTargetAddrExact:
-    case PacketType::kSourceAddrExact:
-      Appendf(out, ", [%u]; Addr=", p.exact_match_idx);
-      Addr(p, out, -1);
-      out->append("; ");
-      break;
-    case PacketType::kAtomF1:
-    case PacketType::kAtomF2:
-    case PacketType::kAtomF3:
-    case PacketType::kAtomF4:
-    case PacketType::kAtomF5:
-    case PacketType::kAtomF6:
-      out->append("; ");
-      Atoms(p, out);
-      break;
     case PacketType::kException:
       out->append(";  ");
-      if (p.exception_type < 0x10) out->append(kArmExceptions[p.exception_type]);
-      else out->append("Reserved");
+      out->append(ExceptionTypeName(p.exception_type));
       out->push_back(';');
       if (p.exception_addr_interp == 1) out->append(" Ret Addr Follows;");
       else if (p.exception_addr_interp == 2) out->append(" Ret Addr Follows, Match Prev;");
@@ -282,147 +251,121 @@ void FormatLine(const EtePacket& p, std::string* out) {
 }
 
 namespace {
-void JsonStr(std::string* out, std::string_view s) {
-  out->push_back('"');
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out->push_back('\\');
-      out->push_back(c);
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      Appendf(out, "\\u%04x", c);
-    } else {
-      out->push_back(c);
-    }
-  }
-  out->push_back('"');
+void JsonAddr(const EtePacket& p, JsonObject& o) {
+  char isa[8];
+  std::snprintf(isa, sizeof isa, "IS%u", p.addr.isa);
+  o.Hex("address", p.addr.value).String("isa", isa).Unsigned("address_bits", p.addr.pkt_bits);
 }
-void JsonAddr(const EtePacket& p, std::string* out) {
-  Appendf(out, ",\"address\":\"0x%" PRIx64 "\",\"isa\":\"IS%u\",\"address_bits\":%u", p.addr.value, p.addr.isa,
-          p.addr.pkt_bits);
+void JsonAtoms(const EtePacket& p, JsonObject& o) {
+  std::string atoms;
+  Atoms(p, &atoms);
+  o.String("atoms", atoms);
 }
-void JsonContext(const EtePacket& p, std::string* out) {
+void JsonContext(const EtePacket& p, JsonObject& o) {
   const PacketContext& c = p.context;
   if (!c.updated) {
-    out->append(",\"context_same\":true");
+    o.Bool("context_same", true);
     return;
   }
-  const char* sec = c.nse ? (c.ns ? "Realm" : "Root") : (c.ns ? "NS" : "S");
-  Appendf(out, ",\"el\":%u,\"aarch64\":%s,\"security\":\"%s\"", c.el, c.sf ? "true" : "false", sec);
-  if (c.updated_vmid) Appendf(out, ",\"vmid\":\"0x%x\"", c.vmid);
-  if (c.updated_cid) Appendf(out, ",\"context_id\":\"0x%x\"", c.context_id);
+  o.Unsigned("el", c.el).Bool("aarch64", c.sf).String("security", c.nse ? (c.ns ? "Realm" : "Root") : (c.ns ? "NS" : "S"));
+  if (c.updated_vmid) o.Hex("vmid", c.vmid);
+  if (c.updated_cid) o.Hex("context_id", c.context_id);
 }
 }  // namespace
 
 void FormatJson(const EtePacket& p, std::string_view source, std::string* out) {
-  out->append("{\"source\":");
-  JsonStr(out, source);
-  Appendf(out, ",\"trace_id\":%u,\"offset\":%" PRIu64 ",\"stream_offset\":%" PRIu64 ",\"raw\":\"", p.trace_id,
-          p.index, p.stream_offset);
-  for (int i = 0; i < p.size; ++i) Appendf(out, "%02x", p.raw[i]);
-  Appendf(out, "\",\"type\":\"%s\",\"ocsd\":\"%s\"", N(p.type).id, N(p.type).ocsd);
+  JsonObject o(out);
+  std::string raw;
+  for (int i = 0; i < p.size; ++i) Appendf(&raw, "%02x", p.raw[i]);
+  o.String("source", source)
+      .Unsigned("trace_id", p.trace_id)
+      .Unsigned("offset", p.index)
+      .Unsigned("stream_offset", p.stream_offset)
+      .String("raw", raw)
+      .String("type", N(p.type).id)
+      .String("ocsd", N(p.type).ocsd);
+  if (const AddressField field = AddressFieldOf(p.type); field != AddressField::kNone) {
+    if (field == AddressField::kExactMatch) o.Unsigned("match_index", p.exact_match_idx);
+    JsonAddr(p, o);
+    if (IsAddressWithContextPacket(p.type)) JsonContext(p, o);
+    o.End();
+    return;
+  }
+  if (IsAtomPacket(p.type)) JsonAtoms(p, o);
   switch (p.type) {
     case PacketType::kBadSequence:
     case PacketType::kIncompleteEot:
     case PacketType::kReservedCfg:
     case PacketType::kReserved:
-      Appendf(out, ",\"while_parsing\":\"%s\"", N(p.err_type).id);
-      break;
-    case PacketType::kTargetAddrCtxtL32Is0:
-    case PacketType::kTargetAddrCtxtL32Is1:
-    case PacketType::kTargetAddrCtxtL64Is0:
-    case PacketType::kTargetAddrCtxtL64Is1:
-      JsonAddr(p, out);
-      JsonContext(p, out);
+      o.String("while_parsing", N(p.err_type).id);
       break;
     case PacketType::kContext:
-      JsonContext(p, out);
+      JsonContext(p, o);
       break;
-    case PacketType::kTargetAddrL32Is0:
-    case PacketType::kTargetAddrL32Is1:
-    case PacketType::kTargetAddrL64Is0:
-    case PacketType::kTargetAddrL64Is1:
-    case PacketType::kSourceAddrL32Is0:
-    case PacketType::kSourceAddrL32Is1:
-    case PacketType::kSourceAddrL64Is0:
-    case PacketType::kSourceAddrL64Is1:
-    case PacketType::kTargetAddrShortIs0:
-    case PacketType::kTargetAddrShortIs1:
-    case PacketType::kSourceAddrShortIs0:
-    case PacketType::kSourceAddrShortIs1:
-      JsonAddr(p, out);
-      break;
-    case PacketType::kTargetAddrExact:
-    case PacketType::kSourceAddrExact:
-      Appendf(out, ",\"match_index\":%u", p.exact_match_idx);
-      JsonAddr(p, out);
-      break;
-    case PacketType::kAtomF1:
-    case PacketType::kAtomF2:
-    case PacketType::kAtomF3:
-    case PacketType::kAtomF4:
-    case PacketType::kAtomF5:
-    case PacketType::kAtomF6:
     case PacketType::kMispredict:
-    case PacketType::kCancelF2:
-    case PacketType::kCancelF3: {
-      out->append(",\"atoms\":\"");
-      Atoms(p, out);
-      out->push_back('"');
-      if (p.type == PacketType::kCancelF2 || p.type == PacketType::kCancelF3)
-        Appendf(out, ",\"cancel\":%u,\"mispredict\":true", p.cancel);
-      if (p.type == PacketType::kMispredict) out->append(",\"mispredict\":true");
+      JsonAtoms(p, o);
+      o.Bool("mispredict", true);
       break;
-    }
+    case PacketType::kCancelF2:
+    case PacketType::kCancelF3:
+      JsonAtoms(p, o);
+      o.Unsigned("cancel", p.cancel).Bool("mispredict", true);
+      break;
     case PacketType::kException:
-      Appendf(out, ",\"exception_type\":%u,\"exception_name\":\"%s\",\"address_follows\":%u",
-              p.exception_type, p.exception_type < 0x10 ? kArmExceptions[p.exception_type] : "Reserved",
-              p.exception_addr_interp);
+      o.Unsigned("exception_type", p.exception_type)
+          .String("exception_name", ExceptionTypeName(p.exception_type))
+          .Unsigned("address_follows", p.exception_addr_interp);
       break;
     case PacketType::kPeReset:
     case PacketType::kTransactionFailure:
-      Appendf(out, ",\"exception_type\":%u,\"address_follows\":%u", p.exception_type, p.exception_addr_interp);
+      o.Unsigned("exception_type", p.exception_type).Unsigned("address_follows", p.exception_addr_interp);
       break;
     case PacketType::kTimestamp:
-      Appendf(out, ",\"timestamp\":%" PRIu64 ",\"timestamp_bits\":%u", p.timestamp, p.ts_bits);
-      if (p.cc_valid) Appendf(out, ",\"cycle_count\":%u", p.cycle_count);
+      o.Unsigned("timestamp", p.timestamp).Unsigned("timestamp_bits", p.ts_bits);
+      if (p.cc_valid) o.Unsigned("cycle_count", p.cycle_count);
       break;
     case PacketType::kTraceInfo:
-      Appendf(out, ",\"info\":%u,\"cc_enabled\":%s,\"tstate\":%s,\"cc_threshold\":%u,\"spec\":%u,\"key\":%u,\"sections\":%u,\"initial\":%s",
-              p.info, (p.info & 1) ? "true" : "false", ((p.info >> 6) & 1) ? "true" : "false", p.cc_threshold,
-              p.spec, p.key, p.tinfo_sections, p.tinfo_initial ? "true" : "false");
+      o.Unsigned("info", p.info)
+          .Bool("cc_enabled", p.info & 1)
+          .Bool("tstate", (p.info >> 6) & 1)
+          .Unsigned("cc_threshold", p.cc_threshold)
+          .Unsigned("spec", p.spec)
+          .Unsigned("key", p.key)
+          .Unsigned("sections", p.tinfo_sections)
+          .Bool("initial", p.tinfo_initial);
       break;
     case PacketType::kCycleCountF1:
     case PacketType::kCycleCountF2:
     case PacketType::kCycleCountF3:
-      Appendf(out, ",\"cycle_count\":%u", p.cycle_count);
-      if (p.type == PacketType::kCycleCountF1 && (p.raw[0] & 1)) out->append(",\"cycle_count_unknown\":true");
-      if (p.commit_valid) Appendf(out, ",\"commit\":%u", p.commit);
+      o.Unsigned("cycle_count", p.cycle_count);
+      if (p.type == PacketType::kCycleCountF1 && (p.raw[0] & 1)) o.Bool("cycle_count_unknown", true);
+      if (p.commit_valid) o.Unsigned("commit", p.commit);
       break;
     case PacketType::kCommit:
-      Appendf(out, ",\"commit\":%u", p.commit);
+      o.Unsigned("commit", p.commit);
       break;
     case PacketType::kCancelF1:
-      Appendf(out, ",\"cancel\":%u", p.cancel);
+      o.Unsigned("cancel", p.cancel);
       break;
     case PacketType::kCancelF1Mispredict:
-      Appendf(out, ",\"cancel\":%u,\"mispredict\":true", p.cancel);
+      o.Unsigned("cancel", p.cancel).Bool("mispredict", true);
       break;
     case PacketType::kQ:
-      Appendf(out, ",\"q_type\":%u", p.q_type);
-      if (p.q_count_present) Appendf(out, ",\"count\":%u", p.q_count);
-      if (p.q_addr_match) Appendf(out, ",\"match_index\":%u", p.exact_match_idx);
-      if (p.q_addr_present || p.q_addr_match) JsonAddr(p, out);
+      o.Unsigned("q_type", p.q_type);
+      if (p.q_count_present) o.Unsigned("count", p.q_count);
+      if (p.q_addr_match) o.Unsigned("match_index", p.exact_match_idx);
+      if (p.q_addr_present || p.q_addr_match) JsonAddr(p, o);
       break;
     case PacketType::kInstrumentation:
-      Appendf(out, ",\"el\":%u,\"value\":\"0x%" PRIx64 "\"", p.ite_el, p.ite_value);
+      o.Unsigned("el", p.ite_el).Hex("value", p.ite_value);
       break;
     case PacketType::kEvent:
-      Appendf(out, ",\"events\":%u", p.event);
+      o.Unsigned("events", p.event);
       break;
     default:
       break;
   }
-  out->push_back('}');
+  o.End();
 }
 
 }  // namespace mabutrace::ete

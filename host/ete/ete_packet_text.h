@@ -9,6 +9,7 @@
 #ifndef MABUTRACE_HOST_ETE_ETE_PACKET_TEXT_H
 #define MABUTRACE_HOST_ETE_ETE_PACKET_TEXT_H
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,11 @@
 
 namespace mabutrace::ete {
 
+// The exception TYPE (arm-trace-facts.md §4.7) as OpenCSD 1.8.0 names it:
+// "PE Reset", "Debug Halt", "Call", "Trap", "System Error", "Inst Debug",
+// "Data Debug", "Alignment", "Inst Fault", "Data Fault", "IRQ", "FIQ";
+// "Reserved" for the others (IMPLEMENTATION DEFINED 0x10-0x17 included).
+const char* ExceptionTypeName(uint16_t type);
 // Appends the description (everything after the tab of a lister line).
 void FormatOcsd(const EtePacket& p, std::string* out);
 // Appends "Idx:<index>; ID:<hex id>; [0x.. ];\t<description>".

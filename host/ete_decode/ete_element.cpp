@@ -2,11 +2,15 @@
 #include "ete_element.h"
 
 #include <cinttypes>
-#include <cstdarg>
 #include <cstdio>
+#include <iterator>
+
+#include "ete/text_out.h"
 
 namespace mabutrace::ete_decode {
 namespace {
+
+using ete::Appendf;
 
 struct Names {
   const char* ocsd;
@@ -54,44 +58,21 @@ const char* SubtypeText(armisa::InstrSubtype s) {
   }
   return "";
 }
-const char* UnsyncText(UnsyncReason r) {
-  switch (r) {
-    case UnsyncReason::kInitDecoder: return "init-decoder";
-    case UnsyncReason::kResetDecoder: return "reset-decoder";
-    case UnsyncReason::kOverflow: return "overflow";
-    case UnsyncReason::kDiscard: return "discard";
-    case UnsyncReason::kBadPacket: return "bad-packet";
-    case UnsyncReason::kBadImage: return "bad-program-image";
-    case UnsyncReason::kEndOfTrace: return "end-of-trace";
-  }
-  return "";
-}
-const char* TraceOnText(TraceOnReason r) {
-  switch (r) {
-    case TraceOnReason::kNormal: return "begin or filter";
-    case TraceOnReason::kOverflow: return "overflow";
-    case TraceOnReason::kDebugExit: return "debug restart";
-  }
-  return "";
-}
-const char* MemTransText(MemTrans m) {
-  switch (m) {
-    case MemTrans::kTraceInit: return "Init";
-    case MemTrans::kStart: return "Start";
-    case MemTrans::kCommit: return "Commit";
-    case MemTrans::kFail: return "Fail";
-  }
-  return "";
-}
-const char* SecurityText(Security s) {
-  switch (s) {
-    case Security::kSecure: return "S";
-    case Security::kNonSecure: return "N";
-    case Security::kRoot: return "Root";
-    case Security::kRealm: return "Realm";
-  }
-  return "";
-}
+// Indexed by the enumerators (the static_asserts check the last one).
+constexpr const char* kUnsyncText[] = {"init-decoder", "reset-decoder", "overflow", "discard",
+                                       "bad-packet",   "bad-program-image", "end-of-trace"};
+static_assert(std::size(kUnsyncText) == static_cast<size_t>(UnsyncReason::kEndOfTrace) + 1);
+constexpr const char* kTraceOnText[] = {"begin or filter", "overflow", "debug restart"};
+static_assert(std::size(kTraceOnText) == static_cast<size_t>(TraceOnReason::kDebugExit) + 1);
+constexpr const char* kMemTransText[] = {"Init", "Start", "Commit", "Fail"};
+static_assert(std::size(kMemTransText) == static_cast<size_t>(MemTrans::kFail) + 1);
+constexpr const char* kSecurityText[] = {"S", "N", "Root", "Realm"};
+static_assert(std::size(kSecurityText) == static_cast<size_t>(Security::kRealm) + 1);
+
+const char* UnsyncText(UnsyncReason r) { return kUnsyncText[static_cast<size_t>(r)]; }
+const char* TraceOnText(TraceOnReason r) { return kTraceOnText[static_cast<size_t>(r)]; }
+const char* MemTransText(MemTrans m) { return kMemTransText[static_cast<size_t>(m)]; }
+const char* SecurityText(Security s) { return kSecurityText[static_cast<size_t>(s)]; }
 const char* MemSpaceText(uint8_t m) {
   switch (m) {
     case armisa::kMemEL1S: return "EL1S";
@@ -107,16 +88,6 @@ const char* MemSpaceText(uint8_t m) {
     case armisa::kMemR: return "R";
     default: return "Any";
   }
-}
-
-void Appendf(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void Appendf(std::string* out, const char* fmt, ...) {
-  char buf[256];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n > 0) out->append(buf, static_cast<size_t>(n) < sizeof buf ? static_cast<size_t>(n) : sizeof buf - 1);
 }
 
 }  // namespace
@@ -191,69 +162,67 @@ void FormatElementOcsd(const EteElement& e, std::string* out) {
   out->push_back(')');
 }
 
-void FormatElementJson(const EteElement& e, const std::string& source, std::string* out) {
-  out->append("{\"source\":\"");
-  for (char c : source) {
-    if (c == '"' || c == '\\') out->push_back('\\');
-    if (static_cast<unsigned char>(c) >= 0x20) out->push_back(c);
-  }
-  Appendf(out, "\",\"trace_id\":%u,\"offset\":%" PRIu64 ",\"elem\":\"%s\"", e.trace_id, e.index, ElemTypeName(e.type));
+void FormatElementLine(const EteElement& e, std::string* out) {
+  Appendf(out, "Idx:%" PRIu64 "; ID:%x; ", e.index, e.trace_id);
+  FormatElementOcsd(e, out);
+}
+
+void FormatElementJson(const EteElement& e, std::string_view source, std::string* out) {
+  ete::JsonObject o(out);
+  o.String("source", source).Unsigned("trace_id", e.trace_id).Unsigned("offset", e.index).String("elem", ElemTypeName(e.type));
   const std::string_view isa = armisa::IsaName(e.isa);
   switch (e.type) {
     case ElemType::kNoSync:
     case ElemType::kEoTrace:
-      Appendf(out, ",\"reason\":\"%s\"", UnsyncText(e.unsync));
+      o.String("reason", UnsyncText(e.unsync));
       break;
     case ElemType::kTraceOn:
-      Appendf(out, ",\"reason\":\"%s\"", TraceOnText(e.trace_on));
+      o.String("reason", TraceOnText(e.trace_on));
       break;
     case ElemType::kPeContext:
-      Appendf(out, ",\"isa\":\"%.*s\",\"el\":%u,\"security\":\"%s\",\"bits64\":%s", static_cast<int>(isa.size()),
-              isa.data(), e.el, SecurityText(e.security), e.bits64 ? "true" : "false");
-      if (e.vmid_valid) Appendf(out, ",\"vmid\":\"0x%x\"", e.vmid);
-      if (e.context_id_valid) Appendf(out, ",\"context_id\":\"0x%x\"", e.context_id);
+      o.String("isa", isa).Unsigned("el", e.el).String("security", SecurityText(e.security)).Bool("bits64", e.bits64);
+      if (e.vmid_valid) o.Hex("vmid", e.vmid);
+      if (e.context_id_valid) o.Hex("context_id", e.context_id);
       break;
-    case ElemType::kInstrRange: {
-      const std::string_view t = armisa::OcsdTypeName(e.last_type);
-      const std::string_view s = armisa::OcsdSubtypeName(e.last_subtype);
-      Appendf(out,
-              ",\"start\":\"0x%" PRIx64 "\",\"end\":\"0x%" PRIx64 "\",\"num_instr\":%u,\"isa\":\"%.*s\","
-              "\"last_instr_type\":\"%.*s\",\"last_instr_subtype\":\"%.*s\",\"last_instr_size\":%u,"
-              "\"last_instr_cond\":%s,\"taken\":%s",
-              e.start, e.end, e.num_instr, static_cast<int>(isa.size()), isa.data(), static_cast<int>(t.size()),
-              t.data(), static_cast<int>(s.size()), s.data(), e.last_size, e.last_cond ? "true" : "false",
-              e.executed ? "true" : "false");
+    case ElemType::kInstrRange:
+      o.Hex("start", e.start)
+          .Hex("end", e.end)
+          .Unsigned("num_instr", e.num_instr)
+          .String("isa", isa)
+          .String("last_instr_type", armisa::OcsdTypeName(e.last_type))
+          .String("last_instr_subtype", armisa::OcsdSubtypeName(e.last_subtype))
+          .Unsigned("last_instr_size", e.last_size)
+          .Bool("last_instr_cond", e.last_cond)
+          .Bool("taken", e.executed);
       break;
-    }
     case ElemType::kInstrRangeNoPath:
-      Appendf(out, ",\"start\":\"0x%" PRIx64 "\",\"end\":\"0x%" PRIx64 "\",\"num_instr\":%u,\"isa\":\"%.*s\"",
-              e.start, e.end, e.num_instr, static_cast<int>(isa.size()), isa.data());
+      o.Hex("start", e.start).Hex("end", e.end).Unsigned("num_instr", e.num_instr).String("isa", isa);
       break;
     case ElemType::kAddrNacc:
-      Appendf(out, ",\"address\":\"0x%" PRIx64 "\",\"mem_space\":\"%s\"", e.start, MemSpaceText(e.mem_space));
+      o.Hex("address", e.start).String("mem_space", MemSpaceText(e.mem_space));
       break;
     case ElemType::kException:
-      Appendf(out, ",\"number\":%u", e.exception_number);
-      if (e.exception_has_addr) Appendf(out, ",\"return_address\":\"0x%" PRIx64 "\"", e.end);
-      if (e.exception_prev_same) out->append(",\"prev_same\":true");
+      o.Unsigned("number", e.exception_number);
+      if (e.exception_has_addr) o.Hex("return_address", e.end);
+      if (e.exception_prev_same) o.Bool("prev_same", true);
       break;
     case ElemType::kTimestamp:
-      Appendf(out, ",\"timestamp\":%" PRIu64, e.timestamp);
+      o.Unsigned("timestamp", e.timestamp);
       break;
     case ElemType::kEvent:
-      Appendf(out, ",\"event\":%u", e.event);
+      o.Unsigned("event", e.event);
       break;
     case ElemType::kMemTrans:
-      Appendf(out, ",\"kind\":\"%s\"", MemTransText(e.mem_trans));
+      o.String("kind", MemTransText(e.mem_trans));
       break;
     case ElemType::kInstrumentation:
-      Appendf(out, ",\"el\":%u,\"value\":\"0x%" PRIx64 "\"", e.ite_el, e.ite_value);
+      o.Unsigned("el", e.ite_el).Hex("value", e.ite_value);
       break;
     default:
       break;
   }
-  if (e.has_cc) Appendf(out, ",\"cycle_count\":%u", e.cycle_count);
-  out->push_back('}');
+  if (e.has_cc) o.Unsigned("cycle_count", e.cycle_count);
+  o.End();
 }
 
 }  // namespace mabutrace::ete_decode

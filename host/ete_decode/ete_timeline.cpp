@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "ete/ete_packet_text.h"
+
 namespace mabutrace::ete_decode {
 
 namespace {
@@ -11,25 +13,6 @@ constexpr uint32_t kPid = 1;
 constexpr uint32_t kColorRange = 0x1000000 | 0x4a90d9;
 constexpr uint32_t kColorException = 0x1000000 | 0xd0021b;
 constexpr uint32_t kColorInfo = 0x1000000 | 0x7ed321;
-
-const char* ExceptionName(uint16_t n) {
-  // arm-trace-facts.md §4.7 TYPE values.
-  switch (n) {
-    case 0x00: return "PE reset";
-    case 0x01: return "Debug halt";
-    case 0x02: return "Call";
-    case 0x03: return "Trap";
-    case 0x04: return "System error";
-    case 0x06: return "Inst debug";
-    case 0x07: return "Data debug";
-    case 0x0A: return "Alignment";
-    case 0x0B: return "Inst fault";
-    case 0x0C: return "Data fault";
-    case 0x0E: return "IRQ";
-    case 0x0F: return "FIQ";
-    default: return n >= 0x10 && n <= 0x17 ? "IMPDEF" : "reserved";
-  }
-}
 }  // namespace
 
 const char* TimeBaseName(TimeBase base) {
@@ -83,14 +66,14 @@ void TimelineBuilder::OnElement(size_t source, const EteElement& e) {
       t.cursor += 1;
       ++slices_;
       return;
-    case ElemType::kException:
-      if (e.exception_has_addr)
-        std::snprintf(buf, sizeof buf, "exception 0x%02x %s ret 0x%" PRIx64, e.exception_number,
-                      ExceptionName(e.exception_number), e.end);
-      else
-        std::snprintf(buf, sizeof buf, "exception 0x%02x %s", e.exception_number, ExceptionName(e.exception_number));
+    case ElemType::kException: {
+      const int n = std::snprintf(buf, sizeof buf, "exception 0x%02x %s", e.exception_number,
+                                  ete::ExceptionTypeName(e.exception_number));
+      if (e.exception_has_addr && n > 0 && static_cast<size_t>(n) < sizeof buf)
+        std::snprintf(buf + n, sizeof buf - static_cast<size_t>(n), " ret 0x%" PRIx64, e.end);
       sink_->OnInstant(track, buf, t.cursor, static_cast<uint32_t>(source), kColorException);
       break;
+    }
     case ElemType::kExceptionRet:
       sink_->OnInstant(track, "exception return", t.cursor, static_cast<uint32_t>(source), kColorException);
       break;

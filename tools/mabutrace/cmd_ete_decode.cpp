@@ -19,7 +19,7 @@
 
 #include "command.h"
 #include "ete_decode/ete_decode_session.h"
-#include "ete_decode/ete_timeline.h"
+#include "ete_decode/ete_export.h"
 #include "formats.h"
 
 namespace mabutrace::cli {
@@ -96,10 +96,7 @@ void OnDecodeElement(void* c, size_t source, const ete_decode::EteElement& e) {
   if (o->jsonl) {
     ete_decode::FormatElementJson(e, (*o->sources)[source].name, &o->buf);
   } else {
-    char pre[64];
-    std::snprintf(pre, sizeof pre, "Idx:%llu; ID:%x; ", static_cast<unsigned long long>(e.index), e.trace_id);
-    o->buf += pre;
-    ete_decode::FormatElementOcsd(e, &o->buf);
+    ete_decode::FormatElementLine(e, &o->buf);
   }
   o->buf.push_back('\n');
   if (o->buf.size() > (1u << 16)) o->Flush();
@@ -156,22 +153,11 @@ int RunDecode(const DecodeOptions& opt) {
 
 // ---- export
 
-struct ExportPass {
-  ete_decode::TimeSources* times = nullptr;
-  ete_decode::TimelineBuilder* timeline = nullptr;
-  size_t track_base = 0;
-  ErrorSink err;
-};
-
-void OnExportElement(void* c, size_t source, const ete_decode::EteElement& e) {
-  auto* p = static_cast<ExportPass*>(c);
-  if (p->times) p->times->Add(e);
-  if (p->timeline) p->timeline->OnElement(p->track_base + source, e);
-}
-
-void OnExportError(void* c, size_t source, uint64_t, const std::string& message) {
-  auto* p = static_cast<ExportPass*>(c);
-  if (p->timeline) ReportError(&p->err, source, message);  // report once (second pass)
+void OnExportError(void* c, const ete_decode::DecodeBuffer& buffer, size_t source, const std::string& message) {
+  auto* err = static_cast<ErrorSink*>(c);
+  err->file = buffer.buffer.file.string();
+  err->sources = &buffer.sources;
+  ReportError(err, source, message);
 }
 
 int RunExport(const ExportOptions& opt) {
@@ -183,14 +169,6 @@ int RunExport(const ExportOptions& opt) {
   }
   ete_decode::LoadedSnapshot snap;
   if (!LoadOrReport(opt.input, &snap)) return kExitBadInput;
-
-  // Pass 1: which time references exist.
-  ete_decode::TimeSources times;
-  {
-    ExportPass pass;
-    pass.times = &times;
-    for (const auto& b : snap.buffers) ete_decode::DecodeBufferFile(b, &OnExportElement, &OnExportError, &pass);
-  }
   FILE* f = opt.output == "-" ? stdout : std::fopen(opt.output.c_str(), "wb");
   if (!f) {
     std::fprintf(stderr, "%s: cannot create: %s\n", opt.output.c_str(), std::strerror(errno));
@@ -206,26 +184,9 @@ int RunExport(const ExportOptions& opt) {
     if (f != stdout) std::fclose(f);
     return kExitUsage;
   }
-  model::Normalizer norm(*writer);
-  std::vector<std::string> tracks;
-  for (const auto& b : snap.buffers)
-    for (size_t i = 0; i < b.sources.size(); ++i)
-      tracks.push_back(b.cores[i].empty() ? b.sources[i].name : b.cores[i] + " (" + b.sources[i].name + ")");
-  std::string desc = snap.snap.dir.filename().string();
-  if (desc.empty()) desc = snap.snap.dir.parent_path().filename().string();
-  ete_decode::TimelineBuilder timeline(&norm, "ETE " + desc, tracks, times.Choose());
-  ExportPass pass;
-  pass.timeline = &timeline;
-  pass.err.flush_first = nullptr;
-  bool ok = true;
-  for (const auto& b : snap.buffers) {
-    pass.err.file = b.buffer.file.string();
-    pass.err.sources = &b.sources;
-    if (!ete_decode::DecodeBufferFile(b, &OnExportElement, &OnExportError, &pass)) ok = false;
-    pass.track_base += b.sources.size();
-  }
-  norm.OnMetadata("source", opt.input);
-  if (!timeline.Finish()) write_ok = false;
+  ErrorSink err;
+  const ete_decode::ExportSummary s = ete_decode::ExportTimeline(snap, opt.input, writer.get(), &OnExportError, &err);
+  if (!s.write_ok) write_ok = false;
   if (f != stdout) {
     if (std::fclose(f) != 0) write_ok = false;
   } else {
@@ -236,8 +197,8 @@ int RunExport(const ExportOptions& opt) {
     return kExitBadInput;
   }
   std::fprintf(stderr, "%s: %llu range slices, time base %s\n", opt.output.c_str(),
-               static_cast<unsigned long long>(timeline.slices()), ete_decode::TimeBaseName(times.Choose()));
-  return (ok && !pass.err.errors) ? kExitOk : kExitBadInput;
+               static_cast<unsigned long long>(s.range_slices), ete_decode::TimeBaseName(s.base));
+  return (s.read_ok && !s.decode_errors) ? kExitOk : kExitBadInput;
 }
 
 Registration reg_decode{"ete decode", [](CLI::App& app) {

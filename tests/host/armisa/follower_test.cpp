@@ -3,6 +3,7 @@
 // Opcodes are from GNU as (see classify_test.cpp).
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <vector>
 
 #include "follower.h"
@@ -210,6 +211,46 @@ TEST(Follower, T32MixedWidthsAndItBlocks) {
   EXPECT_EQ(w.status, WalkStatus::kNotAccessible);
   EXPECT_EQ(w.end, 0x801cu);
   EXPECT_EQ(w.num_instr, 0u);
+}
+
+// One instruction at a time (Q and source-address walks): the walks' fetch,
+// size and classification.
+TEST(Follower, DecodeOneInstruction) {
+  MemoryImage image;
+  std::string error;
+  const auto a64 = Le32({kNop, kBl});
+  const auto t32 = Le16({0x4608, 0xf000, 0xbffe, 0xf000});  // mov; b.w .+0x1000; half of a 32-bit one
+  ASSERT_TRUE(image.AddRegion(0x1000, a64.data(), a64.size(), kMemAny, &error));
+  ASSERT_TRUE(image.AddRegion(0x8000, t32.data(), t32.size(), kMemAny, &error));
+  const InstrFollower f(&image);
+  std::optional<InstrInfo> i = f.Decode(0x1004, Isa::kA64);
+  ASSERT_TRUE(i);
+  EXPECT_EQ(i->subtype, InstrSubtype::kBrLink);
+  EXPECT_EQ(i->target, 0x2004u);
+  EXPECT_EQ(i->size, 4u);
+  i = f.Decode(0x8000, Isa::kT32);
+  ASSERT_TRUE(i);
+  EXPECT_FALSE(i->is_p0());
+  EXPECT_EQ(i->size, 2u);
+  i = f.Decode(0x8002, Isa::kT32);
+  ASSERT_TRUE(i);
+  EXPECT_EQ(i->size, 4u);
+  EXPECT_EQ(i->target, 0x9002u);
+  EXPECT_FALSE(f.Decode(0x8006, Isa::kT32)) << "second halfword missing";
+  EXPECT_FALSE(f.Decode(0x1008, Isa::kA64));
+}
+
+TEST(Follower, CountInstructionsInARange) {
+  MemoryImage image;
+  std::string error;
+  const auto t32 = Le16({0x4608, 0xeb01, 0x0002, 0x4608, 0xf000});  // 2 + 4 + 2 bytes, then half of one
+  ASSERT_TRUE(image.AddRegion(0x8000, t32.data(), t32.size(), kMemAny, &error));
+  const InstrFollower f(&image);
+  EXPECT_EQ(f.CountInstructions(0x8000, 0x8008, Isa::kT32), 3u);
+  EXPECT_EQ(f.CountInstructions(0x8002, 0x8006, Isa::kT32), 1u);
+  EXPECT_FALSE(f.CountInstructions(0x8000, 0x800c, Isa::kT32)) << "the last one cannot be read";
+  EXPECT_EQ(f.CountInstructions(0x100, 0x140, Isa::kA64), 16u) << "fixed size: no memory needed";
+  EXPECT_EQ(f.CountInstructions(0x140, 0x140, Isa::kA32), 0u);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -671,6 +672,21 @@ TEST(EtePackets, JsonHasTheCommonKeys) {
   for (const char* key : {"\"source\":\"ETE_0\"", "\"trace_id\":16", "\"offset\":16", "\"raw\":\"9a4e4a0600\"",
                           "\"type\":\"TARGET_ADDR_L_32IS0\"", "\"address\":\"0x69538\""})
     EXPECT_NE(j.find(key), std::string::npos) << key << " in " << j;
+}
+
+// A device name comes from a snapshot .ini and may hold any byte: the line
+// must still parse, with the name escaped (JsonEscape: quote, control
+// character, invalid UTF-8 as U+FFFD).
+TEST(EtePackets, JsonEscapesTheSourceName) {
+  Decoded r = Decode(Cat({Prologue(), {0xF7}}));
+  ete::EtePacket p = r.body[0].p;
+  p.raw = r.body[0].raw.data();
+  std::string j;
+  ete::FormatJson(p, "ETE \"0\"\n\xff", &j);
+  nlohmann::json parsed;
+  ASSERT_NO_THROW(parsed = nlohmann::json::parse(j)) << j;
+  EXPECT_EQ(parsed["source"], "ETE \"0\"\n\xEF\xBF\xBD");
+  EXPECT_EQ(parsed["atoms"], "E");
 }
 
 }  // namespace

@@ -1,17 +1,16 @@
 // element_decoder_test.cpp: the element generator alone, on hand-made
 // packets (no packet processor) and a small A64 program image.
 //
-// Program (A64, 0x1000..0x1047; everything else unmapped):
-//   0x1000 nop; 0x1004 nop; 0x1008 b 0x1020; 0x100c..0x101c nop
-//   0x1020 nop; 0x1024 bl 0x1040; 0x1028 nop; 0x102c b.eq 0x1000
-//   0x1030..0x103c nop; 0x1040 nop; 0x1044 ret
+// The program: test_program.h (A64 at 0x1000).
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "ete_decode/ete_element_decoder.h"
+#include "test_program.h"
 
 namespace mabutrace::ete_decode {
 namespace {
@@ -19,23 +18,8 @@ namespace {
 using ete::EtePacket;
 using ete::PacketType;
 
-constexpr uint32_t kNop = 0xd503201f;
-
-armisa::MemoryImage MakeImage() {
-  std::vector<uint32_t> w(0x48 / 4, kNop);
-  w[0x08 / 4] = 0x14000006;  // b 0x1020
-  w[0x24 / 4] = 0x94000007;  // bl 0x1040
-  w[0x2c / 4] = 0x54fffea0;  // b.eq 0x1000
-  w[0x44 / 4] = 0xd65f03c0;  // ret
-  armisa::MemoryImage img;
-  std::string err;
-  EXPECT_TRUE(img.AddRegion(0x1000, reinterpret_cast<const uint8_t*>(w.data()), w.size() * 4, armisa::kMemAny, &err))
-      << err;
-  return img;
-}
-
 struct Harness {
-  armisa::MemoryImage image = MakeImage();
+  armisa::MemoryImage image = test::Program();
   std::vector<std::string> out;
   std::vector<std::string> errors;
   EteElementDecoder dec;
@@ -314,6 +298,20 @@ TEST(ElementDecoder, JsonHasAddressesAsHexStrings) {
             "{\"source\":\"ETE_0\",\"trace_id\":1,\"offset\":21,\"elem\":\"instr_range\",\"start\":\"0xc1484\","
             "\"end\":\"0xc1490\",\"num_instr\":3,\"isa\":\"A64\",\"last_instr_type\":\"iBR\",\"last_instr_subtype\":"
             "\"A64:ret\",\"last_instr_size\":4,\"last_instr_cond\":false,\"taken\":true}");
+}
+
+// The source name is a snapshot device name: any byte. The line must parse
+// with the name escaped (JsonEscape: quote, backslash, control character,
+// invalid UTF-8 as U+FFFD).
+TEST(ElementDecoder, JsonEscapesTheSourceName) {
+  EteElement e;
+  e.type = ElemType::kTraceOn;
+  std::string s;
+  FormatElementJson(e, "ETE\\0 \"s1\"\t\xc3", &s);
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(s)) << s;
+  EXPECT_EQ(j["source"], "ETE\\0 \"s1\"\t\xEF\xBF\xBD");
+  EXPECT_EQ(j["reason"], "begin or filter");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// timeline_test.cpp: ETE elements -> host model -> JSON / Perfetto.
+// timeline_test.cpp: ETE elements -> host model -> JSON / Perfetto
+// (ete_export.h, ete_timeline.h).
 //
 // The JSON timeline must parse strictly (nlohmann) and say what was decoded:
 // one slice per executed range, on the core's track, time never going
@@ -16,7 +17,7 @@
 #include <unistd.h>
 
 #include "ete_decode/ete_decode_session.h"
-#include "ete_decode/ete_timeline.h"
+#include "ete_decode/ete_export.h"
 #include "json_writer.h"
 #include "perfetto_writer.h"
 
@@ -27,40 +28,29 @@ namespace fs = std::filesystem;
 const fs::path kShared = MABUTRACE_SHARED_DIR;
 const fs::path kSnapshots = kShared / "data" / "ete-snapshots";
 
-struct Pass {
-  TimeSources* times = nullptr;
-  TimelineBuilder* timeline = nullptr;
+struct Counts {
   uint64_t ranges = 0, exceptions = 0;
 };
-void OnElement(void* c, size_t source, const EteElement& e) {
-  auto* p = static_cast<Pass*>(c);
-  if (p->times) p->times->Add(e);
-  if (p->timeline) p->timeline->OnElement(source, e);
-  p->ranges += e.type == ElemType::kInstrRange || e.type == ElemType::kInstrRangeNoPath;
-  p->exceptions += e.type == ElemType::kException;
+void Count(void* c, size_t, const EteElement& e) {
+  auto* n = static_cast<Counts*>(c);
+  n->ranges += e.type == ElemType::kInstrRange || e.type == ElemType::kInstrRangeNoPath;
+  n->exceptions += e.type == ElemType::kException;
 }
 void OnError(void*, size_t, uint64_t, const std::string&) {}
 
-// Decodes the capture's first buffer twice (time base, then timeline) into `sink`.
-Pass Export(const std::string& capture, model::EventSink* sink, TimeBase* base) {
-  LoadedSnapshot snap = LoadSnapshotForDecode(kSnapshots / capture);
+// Exports the capture into `sink` (ete_export.h); returns what a decode of
+// the same buffers gives, to check the timeline against.
+Counts Export(const std::string& capture, model::EventSink* sink, TimeBase* base) {
+  const LoadedSnapshot snap = LoadSnapshotForDecode(kSnapshots / capture);
   EXPECT_FALSE(snap.buffers.empty());
-  const DecodeBuffer& b = snap.buffers.front();
-  TimeSources times;
-  Pass first;
-  first.times = &times;
-  EXPECT_TRUE(DecodeBufferFile(b, &OnElement, &OnError, &first));
-  *base = times.Choose();
-  model::Normalizer norm(*sink);
-  std::vector<std::string> tracks;
-  for (const auto& s : b.sources) tracks.push_back(s.name);
-  TimelineBuilder tl(&norm, "ETE " + capture, tracks, *base);
-  Pass second;
-  second.timeline = &tl;
-  EXPECT_TRUE(DecodeBufferFile(b, &OnElement, &OnError, &second));
-  EXPECT_TRUE(tl.Finish());
-  EXPECT_EQ(tl.slices(), second.ranges);
-  return second;
+  Counts decoded;
+  for (const DecodeBuffer& b : snap.buffers) EXPECT_TRUE(DecodeBufferFile(b, &Count, &OnError, &decoded));
+  const ExportSummary s = ExportTimeline(snap, capture, sink);
+  EXPECT_TRUE(s.read_ok);
+  EXPECT_TRUE(s.write_ok);
+  EXPECT_EQ(s.range_slices, decoded.ranges);
+  *base = s.base;
+  return decoded;
 }
 
 struct JsonCase {
@@ -77,19 +67,24 @@ TEST_P(TimelineJson, ParsesAndDescribesTheExecution) {
     return true;
   });
   TimeBase base;
-  const Pass p = Export(GetParam().capture, &writer, &base);
+  const Counts p = Export(GetParam().capture, &writer, &base);
   EXPECT_STREQ(TimeBaseName(base), GetParam().base);
 
   const nlohmann::json j = nlohmann::json::parse(out);  // throws on invalid JSON
   ASSERT_TRUE(j.contains("traceEvents"));
   EXPECT_EQ(j["metadata"]["ete.time_base"], GetParam().base);
+  EXPECT_EQ(j["metadata"]["source"], GetParam().capture);
   uint64_t begins = 0, ends = 0, exceptions = 0;
   std::map<int, double> last_ts;
   bool named_thread = false;
   for (const auto& e : j["traceEvents"]) {
     const std::string ph = e["ph"];
     if (ph == "M") {
-      if (e["name"] == "thread_name") named_thread = true;
+      if (e["name"] == "process_name") {
+        EXPECT_EQ(e["args"]["name"], std::string("ETE ") + GetParam().capture);
+      }
+      // a track per source, named after its core
+      if (e["name"] == "thread_name") named_thread = e["args"]["name"].get<std::string>().find(" (ETE_0_s") != std::string::npos;
       continue;
     }
     const int tid = e["tid"];

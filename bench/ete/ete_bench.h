@@ -1,0 +1,106 @@
+// ete_bench.h: what the ETE benchmarks (bench/ete, bench/ete_decode) share:
+// the common options, the timer, the input built by repetition and the
+// OpenCSD decode tree's setup check and feed loop.
+#ifndef MABUTRACE_BENCH_ETE_ETE_BENCH_H
+#define MABUTRACE_BENCH_ETE_ETE_BENCH_H
+
+#include <CLI/CLI.hpp>
+#include <opencsd/c_api/opencsd_c_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+#include <vector>
+
+namespace mabutrace::bench {
+
+// The options both benchmarks take (each adds its own).
+struct CommonArgs {
+  explicit CommonArgs(int default_repeat) : repeat(default_repeat) {}
+  void AddTo(CLI::App& app) {
+    app.add_option("--snapshots", snapshots, "folder of the ETE snapshots (inputs)");
+    app.add_option("--min-mib", min_mib, "input size, MiB (captures repeated)")->check(CLI::PositiveNumber);
+    app.add_option("--repeat", repeat, "runs of each decoder; the best counts")->check(CLI::PositiveNumber);
+    app.add_option("--chunk", chunk, "bytes per decode call")->check(CLI::PositiveNumber);
+    app.add_flag("--json", json, "one JSON line instead of text");
+  }
+  std::string snapshots = std::string(MABUTRACE_SHARED_DIR) + "/data/ete-snapshots";
+  double min_mib = 64;
+  int repeat;
+  size_t chunk = 1 << 16;
+  bool json = false;
+};
+
+// CPU time of this thread, s. The build machine is shared (its load average
+// is often far above its CPU count), so wall time measures the other jobs;
+// both decoders run single-threaded on this thread.
+inline double ThreadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Runs f() `repeat` times; returns the shortest run (CPU s) and the last result in *out.
+template <typename F, typename Result>
+double BestSeconds(int repeat, F&& f, Result* out) {
+  double best = 1e30;
+  for (int i = 0; i < repeat; ++i) {
+    const double t0 = ThreadCpuSeconds();
+    Result r = f();
+    best = std::min(best, ThreadCpuSeconds() - t0);
+    *out = r;
+  }
+  return best;
+}
+
+// `unit` repeated until the result holds at least min_mib MiB (whole copies).
+inline std::vector<uint8_t> Repeat(const std::vector<uint8_t>& unit, double min_mib) {
+  const size_t want = static_cast<size_t>(min_mib * 1024 * 1024);
+  std::vector<uint8_t> all;
+  all.reserve(want + unit.size());
+  while (all.size() < want) all.insert(all.end(), unit.begin(), unit.end());
+  return all;
+}
+
+// Pushes `in` through an OpenCSD decode tree in `chunk`-byte calls, then EOT,
+// and destroys the tree; first exits with a message when setting the tree up
+// failed (setup: the last setup call's result; what: the decoder's name).
+// OpenCSD stops on fatal errors: the tree is then reset and what it did not
+// take is skipped (at least one byte).
+inline void FeedOpenCsd(dcd_tree_handle_t tree, ocsd_err_t setup, const char* what, const std::vector<uint8_t>& in,
+                        size_t chunk) {
+  if (setup != OCSD_OK) {
+    std::fprintf(stderr, "OpenCSD %s setup failed: error %d\n", what, static_cast<int>(setup));
+    std::exit(1);
+  }
+  for (size_t i = 0; i < in.size();) {
+    const uint32_t n = static_cast<uint32_t>(std::min(chunk, in.size() - i));
+    uint32_t used = 0;
+    const ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, i, n, in.data() + i, &used);
+    if (OCSD_DATA_RESP_IS_FATAL(r)) {
+      ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, nullptr);
+      if (used == 0) used = 1;
+    }
+    i += used ? used : n;
+  }
+  uint32_t used = 0;
+  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &used);
+  ocsd_destroy_dcd_tree(tree);
+}
+
+// A decode tree for one raw (unformatted) source; exits on failure.
+inline dcd_tree_handle_t NewOpenCsdTree() {
+  dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+  if (tree == C_API_INVALID_TREE_HANDLE) {
+    std::fprintf(stderr, "ocsd_create_dcd_tree failed\n");
+    std::exit(1);
+  }
+  return tree;
+}
+
+}  // namespace mabutrace::bench
+
+#endif  // MABUTRACE_BENCH_ETE_ETE_BENCH_H

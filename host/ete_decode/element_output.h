@@ -1,0 +1,70 @@
+// element_output.h: where the parts of the element decoder put their
+// elements: one reused EteElement, the callback, and the counts.
+//
+// The producers (the execution walker for ranges, the PE context, the
+// decoder for the rest) call New(type, index), set every field that their
+// element type carries (the ones FormatElement* read for that type), and
+// Emit() it. The element is reused: the callback copies what it keeps.
+#ifndef MABUTRACE_HOST_ETE_DECODE_ELEMENT_OUTPUT_H
+#define MABUTRACE_HOST_ETE_DECODE_ELEMENT_OUTPUT_H
+
+#include <cstdint>
+#include <string>
+
+#include "ete_element.h"
+
+namespace mabutrace::ete_decode {
+
+using ElementCallback = void (*)(void* ctx, const EteElement& element);
+// A decode error: byte index of the packet and a message ("commit of 3
+// elements with only 1 waiting"). Errors are rare; the string is built then.
+using DecodeErrorCallback = void (*)(void* ctx, uint64_t index, const std::string& message);
+
+struct DecodeStats {
+  uint64_t packets = 0;
+  uint64_t elements = 0;
+  uint64_t ranges = 0;        // INSTR_RANGE elements
+  uint64_t instructions = 0;  // instructions in those ranges
+  uint64_t nacc = 0;          // ADDR_NACC elements
+  uint64_t errors = 0;        // sequence errors (NO_SYNC bad-packet / bad image)
+};
+
+class ElementOutput {
+ public:
+  ElementOutput(uint8_t trace_id, ElementCallback on_element, void* ctx) : on_element_(on_element), ctx_(ctx) {
+    element_.trace_id = trace_id;
+  }
+  ElementOutput(const ElementOutput&) = delete;
+  ElementOutput& operator=(const ElementOutput&) = delete;
+
+  // The element to fill. Hot path: only the type-independent fields are
+  // reset here, the producer sets the rest of its type's fields.
+  EteElement& New(ElemType type, uint64_t index) {
+    element_.type = type;
+    element_.index = index;
+    element_.has_cc = false;
+    return element_;
+  }
+  void Emit(const EteElement& e) {
+    ++stats_.elements;
+    if (e.type == ElemType::kInstrRange) {
+      ++stats_.ranges;
+      stats_.instructions += e.num_instr;
+    } else if (e.type == ElemType::kAddrNacc) {
+      ++stats_.nacc;
+    }
+    on_element_(ctx_, e);
+  }
+  DecodeStats& stats() { return stats_; }
+  const DecodeStats& stats() const { return stats_; }
+
+ private:
+  ElementCallback on_element_;
+  void* ctx_;
+  EteElement element_;
+  DecodeStats stats_;
+};
+
+}  // namespace mabutrace::ete_decode
+
+#endif  // MABUTRACE_HOST_ETE_DECODE_ELEMENT_OUTPUT_H

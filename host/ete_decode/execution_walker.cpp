@@ -1,0 +1,173 @@
+// execution_walker.cpp: see execution_walker.h.
+#include "execution_walker.h"
+
+namespace mabutrace::ete_decode {
+
+using armisa::InstrInfo;
+using armisa::InstrType;
+using armisa::Isa;
+using armisa::WalkResult;
+using armisa::WalkStatus;
+
+ExecutionWalker::ExecutionWalker(const armisa::MemoryImage* image, const armisa::FollowOptions& options,
+                                 bool return_stack, ElementOutput* out, unsigned cache_log2)
+    : follower_(image ? image : &empty_image_, options, cache_log2),
+      out_(out),
+      hops_(std::make_unique<Hop[]>(kHops)),
+      return_stack_(return_stack) {}
+
+ExecutionWalker::~ExecutionWalker() = default;
+
+ExecutionWalker::Status ExecutionWalker::PopReturn() {
+  pop_pending_ = false;
+  uint64_t address;
+  Isa isa;
+  if (!return_stack_.Pop(&address, &isa)) return Status::kReturnStackEmpty;
+  addr_ = address;
+  isa_ = isa;
+  need_addr_ = false;
+  return Status::kOk;
+}
+
+const ExecutionWalker::Hop* ExecutionWalker::FillHop(Hop* hp, uint64_t addr, Isa isa, uint8_t space) {
+  const WalkResult w = follower_.FindNextP0(addr, isa, space);
+  if (w.status != WalkStatus::kP0 || w.start != addr) return nullptr;
+  Hop& h = *hp;
+  h.start = w.start;
+  h.end = w.end;
+  h.target = w.info.target;
+  h.num_instr = w.num_instr;
+  h.type = w.info.type;
+  h.subtype = w.info.subtype;
+  h.flags = static_cast<uint8_t>((w.info.is_link ? kHopLink : 0) | (w.info.ocsd_conditional ? kHopCond : 0) |
+                                 (w.info.size == 2 ? kHopSize2 : 0) | (static_cast<uint8_t>(w.info.target_isa) << 4) |
+                                 (static_cast<uint8_t>(isa) << 6));
+  h.space = space;
+  return &h;
+}
+
+void ExecutionWalker::EmitNacc(uint64_t address, uint64_t index) {
+  EteElement& o = out_->New(ElemType::kAddrNacc, index);
+  o.start = address;
+  o.mem_space = space_;
+  out_->Emit(o);
+}
+
+void ExecutionWalker::EmitRange(uint64_t start, uint64_t end, uint32_t n, const InstrInfo& info, uint8_t size,
+                                bool executed, Isa isa, uint64_t index) {
+  EteElement& o = out_->New(ElemType::kInstrRange, index);
+  o.start = start;
+  o.end = end;
+  o.num_instr = n;
+  o.last_type = info.type;
+  o.last_subtype = info.subtype;
+  o.last_size = size;
+  o.last_cond = info.ocsd_conditional;
+  o.executed = executed;
+  o.isa = isa;
+  out_->Emit(o);
+}
+
+ExecutionWalker::Status ExecutionWalker::AtomWithoutP0(uint64_t index) {
+  const WalkResult w = follower_.FindNextP0(addr_, isa_, space_);
+  need_addr_ = true;
+  next_check_valid_ = false;
+  if (w.num_instr)
+    EmitRange(w.start, w.end, w.num_instr, InstrInfo{}, static_cast<uint8_t>(w.end - w.last_address), true, isa_,
+              index);
+  if (w.status == WalkStatus::kNotAccessible) EmitNacc(w.end, index);
+  addr_ = w.end;
+  return Status::kOk;
+}
+
+void ExecutionWalker::WalkToException(uint64_t per, bool has_return, uint64_t index) {
+  if (isa_ != Isa::kA64) addr_ &= 0xFFFFFFFFu;
+  if (!has_return || addr_ >= per) return;
+  // To (not including) the preferred return address. OpenCSD walks through
+  // P0 instructions here; chain armisa walks to do the same.
+  uint64_t cur = addr_;
+  uint32_t n = 0;
+  WalkResult w;
+  for (;;) {
+    w = follower_.WalkTo(cur, isa_, per, space_);
+    n += w.num_instr;
+    if (w.status != WalkStatus::kP0 || w.end == per || !w.num_instr) break;
+    cur = w.end;
+  }
+  const bool found = w.status == WalkStatus::kStopReached || (w.status == WalkStatus::kP0 && w.end == per);
+  if (!found) need_addr_ = true;
+  if (n) {
+    if (w.status == WalkStatus::kP0)
+      EmitRange(addr_, w.end, n, w.info, w.info.size, true, isa_, index);
+    else
+      EmitRange(addr_, w.end, n, InstrInfo{}, static_cast<uint8_t>(w.num_instr ? w.end - w.last_address : 4), true,
+                isa_, index);
+  }
+  if (w.status == WalkStatus::kNotAccessible) EmitNacc(w.end, index);
+  addr_ = w.end;
+}
+
+void ExecutionWalker::SourceAddress(uint64_t src, uint64_t index) {
+  // Executed up to and including the P0 at the source address, which was
+  // taken; earlier P0s since the last P0 element were not (§4.14).
+  const std::optional<InstrInfo> at_src = follower_.Decode(src, isa_, space_);
+  if (!at_src) {
+    EmitNacc(src, index);
+    return;
+  }
+  const InstrInfo& info = *at_src;
+  const Isa range_isa = isa_;
+  uint64_t start = (need_addr_ || addr_ > src) ? src : addr_;
+  need_addr_ = false;
+  const uint64_t end = src + info.size;
+  uint32_t n = 1;
+  if (end - start > info.size) {
+    if (const std::optional<uint32_t> count = follower_.CountInstructions(start, end, range_isa, space_)) {
+      n = *count;
+    } else {
+      EmitNacc(src, index);
+      start = src;
+    }
+  }
+  if (info.type == InstrType::kBranch || info.type == InstrType::kIndirectBranch)
+    TakeBranch(info.type, info.is_link, info.target, info.target_isa, end, range_isa);
+  else
+    addr_ = end;
+  EmitRange(start, end, n, info, info.size, true, range_isa, index);
+}
+
+void ExecutionWalker::Q(uint32_t count, uint64_t target, Isa target_isa, uint64_t index) {
+  // Q(COUNT): COUNT instructions from the current address; the path is
+  // known only if it is straight-line and lands on the target (§5.10).
+  const uint64_t start = addr_;
+  uint64_t a = addr_;
+  uint32_t n = 0;
+  bool is_branch = false;
+  InstrInfo last;
+  constexpr uint32_t kMaxWalk = 1u << 20;  // COUNT is a 32-bit field: bounded work on corrupt input
+  const uint32_t walk = count < kMaxWalk ? count : kMaxWalk;
+  for (uint32_t i = 0; i < walk; ++i) {
+    const std::optional<InstrInfo> info = follower_.Decode(a, isa_, space_);
+    if (!info) break;
+    last = *info;
+    a += info->size;
+    ++n;
+    is_branch = info->type == InstrType::kBranch || info->type == InstrType::kIndirectBranch;
+    if (is_branch) break;
+  }
+  if (count > 0 && n == count && (a == target || is_branch)) {
+    EmitRange(start, a, n, last, last.size, true, isa_, index);
+  } else {
+    EteElement& o = out_->New(ElemType::kInstrRangeNoPath, index);
+    o.start = start;
+    o.end = target;
+    o.num_instr = count;
+    o.isa = target_isa;
+    out_->Emit(o);
+  }
+  addr_ = target;
+  isa_ = target_isa;
+  need_addr_ = false;
+}
+
+}  // namespace mabutrace::ete_decode

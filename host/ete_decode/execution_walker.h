@@ -1,0 +1,214 @@
+// execution_walker.h: committed P0 elements -> executed instruction ranges
+// (arm-trace-facts.md §6.3, §5.8-5.10, §4.14; OpenCSD's instruction
+// following in trc_pkt_decode_etmv4i.cpp).
+//
+// The walker holds where the PE is (address, instruction set, memory space)
+// and turns each committed P0 element into what executed, by walking the
+// program image with armisa::InstrFollower:
+//
+//   Atom E/N       the range from the current address to the next P0
+//                  instruction (included); E on a direct branch continues
+//                  at its target (BLX changes ISA), E on an indirect branch
+//                  needs an address (or the return stack), N and
+//                  ISB/WFx/TSTART continue after it
+//   Exception      the range up to (not including) the preferred return
+//                  address, through any P0s (§5.8)
+//   Source Address the range up to and including the instruction at the
+//                  source address, which was a taken P0 (§4.14)
+//   Q(COUNT)       COUNT instructions, known only if straight-line (§5.10)
+//
+// Output (ElementOutput): INSTR_RANGE, I_RANGE_NOPATH, ADDR_NACC (then the
+// walker waits for an address), EXCEPTION_RET (an E atom on an ERET-class
+// instruction: ETE has no packet for it). A range that does not start where
+// the previous not-taken one ended means the image does not match the trace:
+// Status::kBadImage, nothing emitted, the caller resynchronises.
+//
+// Cost follows the branches, not the instructions: FindNextP0 is cached in
+// armisa, and fronted here by a 2048-entry cache of 32-byte complete walks
+// (Hop) indexed by address bits, so that hot loops stay in L1.
+#ifndef MABUTRACE_HOST_ETE_DECODE_EXECUTION_WALKER_H
+#define MABUTRACE_HOST_ETE_DECODE_EXECUTION_WALKER_H
+
+#include <cstdint>
+#include <memory>
+
+#include "element_output.h"
+#include "follower.h"
+#include "memory_image.h"
+#include "return_stack.h"
+
+namespace mabutrace::ete_decode {
+
+class ExecutionWalker {
+ public:
+  enum class Status : uint8_t {
+    kOk,
+    kBadImage,          // the range does not continue the previous one
+    kReturnStackEmpty,  // a pop was due and the stack is empty
+  };
+
+  // `image` (may be null: every walk gives ADDR_NACC) and `out` must outlive
+  // the walker. return_stack: TRCCONFIGR.RS. cache_log2: armisa's cache.
+  ExecutionWalker(const armisa::MemoryImage* image, const armisa::FollowOptions& options, bool return_stack,
+                  ElementOutput* out, unsigned cache_log2);
+  ~ExecutionWalker();
+  ExecutionWalker(const ExecutionWalker&) = delete;
+  ExecutionWalker& operator=(const ExecutionWalker&) = delete;
+
+  // ---- what the other elements say
+
+  // Target Address element: the PE continues at `address` (a pending
+  // return-stack pop is void).
+  void SetAddress(uint64_t address, armisa::Isa isa) {
+    pop_pending_ = false;
+    addr_ = address;
+    isa_ = isa;
+    need_addr_ = false;
+  }
+  // PE Context element: the instruction set and memory space from now on.
+  void SetContext(armisa::Isa isa, uint8_t space) {
+    isa_ = isa;
+    space_ = space;
+    need_ctxt_ = false;
+  }
+  // The address and context are unknown until elements say them again.
+  void Unsync() { need_ctxt_ = need_addr_ = true; }
+  // Unsync, no range to continue, empty return stack.
+  void Reset() {
+    Unsync();
+    BreakChain();
+    FlushReturnStack();
+  }
+  // The next range need not continue the last one (Trace On, exceptions,
+  // Q, source addresses, transactions).
+  void BreakChain() { next_check_valid_ = false; }
+  void FlushReturnStack() {
+    return_stack_.Flush();
+    pop_pending_ = false;
+  }
+  armisa::Isa isa() const { return isa_; }
+  const armisa::FollowStats& follow_stats() const { return follower_.stats(); }
+
+  // ---- committed P0 elements; `index` is the packet's, for the output
+
+  // A taken indirect branch got no address before this P0: the return
+  // stack gives it (§5.9). Atom() does it itself; exceptions call it first.
+  Status PopPendingReturn() { return pop_pending_ ? PopReturn() : Status::kOk; }
+  Status Atom(bool taken, uint64_t index);
+  // Exception (§5.8): walks to `return_address` (with has_return; PE Reset
+  // has none), the caller emits the EXCEPTION element after it.
+  void WalkToException(uint64_t return_address, bool has_return, uint64_t index);
+  void SourceAddress(uint64_t source, uint64_t index);
+  // Q (§5.10): `count` instructions, then the PE is at `target` in `target_isa`.
+  void Q(uint32_t count, uint64_t target, armisa::Isa target_isa, uint64_t index);
+
+ private:
+  // A complete walk (ending on a P0), 32 bytes.
+  struct alignas(32) Hop {
+    uint64_t start = ~uint64_t{0};  // ~0: empty
+    uint64_t end = 0;
+    uint64_t target = 0;
+    uint32_t num_instr = 0;
+    armisa::InstrType type = armisa::InstrType::kOther;
+    armisa::InstrSubtype subtype = armisa::InstrSubtype::kNone;
+    uint8_t flags = 0;  // kHop* bits, target ISA in [5:4], walk ISA in [7:6]
+    uint8_t space = 0;
+  };
+  static_assert(sizeof(Hop) == 32);
+  static constexpr uint8_t kHopLink = 1, kHopCond = 2, kHopSize2 = 4;
+  static constexpr size_t kHops = 2048;
+
+  const Hop* LookupHop(uint64_t addr, armisa::Isa isa, uint8_t space);
+  const Hop* FillHop(Hop* h, uint64_t addr, armisa::Isa isa, uint8_t space);
+  Status PopReturn();
+  // An atom whose walk found no P0: memory missing (ADDR_NACC) or a runaway walk.
+  Status AtomWithoutP0(uint64_t index);
+  // A taken branch at the end of a range that ended at `next`.
+  void TakeBranch(armisa::InstrType type, bool link, uint64_t target, armisa::Isa target_isa, uint64_t next,
+                  armisa::Isa range_isa);
+  void EmitNacc(uint64_t address, uint64_t index);
+  void EmitRange(uint64_t start, uint64_t end, uint32_t n, const armisa::InstrInfo& info, uint8_t size, bool executed,
+                 armisa::Isa isa, uint64_t index);
+
+  const armisa::MemoryImage empty_image_;
+  armisa::InstrFollower follower_;
+  ElementOutput* out_;
+  std::unique_ptr<Hop[]> hops_;
+  ReturnStack return_stack_;
+
+  uint64_t addr_ = 0;
+  armisa::Isa isa_ = armisa::Isa::kA32;
+  uint8_t space_ = armisa::kMemS;
+  bool need_addr_ = true;
+  bool need_ctxt_ = true;
+  bool pop_pending_ = false;      // a taken indirect branch waits for its address
+  bool next_check_valid_ = false;  // the next range must start at next_check_addr_
+  uint64_t next_check_addr_ = 0;
+};
+
+// ---- the hot path, inline
+
+// 32-byte entries indexed by address bits (nearby ranges share cache
+// lines); only complete walks are kept.
+inline const ExecutionWalker::Hop* ExecutionWalker::LookupHop(uint64_t addr, armisa::Isa isa, uint8_t space) {
+  Hop& h = hops_[((addr >> 1) ^ (addr >> 13)) & (kHops - 1)];
+  const uint8_t isa_bits = static_cast<uint8_t>(static_cast<uint8_t>(isa) << 6);
+  if (h.start == addr && h.space == space && (h.flags & 0xC0) == isa_bits) [[likely]]
+    return &h;
+  return FillHop(&h, addr, isa, space);
+}
+
+__attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::Atom(bool taken, uint64_t index) {
+  if (pop_pending_ && PopReturn() != Status::kOk) return Status::kReturnStackEmpty;
+  if (need_ctxt_ || need_addr_) return Status::kOk;
+  if (isa_ != armisa::Isa::kA64) addr_ &= 0xFFFFFFFFu;  // AArch32: address[63:32] = 0
+  const Hop* h = LookupHop(addr_, isa_, space_);
+  if (!h) return AtomWithoutP0(index);
+  const uint64_t next = h->end;
+  const armisa::Isa range_isa = isa_;
+  bool eret = false;
+  if (taken && (h->type == armisa::InstrType::kBranch || h->type == armisa::InstrType::kIndirectBranch)) {
+    TakeBranch(h->type, h->flags & kHopLink, h->target, static_cast<armisa::Isa>((h->flags >> 4) & 3), next,
+               range_isa);
+    eret = h->subtype == armisa::InstrSubtype::kV8Eret;  // ETE has no exception-return packet (§5.8)
+    eret &= h->type == armisa::InstrType::kIndirectBranch;
+  } else {
+    addr_ = next;
+  }
+  EteElement& o = out_->New(ElemType::kInstrRange, index);
+  o.start = h->start;
+  o.end = h->end;
+  o.num_instr = h->num_instr;
+  o.last_type = h->type;
+  o.last_subtype = h->subtype;
+  o.last_size = (h->flags & kHopSize2) ? 2 : 4;
+  o.last_cond = h->flags & kHopCond;
+  o.executed = taken;
+  o.isa = range_isa;
+  if (next_check_valid_ && next_check_addr_ != h->start) return Status::kBadImage;
+  next_check_valid_ = !taken;
+  next_check_addr_ = next;
+  out_->Emit(o);
+  if (eret) out_->Emit(out_->New(ElemType::kExceptionRet, index));
+  return Status::kOk;
+}
+
+// E on a branch: direct ones continue at the target (and may change ISA),
+// indirect ones need the next address or the return stack. A branch with
+// link pushes its return address.
+inline void ExecutionWalker::TakeBranch(armisa::InstrType type, bool link, uint64_t target, armisa::Isa target_isa,
+                                        uint64_t next, armisa::Isa range_isa) {
+  if (link) return_stack_.Push(next, range_isa);
+  if (type == armisa::InstrType::kBranch) {
+    addr_ = target;
+    isa_ = target_isa;
+    return;
+  }
+  need_addr_ = true;
+  if (return_stack_.enabled()) pop_pending_ = true;
+  addr_ = next;
+}
+
+}  // namespace mabutrace::ete_decode
+
+#endif  // MABUTRACE_HOST_ETE_DECODE_EXECUTION_WALKER_H
