@@ -44,6 +44,9 @@ class Normalizer final : public EventSink {
  public:
   explicit Normalizer(EventSink& out) : out_(out) {}
 
+  void OnClock(uint64_t monotonic_ns, uint64_t boottime_ns) override {
+    out_.OnClock(monotonic_ns, boottime_ns);
+  }
   void OnProcess(uint32_t pid, std::string_view name) override;
   void OnThread(Track t, std::string_view name) override;
   void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;

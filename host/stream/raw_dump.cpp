@@ -107,6 +107,9 @@ struct Geometry {
   uint8_t endian = 0;
   uint64_t pointer_size = 0, clock_hz = 0, origin = 0, pid = 0, session = 0;
   uint64_t flags = 0;  // dump::kFlag*
+  // The clock fields (descriptors of dump::kClockFieldsBytes or more; else 0).
+  uint64_t clk[6] = {};  // init ticks, monotonic, boottime; last ticks, monotonic, boottime
+  uint64_t clock_source = 0;
   uint64_t num_chunks = 0, chunk_words = 0, max_threads = 0;
   uint64_t chunks_off = 0, threads_off = 0, data_off = 0, chunk_stride = 0, thread_stride = 0;
   uint64_t c_gen = 0, c_seq = 0, c_base = 0, c_commit = 0, c_thread = 0, c_tid = 0;
@@ -116,7 +119,7 @@ struct Geometry {
 
 // Checks the descriptor at `at` and fills *g; an error names the field.
 Status CheckDescriptor(const uint8_t* data, size_t len, size_t at, Geometry* g) {
-  if (len - at < sizeof(DumpDescriptor))
+  if (len - at < offsetof(DumpDescriptor, clock_init_ticks))
     return Status::Error(at, "dump descriptor cut off by the end of the dump");
   g->at = at;
   g->endian = data[at + offsetof(DumpDescriptor, endianness)];
@@ -189,6 +192,12 @@ Status CheckDescriptor(const uint8_t* data, size_t len, size_t at, Geometry* g) 
   g->clock_hz = FIELD(clock_hz);
   if (g->clock_hz == 0) return Status::Error(AT(clock_hz), "dump descriptor: clock_hz is 0");
   g->origin = FIELD(origin), g->pid = FIELD(pid), g->session = FIELD(session);
+  if (FIELD(descriptor_bytes) >= dump::kClockFieldsBytes && len - at >= sizeof(DumpDescriptor)) {
+    g->clk[0] = FIELD(clock_init_ticks), g->clk[1] = FIELD(clock_init_monotonic_ns);
+    g->clk[2] = FIELD(clock_init_boottime_ns), g->clk[3] = FIELD(clock_last_ticks);
+    g->clk[4] = FIELD(clock_last_monotonic_ns), g->clk[5] = FIELD(clock_last_boottime_ns);
+    g->clock_source = FIELD(clock_source);
+  }
 #undef FIELD
 #undef AT
   return Status::Ok();
@@ -271,7 +280,7 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
   const size_t pname_len = strnlen(pname, pname_room);
   w.Bytes(fmt::kMagic, sizeof fmt::kMagic);
   w.Put(fmt::kVersion, 2);
-  w.Put(fmt::kHdrFixedBytes + pname_len, 2);
+  w.Put(fmt::kHdrFixedBytes + pname_len + fmt::kClkHdrBytes, 2);
   w.Put(FIELD(pointer_size), 1);
   w.Put(endian, 1);
   w.Put(fmt::kWordBytes, 1);
@@ -281,6 +290,18 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
   w.Put(FIELD(pid), 4);
   w.Put(pname_len, 2);
   w.Bytes(pname, pname_len);
+  w.Put(g.clk[0], 8);
+  w.Put(g.clk[1], 8);
+  w.Put(g.clk[2], 8);
+  w.Put(g.clock_source, 1);
+  if (g.clk[1] != 0 && g.clk[4] != 0) {
+    // The sample of the last export or flush before the dump.
+    const size_t rec = w.Begin(fmt::Kind::kClock);
+    w.Put(g.clk[3], 8);
+    w.Put(g.clk[4], 8);
+    w.Put(g.clk[5], 8);
+    w.End(rec);
+  }
 
   // ---- threads: names from the registry -------------------------------------
   const uint64_t s_state = g.s_state, s_gen = g.s_gen, s_tid = g.s_tid;

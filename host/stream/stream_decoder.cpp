@@ -45,9 +45,25 @@ uint64_t StreamDecoder::U64(const uint8_t* p) const {
 
 uint64_t StreamDecoder::TicksToNs(uint64_t ticks) const {
   if (ticks <= info_.origin_ticks) return 0;
-  const unsigned __int128 t = ticks - info_.origin_ticks;
-  const unsigned __int128 ns = t * 1000000000u / info_.clock_hz;
-  return ns > UINT64_MAX ? UINT64_MAX : uint64_t(ns);
+  if (samples_.empty()) {
+    const unsigned __int128 t = ticks - info_.origin_ticks;
+    const unsigned __int128 ns = t * 1000000000u / info_.clock_hz;
+    return ns > UINT64_MAX ? UINT64_MAX : uint64_t(ns);
+  }
+  const uint64_t at = format::SamplesNs(samples_.data(), samples_.size(), info_.clock_hz, ticks);
+  const uint64_t zero =
+      format::SamplesNs(samples_.data(), samples_.size(), info_.clock_hz, info_.origin_ticks);
+  return at > zero ? at - zero : 0;
+}
+
+uint64_t StreamDecoder::MonotonicAtOrigin() const {
+  if (samples_.empty()) return 0;
+  return format::SamplesNs(samples_.data(), samples_.size(), info_.clock_hz, info_.origin_ticks);
+}
+
+uint64_t StreamDecoder::BoottimeAtOrigin() const {
+  if (samples_.empty()) return 0;
+  return MonotonicAtOrigin() + (samples_[0].boottime_ns - samples_[0].monotonic_ns);
 }
 
 void StreamDecoder::RecordError(uint64_t offset, std::string_view what) {
@@ -153,6 +169,14 @@ size_t StreamDecoder::ParseHeader(const uint8_t* p, size_t n) {
   info_.origin_ticks = U64(p + fmt::kHdrOrigin);
   info_.pid = U32(p + fmt::kHdrPid);
   info_.process_name.assign(reinterpret_cast<const char*>(p + fmt::kHdrName), name_len);
+  if (hdr_len >= fmt::kHdrFixedBytes + name_len + fmt::kClkHdrBytes) {
+    const uint8_t* c = p + fmt::kHdrName + name_len;
+    info_.clock_init.ticks = U64(c + fmt::kClkTicks);
+    info_.clock_init.monotonic_ns = U64(c + fmt::kClkMonotonic);
+    info_.clock_init.boottime_ns = U64(c + fmt::kClkBoottime);
+    info_.clock_source = c[fmt::kClkSource];
+    if (info_.clock_init.valid()) samples_.push_back(info_.clock_init);
+  }
   header_done_ = true;
   return hdr_len;
 }
@@ -199,6 +223,20 @@ size_t StreamDecoder::ParseRecord(const uint8_t* p, size_t n) {
       lost_ = U64(q + fmt::kLostRecords);
       dropped_ = U64(q + fmt::kLostDropped);
       break;
+    case fmt::Kind::kClock: {
+      if (len < fmt::kClockBytes) {
+        RecordError(at, "CLOCK record too short");
+        break;
+      }
+      const format::ClockSync s{U64(q + fmt::kClockTicks), U64(q + fmt::kClockMonotonic),
+                                U64(q + fmt::kClockBoottime)};
+      // Only samples that extend the map (a clock without an init sample,
+      // or one that did not move on, is left alone).
+      if (!samples_.empty() && s.valid() && s.ticks > samples_.back().ticks &&
+          s.monotonic_ns >= samples_.back().monotonic_ns)
+        samples_.push_back(s);
+      break;
+    }
     default:
       break;  // a kind from a later writer: skipped (forward compatible)
   }

@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "format/clock_map.h"
 #include "format/record_format.h"
 
 namespace mabutrace::host {
@@ -48,6 +49,10 @@ struct StreamInfo {
   uint64_t origin_ticks = 0;  // ticks at init: time 0 of the trace
   uint32_t pid = 0;
   std::string process_name;
+  // The header's clock fields (stream_format.h kClk*): the init sample
+  // (none from older writers and clocks without one) and the clock's kind.
+  format::ClockSync clock_init;
+  uint8_t clock_source = 0;  // stream_format.h kClockSource*
 };
 
 // The record types of src/format/record_format.h (the stream carries the
@@ -59,7 +64,9 @@ using EventType = ::mabutrace::RecordType;
 struct Event {
   EventType type = EventType::kInstant;
   uint64_t ticks = 0;  // absolute device clock ticks
-  uint64_t ns = 0;     // ns since the origin (0 if before it)
+  uint64_t ns = 0;     // ns since the origin (0 if before it): on
+                       // CLOCK_MONOTONIC's timeline where the stream has
+                       // clock samples (format/clock_map.h)
   uint32_t cpu = 0;
   bool in_isr = false;
   uint32_t tid = 0;              // OS thread id of the writer
@@ -99,6 +106,12 @@ class StreamDecoder {
   uint64_t dropped_records() const { return dropped_; }
   uint64_t events() const { return events_; }
   uint64_t bytes_consumed() const { return consumed_; }
+  // Whether times are on CLOCK_MONOTONIC's timeline (the header had a clock
+  // sample), and CLOCK_MONOTONIC / CLOCK_BOOTTIME ns at the origin then.
+  bool has_clock_samples() const { return !samples_.empty(); }
+  uint64_t MonotonicAtOrigin() const;
+  uint64_t BoottimeAtOrigin() const;
+  size_t clock_samples() const { return samples_.size(); }
   // Damaged records that were skipped (see the file comment).
   const std::vector<Status>& record_errors() const { return record_errors_; }
   // Thread names by thread key, as described by THREAD records.
@@ -125,6 +138,9 @@ class StreamDecoder {
   std::unordered_map<uint64_t, std::string> strings_;
   std::unordered_map<uint32_t, std::string> threads_;
   std::vector<Status> record_errors_;
+  // The init sample and every CLOCK record's, in tick order: the map
+  // TicksToNs converts with (format::SamplesNs).
+  std::vector<format::ClockSync> samples_;
   uint64_t lost_ = 0, dropped_ = 0, events_ = 0;
 };
 

@@ -24,6 +24,7 @@ void StreamToModel::OnEvent(const Event& e) {
   const StreamInfo& info = dec_.info();
   if (!process_done_) {
     process_done_ = true;
+    if (dec_.has_clock_samples()) norm_.OnClock(dec_.MonotonicAtOrigin(), dec_.BoottimeAtOrigin());
     norm_.OnProcess(info.pid, info.process_name);
   }
   const model::Track t{info.pid, e.tid};
@@ -75,6 +76,10 @@ Status StreamToModel::Finish() {
   namespace stat = format::stat;
   const StreamInfo& info = dec_.info();
   norm_.OnMetadata(stat::kClockHz, int64_t(info.clock_hz));
+  if (dec_.has_clock_samples()) {
+    norm_.OnMetadata(stat::kClockMonotonicAtOrigin, int64_t(dec_.MonotonicAtOrigin()));
+    norm_.OnMetadata(stat::kClockBoottimeAtOrigin, int64_t(dec_.BoottimeAtOrigin()));
+  }
   norm_.OnMetadata(stat::kStreamVersion, int64_t(info.version));
   norm_.OnMetadata(stat::kStreamEvents, int64_t(dec_.events()));
   norm_.OnMetadata(stat::kLostRecords, int64_t(dec_.lost_records()));

@@ -79,6 +79,16 @@ extern "C" {
 /* Ticks of a user clock; mabutrace_config_t.clock_hz says how many per s. */
 typedef uint64_t (*mabutrace_clock_fn)(void);
 
+/* The port's clocks (mabutrace_config_t.clock_source; docs/runtime.md §5):
+ *   AUTO       host: the CPU counter where usable, else MONOTONIC; MCU
+ *              ports: their one clock
+ *   COUNTER    host: x86-64 invariant TSC (RDTSC) or AArch64 CNTVCT_EL0;
+ *              MONOTONIC where the CPU has no usable one
+ *   MONOTONIC  host: clock_gettime(CLOCK_MONOTONIC) */
+#define MABUTRACE_CLOCK_AUTO 0u
+#define MABUTRACE_CLOCK_COUNTER 1u
+#define MABUTRACE_CLOCK_MONOTONIC 2u
+
 typedef struct mabutrace_config {
   /* Bytes of event storage (CONFIG_MABUTRACE_BUFFER_SIZE, default 65536).
    * Range 4 KiB .. 1 GiB. Bookkeeping adds mabutrace_memory_required()
@@ -87,8 +97,8 @@ typedef struct mabutrace_config {
   /* Optional caller memory of mabutrace_memory_required(cfg) bytes, 64-byte
    * aligned. NULL: init allocates it once. */
   void* memory;
-  /* Optional clock and its rate; NULL = the port's clock (host:
-   * CLOCK_MONOTONIC, 1 ns ticks). Must be monotonic. */
+  /* Optional clock and its rate; NULL = the port's clock (host: the CPU's
+   * counter or CLOCK_MONOTONIC, see clock_source). Must be monotonic. */
   mabutrace_clock_fn clock;
   uint64_t clock_hz;
   /* Most threads/tasks that can be named at once (default 64). */
@@ -98,6 +108,12 @@ typedef struct mabutrace_config {
   uint32_t max_depth;
   /* Process name in the exported trace (default: the port's, e.g. argv[0]). */
   const char* process_name;
+  /* Which port clock records when `clock` is NULL: MABUTRACE_CLOCK_*
+   * (default AUTO). With AUTO the host also reads the environment variable
+   * MABUTRACE_CLOCK=tsc|counter|cntvct|monotonic at init. Whatever the
+   * clock, exports and host tools convert its ticks to ns on
+   * CLOCK_MONOTONIC's timeline (docs/runtime.md §5). */
+  uint32_t clock_source;
 } mabutrace_config_t;
 
 /* Fills cfg with the defaults above. */

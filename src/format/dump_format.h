@@ -65,6 +65,15 @@ struct DumpDescriptor {
   uint16_t slot_state, slot_gen, slot_tid, slot_name, slot_name_bytes;
   uint16_t reserved2;
   char process_name[64];  // NUL-terminated
+  // The clock (format/clock_map.h); in descriptors of descriptor_bytes >=
+  // 256 only (older writers: absent). The init sample of (ticks,
+  // CLOCK_MONOTONIC ns, CLOCK_BOOTTIME ns) and the latest one, refreshed
+  // by every export and stream flush; all 0 where there is none (user
+  // clocks, MCU ports; the latest before the first export).
+  uint64_t clock_init_ticks, clock_init_monotonic_ns, clock_init_boottime_ns;
+  uint64_t clock_last_ticks, clock_last_monotonic_ns, clock_last_boottime_ns;
+  uint8_t clock_source;  // stream_format.h kClockSource*
+  uint8_t reserved3[7];
 };
 
 // Where a host finds each field (docs/raw-dump.md lists the same table).
@@ -79,7 +88,12 @@ static_assert(offsetof(DumpDescriptor, chunk_gen) == 108);
 static_assert(offsetof(DumpDescriptor, chunk_seq_bytes) == 120);
 static_assert(offsetof(DumpDescriptor, slot_state) == 124);
 static_assert(offsetof(DumpDescriptor, process_name) == 136);
-static_assert(sizeof(DumpDescriptor) == 200);
+static_assert(offsetof(DumpDescriptor, clock_init_ticks) == 200);
+static_assert(offsetof(DumpDescriptor, clock_last_ticks) == 224);
+static_assert(offsetof(DumpDescriptor, clock_source) == 248);
+static_assert(sizeof(DumpDescriptor) == 256);
+// Descriptors this long or longer carry the clock fields.
+constexpr uint16_t kClockFieldsBytes = 256;
 
 }  // namespace mabutrace::dump
 

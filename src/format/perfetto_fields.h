@@ -21,7 +21,7 @@ constexpr uint32_t kClkId = 1, kClkTimestamp = 2, kClkIncremental = 3;      // C
 // Clock ids: BUILTIN_CLOCK_BOOTTIME (the trace's default clock), and the
 // first sequence-scoped custom clock, which the Perfetto SDK uses for
 // incremental (delta) timestamps (trace-formats.md §2.8).
-constexpr uint32_t kClockBoottime = 6, kClockIncremental = 64;
+constexpr uint32_t kClockMonotonic = 3, kClockBoottime = 6, kClockIncremental = 64;
 constexpr uint32_t kTdUuid = 1, kTdName = 2, kTdProcess = 3, kTdThread = 4, kTdParent = 5,
                    kTdCounter = 8;                       // TrackDescriptor
 constexpr uint32_t kPdPid = 1, kPdName = 6;              // ProcessDescriptor

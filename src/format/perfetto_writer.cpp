@@ -79,12 +79,34 @@ void PerfettoWriter::Emit() {
 // clears the sequence (which interns nothing).
 void PerfettoWriter::GlobalPacket(uint64_t ns) {
   p_.Reset();
-  p_.U64(pb::kTimestamp, ns);
+  p_.U64(pb::kTimestamp, ns + boot_zero_);
   p_.U64(pb::kSequenceId, kGlobalSequence);
   if (!global_cleared_) {
     global_cleared_ = true;
     p_.U64(pb::kSequenceFlags, pb::kIncrementalStateCleared);
   }
+}
+
+void PerfettoWriter::OnClock(uint64_t monotonic_ns_at_zero, uint64_t boottime_ns_at_zero) {
+  if (global_cleared_) return;  // too late: packets were written on the old clock
+  boot_zero_ = boottime_ns_at_zero;
+  // The snapshot alone in its packet (one payload per packet); the packet's
+  // own timestamp is not used for a snapshot, so it has none.
+  p_.Reset();
+  p_.U64(pb::kSequenceId, kGlobalSequence);
+  p_.U64(pb::kSequenceFlags, pb::kIncrementalStateCleared);
+  global_cleared_ = true;
+  const uint32_t cs = p_.Begin(pb::kClockSnapshot);
+  uint32_t c = p_.Begin(pb::kCsClocks);
+  p_.U64(pb::kClkId, pb::kClockBoottime);
+  p_.U64(pb::kClkTimestamp, boottime_ns_at_zero);
+  p_.End(c);
+  c = p_.Begin(pb::kCsClocks);
+  p_.U64(pb::kClkId, pb::kClockMonotonic);
+  p_.U64(pb::kClkTimestamp, monotonic_ns_at_zero);
+  p_.End(c);
+  p_.End(cs);
+  Emit();
 }
 
 bool PerfettoWriter::Accept() {
@@ -175,7 +197,7 @@ void PerfettoWriter::StartSequence(const PerfettoSequence& s) {
   const uint32_t cs = p_.Begin(pb::kClockSnapshot);
   uint32_t c = p_.Begin(pb::kCsClocks);
   p_.U64(pb::kClkId, pb::kClockBoottime);
-  p_.U64(pb::kClkTimestamp, 0);
+  p_.U64(pb::kClkTimestamp, boot_zero_);
   p_.End(c);
   c = p_.Begin(pb::kCsClocks);
   p_.U64(pb::kClkId, pb::kClockIncremental);
@@ -232,7 +254,7 @@ uint32_t PerfettoWriter::EventPacket(PerfettoSequence& s, uint64_t ns, std::stri
     p_.U64(pb::kTimestamp, ns - s.last_ns);
     s.last_ns = ns;
   } else {  // back in time: absolute, on the default clock
-    p_.U64(pb::kTimestamp, ns);
+    p_.U64(pb::kTimestamp, ns + boot_zero_);
     p_.U64(pb::kTimestampClockId, pb::kClockBoottime);
   }
   p_.U64(pb::kSequenceId, s.sequence_id);

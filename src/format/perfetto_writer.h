@@ -6,14 +6,17 @@
 // Layout, as the Perfetto SDK writes it (trace-formats.md §2.5-2.8):
 //
 //   sequence 1 (absolute times on the default clock, interns nothing)
+//     ClockSnapshot    BOOTTIME and MONOTONIC at the trace's time 0, when the
+//                      producer knows them (EventSink::OnClock): first packet
 //     TrackDescriptor  process  (uuid, pid, name)       first packet clears it
 //     TrackDescriptor  thread   (uuid, parent, pid, tid, name)   per thread
 //     TrackDescriptor  counter  (uuid, parent, name, unit count) per (pid, name)
 //     TrackEvent INSTANT "mabutrace metadata" on the first process track:
 //                      one debug annotation per metadata key     last
 //   sequence 2, 3, ... (one per thread track)
-//     clearing packet: ClockSnapshot (clock 64 incremental, 0 = 0 ns of the
-//       default clock), TracePacketDefaults (clock 64, the thread's track),
+//     clearing packet: ClockSnapshot (clock 64 incremental, 0 = the trace's
+//       time 0 on the default clock BOOTTIME: 0 without OnClock),
+//       TracePacketDefaults (clock 64, the thread's track),
 //       interned debug annotation names (cpu, color, the flag:: names)
 //     TrackEvent packets: delta timestamps, no track uuid; event names and
 //       color strings interned on first use in the packet that uses them.
@@ -26,6 +29,13 @@
 //       is needed. A packet that goes back in time (a late arrow end) gives
 //       an absolute time on the default clock instead, which leaves the
 //       delta chain alone.
+//
+// Times: the producer's ns since the trace's time 0 plus BOOTTIME at time
+// 0 (OnClock; else 0), so a trace with a clock lines up with a Linux system
+// trace, whose default clock is BOOTTIME, and the snapshot relates it to
+// CLOCK_MONOTONIC too. (The producer's ns are CLOCK_MONOTONIC's; BOOTTIME
+// runs ahead of it by the time the machine slept, taken as fixed over the
+// trace.)
 //
 // Track uuids are small integers in order of first use. Interning is a
 // policy (PerfettoTables): a device interns names by address in fixed
@@ -78,6 +88,8 @@ class PerfettoWriter : public EventSink {
   PerfettoWriter(PerfettoTables& tables, uint8_t* packet, uint32_t packet_cap, ByteOut& out)
       : tables_(tables), p_(packet, packet_cap), out_(out) {}
 
+  // Before any other call (else ignored): see the layout above.
+  void OnClock(uint64_t monotonic_ns_at_zero, uint64_t boottime_ns_at_zero) override;
   void OnProcess(uint32_t pid, std::string_view name) override;
   void OnThread(Track t, std::string_view name) override;
   void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
@@ -129,6 +141,7 @@ class PerfettoWriter : public EventSink {
   Track last_track_;  // the track Thread() returned last
   PerfettoSequence* last_seq_ = nullptr;
   uint64_t max_ns_ = 0;
+  uint64_t boot_zero_ = 0;  // BOOTTIME ns at the trace's time 0 (OnClock)
   bool global_cleared_ = false;
   uint32_t colors_[kColorSlots] = {};  // MABUTRACE_COLOR_SET | rgb; slot + 1 = iid
   uint32_t color_iid_ = 0;             // of the event being written

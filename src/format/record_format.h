@@ -16,7 +16,8 @@
 //   word 2, payload (kCounter, kFlowOut, kFlowIn, kTimeBase is word 1):
 //     kCounter   the int64_t value (every int32_t exact, R-A5)
 //     kFlowOut   bits 0..15 link id, bits 16..47 flow sequence number n
-//     kFlowIn    bits 0..15 link id, bits 16..47 the newest n at the time
+//     kFlowIn    bits 0..15 link id, bits 16..47 the newest n taken at the
+//                time (hosts take n in per-thread blocks: runtime/flows.cpp)
 //     kTimeBase  (word 1) the new 64-bit base time of the following records
 //   last word, color (when kHasColor): bits 0..23 0xRRGGBB
 //
@@ -50,6 +51,11 @@ constexpr unsigned kCpuShift = 48;
 // Flow link ids cycle 1..65535 (0 means "no link yet", R-A4). Out number n
 // (n >= 1) gets link ((n - 1) % 65535) + 1.
 constexpr uint32_t kLinkCycle = 65535;
+// Flow numbers a thread takes at once (runtime/flows.cpp, ports with
+// thread-local storage), and how far flow_seq may run past the start of a
+// thread's block before the thread gives the rest up.
+constexpr uint32_t kFlowBlock = 64;
+constexpr uint32_t kFlowStale = 1024;
 
 inline uint64_t MakeHeader(uint64_t delta, RecordType type, uint32_t cpu) {
   return delta | (uint64_t(type) << kTypeShift) | (uint64_t(cpu & 0xFFFF) << kCpuShift);

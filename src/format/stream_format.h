@@ -37,6 +37,20 @@ constexpr uint32_t kHdrPid = 32;          // u32
 constexpr uint32_t kHdrNameLength = 36;   // u16: bytes of the process name
 constexpr uint32_t kHdrName = 38;         // u8[name length], no NUL
 constexpr uint32_t kHdrFixedBytes = 38;   // header bytes before the name
+// The clock fields, after the name (at kHdrName + name length), in headers
+// of length >= kHdrFixedBytes + name length + kClkHdrBytes (older writers:
+// absent, the clock relates to no OS clock). The (ticks, CLOCK_MONOTONIC
+// ns, CLOCK_BOOTTIME ns) sample taken at init (format/clock_map.h), all 0
+// when the clock has none (user clocks, MCU ports), and the clock's kind.
+constexpr uint32_t kClkTicks = 0;      // u64
+constexpr uint32_t kClkMonotonic = 8;  // u64
+constexpr uint32_t kClkBoottime = 16;  // u64
+constexpr uint32_t kClkSource = 24;    // u8: kClockSource*
+constexpr uint32_t kClkHdrBytes = 25;
+constexpr uint8_t kClockSourcePort = 0;       // the port's own (MCU), no OS relation
+constexpr uint8_t kClockSourceCounter = 1;    // host CPU counter (TSC, CNTVCT_EL0)
+constexpr uint8_t kClockSourceMonotonic = 2;  // host CLOCK_MONOTONIC ns
+constexpr uint8_t kClockSourceUser = 255;     // mabutrace_config_t.clock
 
 // ---- records (after the header, back to back) ------------------------------
 // Every record: kind (u8), payload length (u32), payload. A decoder skips
@@ -48,6 +62,9 @@ enum class Kind : uint8_t {
   kEvents = 3,  // u32 thread key, u32 tid, u64 chunk seq, u64 time base,
                 // u32 first word, u32 word count, u64 words[word count]
   kLost = 4,    // u64 records lost (total), u64 records dropped (total)
+  kClock = 5,   // u64 ticks, u64 CLOCK_MONOTONIC ns, u64 CLOCK_BOOTTIME ns:
+                // a sample of the clock taken at the start of a flush,
+                // before the flush's EVENTS (only from clocks with samples)
 };
 
 // Payload offsets.
@@ -56,6 +73,7 @@ constexpr uint32_t kThreadKey = 0, kThreadTid = 4, kThreadLength = 8, kThreadNam
 constexpr uint32_t kEventsKey = 0, kEventsTid = 4, kEventsSeq = 8, kEventsBase = 16,
                    kEventsFirstWord = 24, kEventsWordCount = 28, kEventsWords = 32;
 constexpr uint32_t kLostRecords = 0, kLostDropped = 8, kLostBytes = 16;
+constexpr uint32_t kClockTicks = 0, kClockMonotonic = 8, kClockBoottime = 16, kClockBytes = 24;
 
 // Longest name sent; longer names are cut (the decoder sees the prefix).
 constexpr uint32_t kMaxStringBytes = 65535;

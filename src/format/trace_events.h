@@ -54,6 +54,15 @@ struct Track {
 class EventSink {
  public:
   virtual ~EventSink() = default;
+  // Before anything else, when the trace's clock is related to the OS
+  // clocks (format/clock_map.h): CLOCK_MONOTONIC and CLOCK_BOOTTIME ns at
+  // the trace's time 0 (the event times are ns on CLOCK_MONOTONIC's
+  // timeline since then). Not called otherwise. Writers that have no use
+  // for it ignore it.
+  virtual void OnClock(uint64_t monotonic_ns_at_zero, uint64_t boottime_ns_at_zero) {
+    (void)monotonic_ns_at_zero;
+    (void)boottime_ns_at_zero;
+  }
   // Before any event of the process / thread. An empty name: the writer's
   // default ("thread <tid>"; a process keeps the viewer's own).
   virtual void OnProcess(uint32_t pid, std::string_view name) = 0;

@@ -25,7 +25,13 @@ namespace stat {
 // The recorder's own counters (mabutrace_stats_t, SPEC R-A12), as of the
 // export or of the stream's last flush.
 constexpr char kClockHz[] = "clock_hz";
-constexpr char kClock[] = "clock";  // string: "CLOCK_MONOTONIC" or "user"
+// string: "tsc", "cntvct" (the CPU counter), "CLOCK_MONOTONIC", "user" or
+// "port" (an MCU port's own clock)
+constexpr char kClock[] = "clock";
+// Where the clock is related to the OS clocks (format/clock_map.h): the
+// trace's time 0 on CLOCK_MONOTONIC and on CLOCK_BOOTTIME, in ns.
+constexpr char kClockMonotonicAtOrigin[] = "clock_monotonic_ns_at_origin";
+constexpr char kClockBoottimeAtOrigin[] = "clock_boottime_ns_at_origin";
 constexpr char kEventsWritten[] = "events_written";
 constexpr char kEventsOverwritten[] = "events_overwritten";
 constexpr char kEventsDropped[] = "events_dropped";

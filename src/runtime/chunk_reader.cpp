@@ -58,11 +58,33 @@ bool ChunkReader::Load(uint32_t i, ChunkCopy* info) const {
   return info->seq == r.seq;
 }
 
-uint64_t TicksToNs(const Runtime& rt, uint64_t ticks) {
-  const uint64_t t = ticks >= rt.origin ? ticks - rt.origin : 0;
-  if (rt.clock_hz == 1000000000u) return t;
-  // Split so that t * 1e9 cannot overflow for any clock up to 18 GHz.
-  return t / rt.clock_hz * 1000000000u + t % rt.clock_hz * 1000000000u / rt.clock_hz;
+namespace {
+// A new clock sample replaces the published one once it is this old (ns).
+constexpr uint64_t kResample = 1000000000u;
+}  // namespace
+
+format::ClockMap CurrentClockMap(Runtime& rt) {
+  format::ClockMap m;
+  m.hz = rt.clock_hz;
+  m.origin = rt.origin;
+  m.first = rt.clock_init;
+#if defined(MABUTRACE_PORT_HAS_OS_CLOCKS)
+  if (m.first.valid()) {
+    format::ClockSync& s = m.last;
+    if (!port::SampleClocks(&s.ticks, &s.monotonic_ns, &s.boottime_ns)) s = {};
+    dump::DumpDescriptor& d = rt.dump;
+    if (d.clock_last_monotonic_ns != 0 && s.monotonic_ns - d.clock_last_monotonic_ns < kResample) {
+      // Exports and flushes close together convert alike: the same sample.
+      s = format::ClockSync{d.clock_last_ticks, d.clock_last_monotonic_ns,
+                            d.clock_last_boottime_ns};
+    } else {
+      d.clock_last_ticks = s.ticks;
+      d.clock_last_monotonic_ns = s.monotonic_ns;
+      d.clock_last_boottime_ns = s.boottime_ns;
+    }
+  }
+#endif
+  return m;
 }
 
 }  // namespace mabutrace

@@ -81,8 +81,13 @@ bool ChunkReader::ForEach(const ChunkCopy& info, Fn&& fn) const {
   return true;
 }
 
-// ns since the trace origin for a tick count of rt's clock.
-uint64_t TicksToNs(const Runtime& rt, uint64_t ticks);
+// rt's clock as of now (format/clock_map.h): its rate, origin, init sample
+// and, where the port has OS clocks, a sample taken now, which is also
+// published in the dump descriptor (dump_format.h clock_last) for a later
+// RAM dump. A published sample younger than 1 s is reused, so exports and
+// flushes close together convert exactly alike. Readers call it under the
+// export lock.
+format::ClockMap CurrentClockMap(Runtime& rt);
 
 }  // namespace mabutrace
 

@@ -3,6 +3,7 @@
 
 #include <new>
 
+#include "../format/record_format.h"
 #include "compiler.h"
 #include "export_workspace.h"
 #include "stream_writer.h"
@@ -12,8 +13,13 @@ namespace {
 
 uint32_t FlowWindow(size_t data_bytes) {
   // The exporter checks flows among the newest `window` flow numbers: at
-  // least as many as flow-out records (24 bytes) fit in the buffer.
+  // least as many as flow-out records (24 bytes) fit in the buffer, plus,
+  // where threads take blocks of numbers (flows.cpp), how far a thread's
+  // numbers may lag behind the newest.
   uint64_t need = data_bytes / 24 + 1;
+#if defined(MABUTRACE_PORT_TLS)
+  need += kFlowStale;
+#endif
   uint32_t bits = 1024;
   while (bits < need) bits <<= 1;
   return bits;

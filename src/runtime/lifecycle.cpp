@@ -29,7 +29,7 @@ std::atomic<void (*)()> g_deinit_hook{nullptr};
 bool ConfigValid(const mabutrace_config_t& c) {
   return c.buffer_size >= 4096 && c.buffer_size <= (size_t(1) << 30) && c.max_threads >= 1 &&
          c.max_threads <= 4096 && c.max_depth >= 1 && c.max_depth <= 1024 &&
-         (c.clock == nullptr || c.clock_hz != 0);
+         (c.clock == nullptr || c.clock_hz != 0) && c.clock_source <= MABUTRACE_CLOCK_MONOTONIC;
 }
 
 }  // namespace
@@ -112,9 +112,27 @@ MT_COLD int mabutrace_init_with_config(const mabutrace_config_t* cfg) {
   rt->data = reinterpret_cast<uint64_t*>(base + l.data_offset);
   CarveWorkspace(*rt, base, l);
   rt->clock = c.clock;
-  rt->clock_hz = c.clock ? c.clock_hz : port::ClockHz();
-  g_clock.store(c.clock, std::memory_order_relaxed);
+  mabutrace_clock_fn session_clock = c.clock;
+  if (c.clock) {
+    rt->clock_hz = c.clock_hz;
+    rt->clock_source = kClockUser;
+  } else {
+#if defined(MABUTRACE_PORT_HAS_OS_CLOCKS)
+    rt->clock_source = port::SelectClock(c.clock_source, &session_clock, &rt->clock_hz);
+#else
+    rt->clock_hz = port::ClockHz();  // the port's one clock (MABUTRACE_CLOCK_AUTO)
+#endif
+  }
+  g_clock.store(session_clock, std::memory_order_relaxed);
   rt->origin = writer::StartSession();
+#if defined(MABUTRACE_PORT_HAS_OS_CLOCKS)  // (else clock_init stays none)
+  format::ClockSync& s = rt->clock_init;
+  if (!c.clock && port::SampleClocks(&s.ticks, &s.monotonic_ns, &s.boottime_ns)) {
+    rt->origin = s.ticks;  // time 0 is the sample: no record is older (not yet published)
+  } else {
+    s = {};
+  }
+#endif
   rt->pid = port::ProcessId();
   if (c.process_name) {
     strncpy(rt->process_name, c.process_name, sizeof rt->process_name - 1);

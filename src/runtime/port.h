@@ -19,6 +19,23 @@ namespace mabutrace::port {
 
 // Ticks per second of NowTicks().
 uint64_t ClockHz();
+
+// Ports with OS clocks (MABUTRACE_PORT_HAS_OS_CLOCKS: the host) also give:
+//
+// The clock init chooses for a session that has no user clock, from
+// `requested` (MABUTRACE_CLOCK_*) and what the platform offers (host: the
+// MABUTRACE_CLOCK environment variable too; MCU ports: their one clock).
+// *fn: nullptr when the inline NowTicks() is the clock, else the function
+// the writers call instead (host: MonotonicNs). *hz: its ticks per second
+// (host counter: measured against CLOCK_MONOTONIC once per process). Returns
+// the MABUTRACE_CLOCK_* chosen (MABUTRACE_CLOCK_AUTO: the port's own clock,
+// related to no OS clock). Cold: init only, under the lifecycle lock.
+uint32_t SelectClock(uint32_t requested, uint64_t (**fn)(void), uint64_t* hz);
+// One sample of the chosen clock's ticks with CLOCK_MONOTONIC and
+// CLOCK_BOOTTIME (ns) taken as close together as the platform can; false
+// (and nothing written) where there are no OS clocks (MCU ports). Any
+// thread; cold (init, export, flush).
+bool SampleClocks(uint64_t* ticks, uint64_t* monotonic_ns, uint64_t* boottime_ns);
 // OS id of the calling thread (host: gettid()), never 0.
 uint32_t CurrentThreadId();
 // NUL-terminated name of the calling thread into buf (may be empty).

@@ -28,11 +28,15 @@
 
 #include <atomic>
 
+#include "../format/clock_map.h"
 #include "../format/dump_format.h"
 #include "mabutrace/mabutrace.h"
 #include "port.h"
 
 namespace mabutrace {
+
+// Runtime::clock_source of a session with a user clock (mabutrace_config_t.clock).
+constexpr uint32_t kClockUser = 255;
 
 enum ChunkState : uint64_t { kChunkFree = 0, kChunkOwned = 1, kChunkFull = 2 };
 
@@ -115,9 +119,14 @@ struct Runtime {
 
   ExportWorkspace* workspace = nullptr;
 
-  mabutrace_clock_fn clock = nullptr;  // nullptr: port::NowTicks
+  mabutrace_clock_fn clock = nullptr;  // the user's; nullptr: the port's
   uint64_t clock_hz = 0;
   uint64_t origin = 0;  // ticks at init: time 0 of the trace
+  // MABUTRACE_CLOCK_* the port chose (AUTO: the port's own), or
+  // kClockUser; and the port's sample of it beside the OS clocks at init
+  // (none for user clocks and MCU ports). Set by init, then read-only.
+  uint32_t clock_source = 0;
+  format::ClockSync clock_init;
   uint32_t pid = 0;
   char process_name[64] = {};
 

@@ -84,7 +84,7 @@ void WriteHeader(const Runtime& rt, ByteOut& out) {
   const uint16_t name_len = uint16_t(NameLength(rt.process_name, sizeof rt.process_name));
   out.Bytes(stream::kMagic, sizeof stream::kMagic);
   out.U16(stream::kVersion);
-  out.U16(uint16_t(stream::kHdrFixedBytes + name_len));
+  out.U16(uint16_t(stream::kHdrFixedBytes + name_len + stream::kClkHdrBytes));
   out.U8(uint8_t(sizeof(void*)));
   out.U8(kEndianness);
   out.U8(stream::kWordBytes);
@@ -94,6 +94,10 @@ void WriteHeader(const Runtime& rt, ByteOut& out) {
   out.U32(rt.pid);
   out.U16(name_len);
   out.Bytes(rt.process_name, name_len);
+  out.U64(rt.clock_init.ticks);
+  out.U64(rt.clock_init.monotonic_ns);
+  out.U64(rt.clock_init.boottime_ns);
+  out.U8(rt.clock_source == kClockUser ? stream::kClockSourceUser : uint8_t(rt.clock_source));
 }
 
 // Forgets a chunk tenure that was recycled: its records that were sent are
@@ -216,12 +220,18 @@ void ResetStream(const Runtime& rt, StreamState& s, mabutrace_output_fn cb) {
   memset(s.strings, 0, sizeof(uintptr_t) * kStreamStrings);
 }
 
-void Flush(const Runtime& rt, StreamState& s) {
+void Flush(Runtime& rt, StreamState& s) {
   ByteOut out(reinterpret_cast<uint8_t*>(rt.workspace->out), rt.workspace->out_cap, s.cb);
   if (!s.header_sent) {
     WriteHeader(rt, out);
     s.header_sent = true;
   }
+  // A sample of the clock before the events it helps convert (their ticks
+  // are mostly older: format/clock_map.h maps them between samples).
+  // Sent just before the flush's first EVENTS record (a flush with
+  // nothing new sends nothing).
+  const format::ClockMap clock = CurrentClockMap(rt);
+  bool clock_sent = !clock.last.valid();
   // Read the loss counters before looking at the chunks: every recycle they
   // count has already changed its chunk's tag (AcquireChunk), so it is seen
   // below and its sent records are not counted as lost. A recycle seen but
@@ -241,7 +251,16 @@ void Flush(const Runtime& rt, StreamState& s) {
       if (s.sent[index].seq != 0) Retire(s, index);
       s.sent[index] = StreamSent{info.seq, 0, 0};
     }
-    if (info.nwords > s.sent[index].words) SendChunk(rt, s, out, index, info);
+    if (info.nwords > s.sent[index].words) {
+      if (!clock_sent) {
+        clock_sent = true;
+        out.RecordHeader(stream::Kind::kClock, stream::kClockBytes);
+        out.U64(clock.last.ticks);
+        out.U64(clock.last.monotonic_ns);
+        out.U64(clock.last.boottime_ns);
+      }
+      SendChunk(rt, s, out, index, info);
+    }
   }
   const uint64_t gone = overwritten - s.overwritten_base;
   const uint64_t lost = gone > s.sent_recycled ? gone - s.sent_recycled : 0;

@@ -18,15 +18,34 @@ std::string_view FlowName(const char* s) { return s ? s : std::string_view(); }
 
 }  // namespace
 
-bool ExportTrace(const Runtime& rt, format::EventSink& sink, const ByteOut& out) {
+const char* ClockName(uint32_t source) {
+  if (source == kClockUser) return "user";
+#if defined(MABUTRACE_PORT_HAS_OS_CLOCKS)
+  switch (source) {
+    case MABUTRACE_CLOCK_COUNTER:
+#if defined(__aarch64__)
+      return "cntvct";
+#else
+      return "tsc";
+#endif
+    case MABUTRACE_CLOCK_MONOTONIC:
+      return "CLOCK_MONOTONIC";
+  }
+#endif
+  return "port";
+}
+
+bool ExportTrace(Runtime& rt, format::EventSink& sink, const ByteOut& out) {
   namespace stat = format::stat;
+  const format::ClockMap clock = CurrentClockMap(rt);
+  if (clock.first.valid()) sink.OnClock(clock.MonotonicAtOrigin(), clock.BoottimeAtOrigin());
   sink.OnProcess(rt.pid, rt.process_name);
-  TraceWalker walker(rt);
+  TraceWalker walker(rt, clock);
   walker.Run(sink, &out);
   mabutrace_stats_t st;
   mabutrace_get_stats(&st);
   const WalkCounts& c = walker.counts();
-  sink.OnMetadata(stat::kClock, rt.clock ? "user" : "CLOCK_MONOTONIC");
+  sink.OnMetadata(stat::kClock, ClockName(rt.clock_source));
   const struct {
     const char* key;
     uint64_t value;
@@ -50,10 +69,15 @@ bool ExportTrace(const Runtime& rt, format::EventSink& sink, const ByteOut& out)
       {stat::kCorruptChunks, c.corrupt_chunks},
   };
   for (const auto& it : items) sink.OnMetadata(it.key, int64_t(it.value));
+  if (clock.first.valid()) {
+    sink.OnMetadata(stat::kClockMonotonicAtOrigin, int64_t(clock.MonotonicAtOrigin()));
+    sink.OnMetadata(stat::kClockBoottimeAtOrigin, int64_t(clock.BoottimeAtOrigin()));
+  }
   return sink.Finish();
 }
 
-TraceWalker::TraceWalker(const Runtime& rt) : rt_(rt), ws_(*rt.workspace), snap_(rt) {}
+TraceWalker::TraceWalker(const Runtime& rt, const format::ClockMap& clock)
+    : rt_(rt), clock_(clock), ws_(*rt.workspace), snap_(rt) {}
 
 void TraceWalker::Run(format::EventSink& sink, const ByteOut* out) {
   sink_ = &sink;
@@ -195,7 +219,7 @@ ThreadState& TraceWalker::Thread(const ChunkCopy& info) {
 
 void TraceWalker::Write(ThreadState& t, const Record& r) {
   ++counts_.records;
-  uint64_t ns = TicksToNs(rt_, r.ticks);
+  uint64_t ns = clock_.NsSinceOrigin(r.ticks);
   if (ns < t.last_ns) ns = t.last_ns;  // ties (and only ties) on a monotonic clock
   switch (r.type) {
     case RecordType::kScopeBegin:

@@ -48,11 +48,14 @@ struct WalkCounts {
 // the recorder's statistics and the walk's counts as metadata
 // (format::stat), then sink.Finish(). False if the sink failed.
 // `out` is the sink's output: the walk stops early once it failed.
-bool ExportTrace(const Runtime& rt, format::EventSink& sink, const ByteOut& out);
+// The clock is sampled at the start (CurrentClockMap), so times are
+// converted with the rate measured over the whole run.
+bool ExportTrace(Runtime& rt, format::EventSink& sink, const ByteOut& out);
 
 class TraceWalker {
  public:
-  explicit TraceWalker(const Runtime& rt);
+  // `clock` converts rt's ticks (CurrentClockMap()); it must outlive the walker.
+  TraceWalker(const Runtime& rt, const format::ClockMap& clock);
   // Walks the buffer into `sink`; stops early once `out` (if given) failed.
   void Run(format::EventSink& sink, const ByteOut* out = nullptr);
   const WalkCounts& counts() const { return counts_; }
@@ -76,6 +79,7 @@ class TraceWalker {
   bool Failed() const { return out_ && out_->failed(); }
 
   const Runtime& rt_;
+  const format::ClockMap& clock_;
   ExportWorkspace& ws_;
   ChunkReader snap_;
   format::EventSink* sink_ = nullptr;

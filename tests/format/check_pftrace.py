@@ -18,7 +18,8 @@ import subprocess
 import sys
 import tempfile
 
-from pftrace import Sequence, apply_clocks_and_defaults, one, parse_text, resolve_time
+from pftrace import (Sequence, apply_clocks_and_defaults, clock_origin, one, parse_text,
+                     resolve_time)
 import pftrace
 
 FAILURES = []
@@ -50,6 +51,20 @@ def check(packets, expect):
         return
     seqs = {}
     seen_names = set()
+    origin, mono = clock_origin(packets)
+    if expect.get("clock_samples") and mono is None:
+        fail("the trace's clock has samples but the .pftrace has no global ClockSnapshot")
+    if expect.get("json"):
+        with open(expect["json"]) as f:
+            meta = json.load(f).get("metadata", {})
+        for key, val, what in (("clock_monotonic_ns_at_origin", mono, "MONOTONIC"),
+                               ("clock_boottime_ns_at_origin", origin, "BOOTTIME")):
+            if expect.get("clock_samples") and meta.get(key) != val:
+                fail(f"ClockSnapshot {what} {val} != the JSON's {key} {meta.get(key)}")
+    if "monotonic_at_origin" in expect and mono != expect["monotonic_at_origin"]:
+        fail(f"ClockSnapshot MONOTONIC {mono} != the runtime's {expect['monotonic_at_origin']}")
+    if "boottime_at_origin" in expect and origin != expect["boottime_at_origin"]:
+        fail(f"ClockSnapshot BOOTTIME {origin} != the runtime's {expect['boottime_at_origin']}")
     tracks = {}
     events = []
     for i, p in enumerate(packets):
@@ -59,10 +74,10 @@ def check(packets, expect):
             continue
         flags = one(p, "sequence_flags", 0)
         if flags & 1:
-            seqs[sid] = Sequence()
+            seqs[sid] = Sequence(origin)
         elif sid not in seqs:
             fail(f"packet {i}: first packet of sequence {sid} does not set SEQ_INCREMENTAL_STATE_CLEARED")
-            seqs[sid] = Sequence()
+            seqs[sid] = Sequence(origin)
         seq = seqs[sid]
         apply_clocks_and_defaults(seq, p)
         for idata in p.get("interned_data", []):

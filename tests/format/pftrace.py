@@ -70,10 +70,38 @@ def one(d, key, default=None):
     return v[0] if v else default
 
 
-class Sequence:
-    """What a packet sequence has set up since its last clear."""
+BOOTTIME, MONOTONIC, INCREMENTAL = 6, 3, 64
 
-    def __init__(self):
+
+def clock_origin(packets):
+    """The trace's time 0 on BOOTTIME, and on MONOTONIC: the first ClockSnapshot
+    relating builtin clocks only (the writer's global snapshot), else (0, None).
+    Checks that such a snapshot gives both clocks and that BOOTTIME is not
+    behind MONOTONIC."""
+    for i, p in enumerate(packets):
+        for cs in p.get("clock_snapshot", []):
+            clocks = {one(c, "clock_id"): one(c, "timestamp", 0) for c in cs.get("clocks", [])}
+            if INCREMENTAL in clocks:
+                continue
+            if BOOTTIME not in clocks or MONOTONIC not in clocks:
+                fail(f"packet {i}: global ClockSnapshot without BOOTTIME and MONOTONIC: {clocks}")
+                return 0, None
+            if clocks[BOOTTIME] < clocks[MONOTONIC]:
+                fail(f"packet {i}: BOOTTIME {clocks[BOOTTIME]} behind MONOTONIC {clocks[MONOTONIC]}")
+            if one(p, "timestamp") is not None:
+                fail(f"packet {i}: a ClockSnapshot packet with a timestamp")
+            return clocks[BOOTTIME], clocks[MONOTONIC]
+    return 0, None
+
+
+class Sequence:
+    """What a packet sequence has set up since its last clear. `origin`: the
+    trace's time 0 on BOOTTIME (clock_origin); times resolve relative to it."""
+
+    def __init__(self, origin=0):
+        self.origin = origin
+        self.snap_boot = None  # BOOTTIME value of the sequence's clock-64 snapshot
+        self.snap_inc = 0      # clock 64's value in it
         self.names = {}        # event-name iid -> name
         self.ann_names = {}    # debug-annotation-name iid -> name
         self.strings = {}      # debug-annotation string iid -> str
@@ -89,14 +117,18 @@ def resolve_time(i, p, seq):
     if ts is None:
         return None
     clock = one(p, "timestamp_clock_id", seq.clock if seq else None)
-    if clock is None or clock == 6:
-        return ts
+    origin = seq.origin if seq else 0
+    if clock is None or clock == BOOTTIME:
+        return ts - origin
     if seq is None or clock not in seq.clocks:
         fail(f"packet {i}: clock {clock} has no ClockSnapshot on its sequence")
         return ts
     if clock in seq.incremental:
         seq.clocks[clock] += ts
-        return seq.clocks[clock]
+        if seq.snap_boot is None:
+            fail(f"packet {i}: clock {clock} is not related to BOOTTIME on its sequence")
+            return seq.clocks[clock]
+        return seq.snap_boot + (seq.clocks[clock] - seq.snap_inc) - origin
     return ts
 
 
@@ -105,11 +137,18 @@ def apply_clocks_and_defaults(seq, p):
     """What packet p sets up on its sequence: clock snapshots (incremental
     clocks) and TracePacketDefaults (default clock and track)."""
     for cs in p.get("clock_snapshot", []):
+        values = {}
         for c in cs.get("clocks", []):
             cid = one(c, "clock_id")
+            values[cid] = one(c, "timestamp", 0)
             seq.clocks[cid] = one(c, "timestamp", 0)
             if one(c, "is_incremental") == "true":
                 seq.incremental.add(cid)
+        if INCREMENTAL in values and BOOTTIME in values:
+            seq.snap_boot, seq.snap_inc = values[BOOTTIME], values[INCREMENTAL]
+            if seq.snap_boot != seq.origin:
+                fail(f"clock 64 starts at BOOTTIME {seq.snap_boot}, not at the trace's "
+                     f"time 0 {seq.origin}")
     for d in p.get("trace_packet_defaults", []):
         seq.clock = one(d, "timestamp_clock_id", seq.clock)
         for ted in d.get("track_event_defaults", []):
@@ -143,10 +182,11 @@ def replay(packets):
     name (interned names resolved) and annotations {name: value} (interned
     names and strings resolved)."""
     seqs, tracks, events = {}, {}, []
+    origin, _ = clock_origin(packets)
     for i, p in enumerate(packets):
         sid = one(p, "trusted_packet_sequence_id")
         if one(p, "sequence_flags", 0) & 1 or sid not in seqs:
-            seqs[sid] = Sequence()
+            seqs[sid] = Sequence(origin)
         seq = seqs[sid]
         apply_clocks_and_defaults(seq, p)
         for idata in p.get("interned_data", []):

@@ -84,6 +84,9 @@ int main(int argc, char** argv) {
     fprintf(e, "]},\"json\":\"%s\",\"flows\":%zu,", twin.c_str(), links.size());
   else
     fprintf(e, "]},\"flows\":%zu,", links.size());
+  // The port's clock has samples: the .pftrace must relate it to the OS
+  // clocks with the values the JSON's metadata gives.
+  fprintf(e, "\"clock_samples\":true,");
   fprintf(e,
           "\"threads\":[\"main thread\",\"consumer\"],"
           "\"names\":[\"odd\\ufffdname\",\"produce\",\"item\",\"handoff\",\"produced\",\"consume\","

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <stdint.h>
 
+#include <algorithm>
+#include <atomic>
 #include <string>
 #include <thread>
 #include <vector>
@@ -257,3 +259,58 @@ TEST_F(Flow, InWithoutAnyOut) {
 }
 
 }  // namespace
+
+// Two threads hand out links at full speed (per-thread blocks of flow
+// numbers, runtime/flows.cpp). No id may come back within the design's
+// window: flows.cpp promises that a link id is handed out again only after
+// the counter moved on by more than 64511 numbers, of which only block
+// rests given up are not handed out. Each out's hand-out lies between two
+// reads of a shared step counter (2 steps per out), so two outs with one id
+// are certainly too close when even their farthest possible hand-outs are
+// fewer than kWindow outs apart (a thread preempted inside TRACE_FLOW_OUT
+// widens its out's span instead of failing the test).
+TEST_F(Flow, TwoThreadsNeverHandOutOneIdTwiceWithinTheWindow) {
+  mabutrace_config_t cfg;
+  mabutrace_config_default(&cfg);
+  cfg.buffer_size = 1 << 20;
+  ASSERT_EQ(mabutrace_init_with_config(&cfg), MABUTRACE_OK);
+  constexpr int kPerThread = 150000;
+  constexpr uint64_t kWindow = 60000;
+  struct Out {
+    uint64_t before, after;
+    uint16_t link;
+  };
+  std::atomic<uint64_t> step{0};
+  std::vector<Out> outs[2];
+  std::thread threads[2];
+  for (int t = 0; t < 2; ++t) {
+    outs[t].reserve(kPerThread);
+    threads[t] = std::thread([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        uint16_t link = 0;
+        const uint64_t before = step.fetch_add(1, std::memory_order_seq_cst);
+        TRACE_FLOW_OUT(&link, kSend);
+        outs[t].push_back({before, step.fetch_add(1, std::memory_order_seq_cst), link});
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::vector<Out> all(outs[0]);
+  all.insert(all.end(), outs[1].begin(), outs[1].end());
+  std::sort(all.begin(), all.end(), [](const Out& a, const Out& b) { return a.before < b.before; });
+  std::vector<int64_t> last(65536, -1);  // the out that last had each id
+  size_t repeats = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    ASSERT_NE(all[i].link, 0);
+    const int64_t prev = last[all[i].link];
+    if (prev >= 0) {
+      const Out& p = all[size_t(prev)];
+      const uint64_t farthest = std::max(p.after, all[i].after) - std::min(p.before, all[i].before);
+      if (farthest / 2 < kWindow && ++repeats <= 5)
+        ADD_FAILURE() << "link " << all[i].link << " handed out twice within " << farthest / 2
+                      << " outs";
+    }
+    last[all[i].link] = int64_t(i);
+  }
+  EXPECT_EQ(repeats, 0u);
+}

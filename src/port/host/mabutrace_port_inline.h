@@ -12,6 +12,9 @@
 #endif
 #include <sched.h>
 
+// port.h's SelectClock and SampleClocks: the OS clocks the trace relates to.
+#define MABUTRACE_PORT_HAS_OS_CLOCKS 1
+
 // Writers in thread-local storage: selects the recording path
 // src/runtime/writer_tls.cpp. Initial-exec TLS: one fs-relative access, no
 // __tls_get_addr call. The library is linked into the executable (static)
@@ -20,12 +23,43 @@
 
 namespace mabutrace::port {
 
+// The host clocks (docs/runtime.md §5). The hot path reads the CPU's own
+// counter: x86-64 RDTSC (not RDTSCP: nothing needs ordering against the
+// record's own stores, and the record carries the CPU number anyway),
+// AArch64 CNTVCT_EL0. init (port.cpp SelectClock) uses it only where it is
+// one clock for every core and never stops: the invariant-TSC CPUID bit,
+// the kernel's own clocksource agreeing; the architected generic timer.
+// Elsewhere, or when forced (mabutrace_config_t.clock_source, the
+// MABUTRACE_CLOCK environment variable), init installs MonotonicNs as the
+// session's clock function and NowTicks() is never called. Building with
+// MABUTRACE_HOST_CLOCK_MONOTONIC (CMake option MABUTRACE_HOST_CLOCK=monotonic)
+// leaves the counter out: NowTicks() is then CLOCK_MONOTONIC itself.
+// All are safe from any thread; none keeps state.
+
 // CLOCK_MONOTONIC in ns: steady, shared by all threads and cores, never set
 // back (R-D1). clock_gettime goes through the vDSO: no system call.
-inline uint64_t NowTicks() {
+inline uint64_t MonotonicNs() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+#if !defined(MABUTRACE_HOST_CLOCK_MONOTONIC) && (defined(__x86_64__) || defined(__aarch64__))
+#define MABUTRACE_HOST_HAS_COUNTER 1
+#endif
+
+// The port's default clock: the CPU counter where built in, else
+// CLOCK_MONOTONIC ns.
+inline uint64_t NowTicks() {
+#if defined(MABUTRACE_HOST_HAS_COUNTER) && defined(__x86_64__)
+  return __builtin_ia32_rdtsc();
+#elif defined(MABUTRACE_HOST_HAS_COUNTER) && defined(__aarch64__)
+  uint64_t v;
+  __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+  return v;
+#else
+  return MonotonicNs();
+#endif
 }
 
 // The CPU the caller runs on. glibc >= 2.35 registers rseq for every thread,

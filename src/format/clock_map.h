@@ -1,0 +1,129 @@
+// clock_map.h: ticks of a trace's clock to ns, the one conversion of the
+// toolkit. The device exporters (src/runtime/trace_walker.cpp), the binary
+// stream decoder and the raw-dump reader (host/stream/) all convert here.
+//
+// A trace's clock is described by its rate (clock_hz) and, where the
+// platform has OS clocks (the host port), by ClockSync samples: the clock's
+// ticks read together with CLOCK_MONOTONIC and CLOCK_BOOTTIME. One is taken
+// at init (the stream header and the dump descriptor carry it), more at
+// every export and stream flush. Times are then CLOCK_MONOTONIC ns, mapped
+// linearly between consecutive samples (extrapolated past the last): the
+// counter's rate is measured over the whole run, so an init-time estimate
+// of clock_hz does not accumulate error, and a run of hours stays within
+// what CLOCK_MONOTONIC itself was slewed between two samples. Without two
+// samples (user clocks, MCU ports, a dump taken before any export) ticks
+// are converted with clock_hz alone, exactly as before.
+//
+// The map is monotonic: each segment has a non-negative slope, and
+// neighbouring segments meet at their shared sample (integer division
+// gives exactly the sample's ns there).
+//
+// Plain data and pure functions: any thread, no heap, no exceptions;
+// C++17, header only (compiled into the runtime and host tools).
+#ifndef MABUTRACE_FORMAT_CLOCK_MAP_H
+#define MABUTRACE_FORMAT_CLOCK_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace mabutrace::format {
+
+// One sample of a trace clock beside the OS clocks. All 0: none (the clock
+// is related to no OS clock).
+struct ClockSync {
+  uint64_t ticks = 0;
+  uint64_t monotonic_ns = 0;  // CLOCK_MONOTONIC at `ticks`
+  uint64_t boottime_ns = 0;   // CLOCK_BOOTTIME at `ticks`
+  bool valid() const { return monotonic_ns != 0; }
+};
+
+#if defined(__SIZEOF_INT128__)
+#define MABUTRACE_CLOCK_SAMPLES 1
+// `ticks` on the line through a and b (b later than a), as CLOCK_MONOTONIC
+// ns; with b unusable (not later), on the line through a with slope
+// 1e9 / hz. Saturates at 0 and UINT64_MAX.
+inline uint64_t LineNs(const ClockSync& a, const ClockSync& b, uint64_t hz, uint64_t ticks) {
+  __int128 dt = __int128(ticks) - __int128(a.ticks);
+  __int128 ns;
+  if (b.valid() && b.ticks > a.ticks && b.monotonic_ns >= a.monotonic_ns) {
+    const __int128 span_t = __int128(b.ticks - a.ticks);
+    const __int128 span_ns = __int128(b.monotonic_ns - a.monotonic_ns);
+    // Floor division for negative dt too, so the map stays monotonic.
+    __int128 q = dt * span_ns;
+    ns = q >= 0 ? q / span_t : -((-q + span_t - 1) / span_t);
+  } else {
+    const __int128 q = dt * 1000000000;
+    const __int128 h = __int128(hz ? hz : 1);
+    ns = q >= 0 ? q / h : -((-q + h - 1) / h);
+  }
+  ns += __int128(a.monotonic_ns);
+  if (ns < 0) return 0;
+  if (ns > __int128(UINT64_MAX)) return UINT64_MAX;
+  return uint64_t(ns);
+}
+
+// `ticks` as CLOCK_MONOTONIC ns on the piecewise-linear map through
+// samples s[0 .. n) (n >= 1, valid, ticks and ns increasing): between two
+// samples on their line, before the second on the first segment's, past
+// the last on the last segment's (with n == 1 the rate alone).
+inline uint64_t SamplesNs(const ClockSync* s, size_t n, uint64_t hz, uint64_t ticks) {
+  if (n == 1) return LineNs(s[0], ClockSync{}, hz, ticks);
+  size_t lo = 1, hi = n - 1;  // the first i >= 1 with s[i].ticks >= ticks, else n - 1
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (s[mid].ticks >= ticks) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return LineNs(s[lo - 1], s[lo], hz, ticks);
+}
+#else
+// 32-bit MCU builds: their ports take no samples, so only the rate is used.
+#define MABUTRACE_CLOCK_SAMPLES 0
+#endif
+
+// A trace's clock: its rate, its origin (ticks at init: time 0 of the
+// trace), and up to two samples: the init's and the latest. Converting a
+// tick count gives ns since the origin.
+struct ClockMap {
+  uint64_t hz = 1000000000u;
+  uint64_t origin = 0;
+  ClockSync first;  // init's sample, or none
+  ClockSync last;   // a later one, or none
+
+  // ns since the origin for `ticks` (0 before it).
+  uint64_t NsSinceOrigin(uint64_t ticks) const {
+    if (ticks <= origin) return 0;
+    if (!MABUTRACE_CLOCK_SAMPLES || !first.valid()) {
+      // No OS clock: the rate alone (split so that t * 1e9 cannot overflow).
+      const uint64_t t = ticks - origin;
+      if (hz == 1000000000u) return t;
+      return t / hz * 1000000000u + t % hz * 1000000000u / hz;
+    }
+#if MABUTRACE_CLOCK_SAMPLES
+    const ClockSync s[2] = {first, last};
+    const size_t n = last.valid() && last.ticks > first.ticks ? 2 : 1;
+    const uint64_t at = SamplesNs(s, n, hz, ticks);
+    const uint64_t zero = SamplesNs(s, n, hz, origin);
+    return at > zero ? at - zero : 0;
+#else
+    return 0;  // (not reached: no samples)
+#endif
+  }
+  // CLOCK_MONOTONIC / CLOCK_BOOTTIME ns at the origin (0 without samples).
+  uint64_t MonotonicAtOrigin() const {
+#if MABUTRACE_CLOCK_SAMPLES
+    if (first.valid()) return LineNs(first, last, hz, origin);
+#endif
+    return 0;
+  }
+  uint64_t BoottimeAtOrigin() const {
+    return first.valid() ? MonotonicAtOrigin() + (first.boottime_ns - first.monotonic_ns) : 0;
+  }
+};
+
+}  // namespace mabutrace::format
+
+#endif  // MABUTRACE_FORMAT_CLOCK_MAP_H
