@@ -1,15 +1,18 @@
 // mabutrace_bench: the recording hot path against the floor loop, and the
 // JSON exporter's throughput (docs/performance.md).
 //
-//   BM_Floor          the least any tracer must do per begin+end pair: two
-//                     reads of the runtime's clock (clock_gettime
-//                     CLOCK_MONOTONIC) and two 16-byte stores into a
-//                     per-thread 64 KiB ring whose index wraps.
+//   BM_Floor          the hardware floor of a begin+end pair: two reads of
+//                     the CPU counter (x86-64 RDTSC, AArch64 CNTVCT_EL0;
+//                     clock_gettime elsewhere) and two 16-byte stores into
+//                     a per-thread 64 KiB ring whose index wraps.
+//   BM_FloorClockGettime  the same on clock_gettime(CLOCK_MONOTONIC), the
+//                     host's fallback clock (and the floor before issue 14).
 //   BM_TraceScope     TRACE_SCOPE begin + end (a scope in the loop body).
 //   BM_TraceInstant   one TRACE_INSTANT.
 //   BM_TraceCounter   one TRACE_COUNTER.
 //   BM_TraceFlow      TRACE_FLOW_OUT + TRACE_FLOW_IN.
-//   BM_ClockRead      one clock read alone (to read the others against).
+//   BM_ClockRead      one counter read alone; BM_ClockGettimeRead one
+//                     clock_gettime (to read the others against).
 //   BM_ExportJson     a full 16 MiB flight recorder exported as JSON into a
 //                     sink that only counts bytes; bytes/s are of the buffer.
 //   BM_ExportPerfetto the same as Perfetto protobuf.
@@ -103,13 +106,24 @@ void TeardownHot(const benchmark::State&) {
 
 // ---- the floor ------------------------------------------------------------
 
-// The clock the host port uses (src/port/host/mabutrace_port_inline.h),
-// written out here so that the floor stays the issue's definition whatever
+// The clocks the host port uses (src/port/host/mabutrace_port_inline.h),
+// written out here so that the floors stay the issue's definition whatever
 // the runtime does.
-inline uint64_t FloorNow() {
+inline uint64_t GettimeNow() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+inline uint64_t CounterNow() {
+#if defined(__x86_64__)
+  return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+  uint64_t v;
+  __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+  return v;
+#else
+  return GettimeNow();
+#endif
 }
 
 // A 16-byte record as two 64-bit words, stored like the runtime stores its
@@ -119,7 +133,8 @@ inline void Store16(uint64_t* p, uint64_t a, uint64_t b) {
   __atomic_store_n(p + 1, b, __ATOMIC_RELAXED);
 }
 
-void BM_Floor(benchmark::State& state) {
+template <uint64_t (*Now)()>
+void Floor(benchmark::State& state) {
   constexpr size_t kWords = kFloorRingBytes / 8;  // power of two
   auto* ring = static_cast<uint64_t*>(aligned_alloc(64, kFloorRingBytes));
   memset(ring, 0, kFloorRingBytes);  // fault the pages in outside the loop
@@ -128,10 +143,10 @@ void BM_Floor(benchmark::State& state) {
   benchmark::DoNotOptimize(name);
   size_t i = 0;
   for (auto _ : state) {
-    const uint64_t t0 = FloorNow();
+    const uint64_t t0 = Now();
     Store16(ring + i, t0, uint64_t(uintptr_t(name)));
     i = (i + 2) & (kWords - 1);
-    const uint64_t t1 = FloorNow();
+    const uint64_t t1 = Now();
     Store16(ring + i, t1, 0);
     i = (i + 2) & (kWords - 1);
   }
@@ -139,12 +154,18 @@ void BM_Floor(benchmark::State& state) {
   free(ring);
 }
 
-void BM_ClockRead(benchmark::State& state) {
+void BM_Floor(benchmark::State& state) { Floor<CounterNow>(state); }
+void BM_FloorClockGettime(benchmark::State& state) { Floor<GettimeNow>(state); }
+
+template <uint64_t (*Now)()>
+void ClockRead(benchmark::State& state) {
   for (auto _ : state) {
-    uint64_t t = FloorNow();
+    uint64_t t = Now();
     benchmark::DoNotOptimize(t);
   }
 }
+void BM_ClockRead(benchmark::State& state) { ClockRead<CounterNow>(state); }
+void BM_ClockGettimeRead(benchmark::State& state) { ClockRead<GettimeNow>(state); }
 
 // ---- the recording macros -------------------------------------------------
 
@@ -289,7 +310,9 @@ void BM_ExportPerfetto(benchmark::State& state) { BM_Export<mabutrace_export_per
 #define HOT_PATH(fn) BENCHMARK(fn)->Setup(SetupHot)->Teardown(TeardownHot)->Threads(1)->Threads(2)
 
 BENCHMARK(BM_Floor)->Threads(1)->Threads(2);
+BENCHMARK(BM_FloorClockGettime)->Threads(1)->Threads(2);
 BENCHMARK(BM_ClockRead)->Threads(1)->Threads(2);
+BENCHMARK(BM_ClockGettimeRead)->Threads(1)->Threads(2);
 HOT_PATH(BM_TraceScope);
 HOT_PATH(BM_TraceScopeColor);
 HOT_PATH(BM_TraceInstant);
