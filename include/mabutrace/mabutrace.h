@@ -79,7 +79,7 @@ extern "C" {
 /* Ticks of a user clock; mabutrace_config_t.clock_hz says how many per s. */
 typedef uint64_t (*mabutrace_clock_fn)(void);
 
-/* The port's clocks (mabutrace_config_t.clock_source; docs/runtime.md §5):
+/* The port's clocks (mabutrace_config_t.clock_source; docs/runtime.md §10):
  *   AUTO       host: the CPU counter where usable, else MONOTONIC; MCU
  *              ports: their one clock
  *   COUNTER    host: x86-64 invariant TSC (RDTSC) or AArch64 CNTVCT_EL0;
@@ -112,7 +112,7 @@ typedef struct mabutrace_config {
    * (default AUTO). With AUTO the host also reads the environment variable
    * MABUTRACE_CLOCK=tsc|counter|cntvct|monotonic at init. Whatever the
    * clock, exports and host tools convert its ticks to ns on
-   * CLOCK_MONOTONIC's timeline (docs/runtime.md §5). */
+   * CLOCK_MONOTONIC's timeline (docs/runtime.md §10). */
   uint32_t clock_source;
 } mabutrace_config_t;
 

@@ -10,7 +10,7 @@
 // flow-in only reads it. MCU ports (no thread-local storage, one or two
 // cores) take one number per out from flow_seq.
 //
-// What the blocks promise (docs/runtime.md §4): a thread hands out a number
+// What the blocks promise (docs/runtime.md §6): a thread hands out a number
 // only while flow_seq is less than kFlowStale past the start of its block
 // (else it drops the rest and takes a new block). So when a link id is
 // handed out again, flow_seq has moved on by more than kLinkCycle -

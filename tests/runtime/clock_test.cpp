@@ -1,4 +1,4 @@
-// The host clock (docs/runtime.md §5): whichever port clock records (the
+// The host clock (docs/runtime.md §10): whichever port clock records (the
 // CPU counter or CLOCK_MONOTONIC, MABUTRACE_CLOCK picks it for the whole
 // suite), its ticks convert (format/clock_map.h) to ns that never go back
 // on a thread and stay within 1 us of CLOCK_MONOTONIC read beside them;

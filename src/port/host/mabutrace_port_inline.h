@@ -23,7 +23,7 @@
 
 namespace mabutrace::port {
 
-// The host clocks (docs/runtime.md §5). The hot path reads the CPU's own
+// The host clocks (docs/runtime.md §10). The hot path reads the CPU's own
 // counter: x86-64 RDTSC (not RDTSCP: nothing needs ordering against the
 // record's own stores, and the record carries the CPU number anyway),
 // AArch64 CNTVCT_EL0. init (port.cpp SelectClock) uses it only where it is
