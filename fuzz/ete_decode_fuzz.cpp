@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     cfg.trcidr0 |= 1u << 23;
     cfg.trcdevarch = (cfg.trcdevarch & ~0xF0000u) | 0x10000u;
   }
-  if (sel & 32) cfg.trcidr0 |= 1u << 30;                        // COMMTRANS
+  if (sel & 32) cfg.trcidr0 |= 1u << 30;  // COMMTRANS
   const size_t img_len = size - 1 > 256 ? 256 : size - 1;
   mabutrace::armisa::MemoryImage image;
   std::string err;

@@ -35,7 +35,7 @@ struct Capture {
   std::vector<std::pair<uint64_t, Isa>> starts;  // range starts in trace order
   uint64_t instructions = 0;                     // sum of num_i
   uint64_t trace_bytes = 0;
-  std::vector<uint32_t> a64_words;               // the code image, as words
+  std::vector<uint32_t> a64_words;  // the code image, as words
   bool real = false;
 };
 
@@ -86,8 +86,8 @@ void LoadReal(Capture* c) {
   c->trace_bytes = fs::exists(dir / "session1.bin") ? fs::file_size(dir / "session1.bin") : 0;
   const MemSpan code = c->image.Span(0x10000);  // OTHERS_exec, 270 KB of A64
   for (uint64_t i = 0; i + 4 <= code.size; i += 4) {
-    c->a64_words.push_back(uint32_t{code.data[i]} | uint32_t{code.data[i + 1]} << 8 |
-                           uint32_t{code.data[i + 2]} << 16 | uint32_t{code.data[i + 3]} << 24);
+    c->a64_words.push_back(uint32_t{code.data[i]} | uint32_t{code.data[i + 1]} << 8 | uint32_t{code.data[i + 2]} << 16 |
+                           uint32_t{code.data[i + 3]} << 24);
   }
   c->real = !c->starts.empty() && !c->a64_words.empty();
 }
@@ -140,8 +140,8 @@ BENCHMARK(BM_ClassifyA64);
 
 void BM_ClassifyA64BranchesOnly(benchmark::State& state) {
   // Worst case: every opcode reaches the table (branch/system group).
-  static const uint32_t kOps[] = {0x14000400, 0x54000200, 0xb4000100, 0xd65f03c0, 0xd63f0220, 0xd503201f,
-                                  0xd5033fdf, 0xf4df0021, 0xd73f0864, 0xd4000001};
+  static const uint32_t kOps[] = {0x14000400, 0x54000200, 0xb4000100, 0xd65f03c0, 0xd63f0220,
+                                  0xd503201f, 0xd5033fdf, 0xf4df0021, 0xd73f0864, 0xd4000001};
   size_t i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(ClassifyA64(kOps[i], 0x1000));
@@ -198,7 +198,8 @@ void BM_FollowCached(benchmark::State& state) {
     ranges += c.starts.size();
   }
   SetFollowCounters(state, c, ranges);
-  state.counters["hit_rate"] = static_cast<double>(follower.stats().hits) / static_cast<double>(follower.stats().lookups);
+  state.counters["hit_rate"] =
+      static_cast<double>(follower.stats().hits) / static_cast<double>(follower.stats().lookups);
 }
 BENCHMARK(BM_FollowCached)->Unit(benchmark::kMicrosecond);
 

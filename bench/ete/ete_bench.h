@@ -4,8 +4,8 @@
 #ifndef MABUTRACE_BENCH_ETE_ETE_BENCH_H
 #define MABUTRACE_BENCH_ETE_ETE_BENCH_H
 
-#include <CLI/CLI.hpp>
 #include <opencsd/c_api/opencsd_c_api.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdint>

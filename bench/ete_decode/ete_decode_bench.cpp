@@ -15,8 +15,8 @@
 // best of --repeat runs is reported: MB/s (10^6 bytes of trace input per
 // second of the thread's CPU time), element and instruction-range counts,
 // and the ratio.
-#include <CLI/CLI.hpp>
 #include <opencsd/c_api/opencsd_c_api.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cinttypes>
@@ -140,21 +140,25 @@ int main(int argc, char** argv) {
       if (fs::exists(d.file)) dumps.push_back({d.address, mabutrace::snapshot::ReadDump(d)});
 
   Count ours, ocsd;
-  const double t_ours = mabutrace::bench::BestSeconds(a.repeat, [&] { return RunOurs(buf, in, a.chunk); }, &ours);
+  const double t_ours = mabutrace::bench::BestSeconds(
+      a.repeat, [&] { return RunOurs(buf, in, a.chunk); }, &ours);
   const double t_ocsd =
       a.ours_only ? 1e30
-                  : mabutrace::bench::BestSeconds(a.repeat, [&] { return RunOpenCsd(buf.sources[0].config, dumps, in, a.chunk); }, &ocsd);
+                  : mabutrace::bench::BestSeconds(
+                        a.repeat, [&] { return RunOpenCsd(buf.sources[0].config, dumps, in, a.chunk); }, &ocsd);
   const double mb = static_cast<double>(in.size()) / 1e6;
   const double ours_mbs = mb / t_ours, ocsd_mbs = mb / t_ocsd;
   if (a.json) {
-    std::printf("{\"capture\":\"%s\",\"input_bytes\":%zu,\"chunk\":%zu,\"repeat\":%d,\"opencsd_version\":\"%s\","
-                "\"mabutrace\":{\"seconds\":%.6f,\"mb_per_s\":%.2f,\"elements\":%" PRIu64 ",\"ranges\":%" PRIu64
-                ",\"instructions\":%" PRIu64 "},"
-                "\"opencsd\":{\"seconds\":%.6f,\"mb_per_s\":%.2f,\"elements\":%" PRIu64 ",\"ranges\":%" PRIu64
-                ",\"instructions\":%" PRIu64 "},\"ratio\":%.2f}\n",
-                a.capture.c_str(), in.size(), a.chunk, a.repeat, ocsd_get_version_str(), t_ours, ours_mbs,
-                ours.elements, ours.ranges, ours.instructions, t_ocsd, ocsd_mbs, ocsd.elements, ocsd.ranges,
-                ocsd.instructions, ours_mbs / ocsd_mbs);
+    std::printf(
+        "{\"capture\":\"%s\",\"input_bytes\":%zu,\"chunk\":%zu,\"repeat\":%d,\"opencsd_version\":\"%s\","
+        "\"mabutrace\":{\"seconds\":%.6f,\"mb_per_s\":%.2f,\"elements\":%" PRIu64 ",\"ranges\":%" PRIu64
+        ",\"instructions\":%" PRIu64
+        "},"
+        "\"opencsd\":{\"seconds\":%.6f,\"mb_per_s\":%.2f,\"elements\":%" PRIu64 ",\"ranges\":%" PRIu64
+        ",\"instructions\":%" PRIu64 "},\"ratio\":%.2f}\n",
+        a.capture.c_str(), in.size(), a.chunk, a.repeat, ocsd_get_version_str(), t_ours, ours_mbs, ours.elements,
+        ours.ranges, ours.instructions, t_ocsd, ocsd_mbs, ocsd.elements, ocsd.ranges, ocsd.instructions,
+        ours_mbs / ocsd_mbs);
   } else {
     std::printf("input: %s x %zu = %.1f MiB (%zu bytes), chunk %zu, best of %d\n", a.capture.c_str(),
                 in.size() / unit.size(), static_cast<double>(in.size()) / 1048576.0, in.size(), a.chunk, a.repeat);

@@ -267,15 +267,12 @@ uint64_t BranchTarget(Target kind, uint32_t i, uint64_t pc, Isa* target_isa) {
     case Target::kA64Imm19: return pc + SignExtend((i >> 5) & 0x7FFFF, 19) * 4;
     case Target::kA64Imm14: return pc + SignExtend((i >> 5) & 0x3FFF, 14) * 4;
     case Target::kA64Imm9: return pc + SignExtend((i >> 5) & 0x1FF, 9) * 4;
-    case Target::kA32Imm24:
-      return static_cast<uint32_t>(pc + 8 + SignExtend(i & 0xFFFFFF, 24) * 4);
+    case Target::kA32Imm24: return static_cast<uint32_t>(pc + 8 + SignExtend(i & 0xFFFFFF, 24) * 4);
     case Target::kA32Blx:
       *target_isa = Isa::kT32;
       return static_cast<uint32_t>(pc + 8 + SignExtend(((i & 0xFFFFFF) << 1) | ((i >> 24) & 1), 25) * 2);
-    case Target::kT32B1:
-      return static_cast<uint32_t>(pc + 4 + SignExtend((i >> 16) & 0xFF, 8) * 2);
-    case Target::kT32B2:
-      return static_cast<uint32_t>(pc + 4 + SignExtend((i >> 16) & 0x7FF, 11) * 2);
+    case Target::kT32B1: return static_cast<uint32_t>(pc + 4 + SignExtend((i >> 16) & 0xFF, 8) * 2);
+    case Target::kT32B2: return static_cast<uint32_t>(pc + 4 + SignExtend((i >> 16) & 0x7FF, 11) * 2);
     case Target::kT32B3: {
       const uint32_t s = (i >> 26) & 1, j1 = (i >> 13) & 1, j2 = (i >> 11) & 1;
       const uint32_t imm = (s << 19) | (j2 << 18) | (j1 << 17) | (((i >> 16) & 0x3F) << 11) | (i & 0x7FF);
@@ -290,8 +287,7 @@ uint64_t BranchTarget(Target kind, uint32_t i, uint64_t pc, Isa* target_isa) {
       *target_isa = Isa::kA32;  // imm10L:'00' - imm[0] is H, which must be 0
       return static_cast<uint32_t>(((pc + 4) & ~uint64_t{3}) + SignExtend(imm & ~1u, 24) * 2);
     }
-    case Target::kT32Cbz:
-      return static_cast<uint32_t>(pc + 4 + ((((i >> 25) & 1) << 6) | (((i >> 19) & 0x1F) << 1)));
+    case Target::kT32Cbz: return static_cast<uint32_t>(pc + 4 + ((((i >> 25) & 1) << 6) | (((i >> 19) & 0x1F) << 1)));
     case Target::kNone: break;
   }
   return 0;
@@ -425,13 +421,11 @@ InstrInfo Classify(Isa isa, uint32_t opcode, uint64_t address, const ClassifyOpt
 }
 
 std::string_view OcsdTypeName(InstrType type) {
-  static constexpr std::array<std::string_view, 7> kNames = {"---", "BR", "iBR", "ISB", "DSB.DMB",
-                                                             "WFI.WFE", "TSTART"};
+  static constexpr std::array<std::string_view, 7> kNames = {"---", "BR", "iBR", "ISB", "DSB.DMB", "WFI.WFE", "TSTART"};
   return kNames[static_cast<size_t>(type)];
 }
 std::string_view OcsdSubtypeName(InstrSubtype subtype) {
-  static constexpr std::array<std::string_view, 5> kNames = {"", "b+link", "A64:ret", "A64:eret",
-                                                             "V7:impl ret"};
+  static constexpr std::array<std::string_view, 5> kNames = {"", "b+link", "A64:ret", "A64:eret", "V7:impl ret"};
   return kNames[static_cast<size_t>(subtype)];
 }
 std::string_view OcsdTypeEnumName(InstrType type) {
@@ -441,9 +435,9 @@ std::string_view OcsdTypeEnumName(InstrType type) {
   return kNames[static_cast<size_t>(type)];
 }
 std::string_view OcsdSubtypeEnumName(InstrSubtype subtype) {
-  static constexpr std::array<std::string_view, 5> kNames = {
-      "OCSD_S_INSTR_NONE", "OCSD_S_INSTR_BR_LINK", "OCSD_S_INSTR_V8_RET", "OCSD_S_INSTR_V8_ERET",
-      "OCSD_S_INSTR_V7_IMPLIED_RET"};
+  static constexpr std::array<std::string_view, 5> kNames = {"OCSD_S_INSTR_NONE", "OCSD_S_INSTR_BR_LINK",
+                                                             "OCSD_S_INSTR_V8_RET", "OCSD_S_INSTR_V8_ERET",
+                                                             "OCSD_S_INSTR_V7_IMPLIED_RET"};
   return kNames[static_cast<size_t>(subtype)];
 }
 std::string_view IsaName(Isa isa) {

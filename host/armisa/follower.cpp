@@ -83,8 +83,8 @@ WalkResult InstrFollower::FindNextP0(uint64_t address, Isa isa, uint8_t space) {
   if (isa != Isa::kA64) address &= 0xFFFFFFFFu;
   ++stats_.lookups;
   // Fibonacci hashing of the address (instructions are 2- or 4-aligned).
-  const uint64_t h = ((address >> 1) ^ (uint64_t{static_cast<uint8_t>(isa)} << 62) ^
-                      (uint64_t{space} << 54)) * 0x9E3779B97F4A7C15ull;
+  const uint64_t h =
+      ((address >> 1) ^ (uint64_t{static_cast<uint8_t>(isa)} << 62) ^ (uint64_t{space} << 54)) * 0x9E3779B97F4A7C15ull;
   Entry& e = cache_[h >> (64 - cache_log2_)];
   if (e.valid && e.result.start == address && e.result.isa == isa && e.space == space) {
     ++stats_.hits;
@@ -140,9 +140,12 @@ static bool FetchOpcode(Cursor& cursor, Pc pc, uint32_t* opcode, unsigned* size)
 
 template <Isa kIsa>
 static InstrInfo ClassifyIsa(uint32_t opcode, uint64_t pc, const ClassifyOptions& options) {
-  if constexpr (kIsa == Isa::kA64) return ClassifyA64(opcode, pc, options);
-  else if constexpr (kIsa == Isa::kA32) return ClassifyA32(opcode, static_cast<uint32_t>(pc), options);
-  else return ClassifyT32(opcode, static_cast<uint32_t>(pc), options);
+  if constexpr (kIsa == Isa::kA64)
+    return ClassifyA64(opcode, pc, options);
+  else if constexpr (kIsa == Isa::kA32)
+    return ClassifyA32(opcode, static_cast<uint32_t>(pc), options);
+  else
+    return ClassifyT32(opcode, static_cast<uint32_t>(pc), options);
 }
 
 template <Isa kIsa>
@@ -212,8 +215,7 @@ std::optional<InstrInfo> InstrFollower::Decode(uint64_t address, Isa isa, uint8_
     case Isa::kA32:
       if (!FetchOpcode<Isa::kA32>(cursor, static_cast<uint32_t>(address), &op, &size)) return std::nullopt;
       return ClassifyIsa<Isa::kA32>(op, address, options_.classify);
-    case Isa::kT32:
-      break;
+    case Isa::kT32: break;
   }
   if (!FetchOpcode<Isa::kT32>(cursor, static_cast<uint32_t>(address), &op, &size)) return std::nullopt;
   return ClassifyIsa<Isa::kT32>(op, address, options_.classify);

@@ -51,7 +51,7 @@ struct WalkResult {
   uint32_t opcode = 0;        // kP0: the P0's opcode (T32 packed as T32Opcode)
   InstrInfo info;             // kP0: the P0's classification (IT-adjusted for T32)
   WalkStatus status = WalkStatus::kP0;
-  Isa isa = Isa::kA64;        // ISA of the range (the walk never changes ISA)
+  Isa isa = Isa::kA64;  // ISA of the range (the walk never changes ISA)
 
   bool ok() const { return status == WalkStatus::kP0; }
 };
@@ -73,8 +73,7 @@ class InstrFollower {
  public:
   // cache_log2: the cache holds 2^cache_log2 walks (72 bytes each; 16 -> 4.5 MiB),
   // clamped to [1, 24]. Colliding walks replace each other (direct-mapped).
-  explicit InstrFollower(const MemoryImage* image, FollowOptions options = {},
-                         unsigned cache_log2 = 16);
+  explicit InstrFollower(const MemoryImage* image, FollowOptions options = {}, unsigned cache_log2 = 16);
   InstrFollower(const InstrFollower&) = delete;
   InstrFollower& operator=(const InstrFollower&) = delete;
 

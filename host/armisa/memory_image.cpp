@@ -17,11 +17,10 @@ std::optional<uint8_t> ParseMemSpace(std::string_view text) {
     uint8_t bits;
   };
   static constexpr Name kNames[] = {
-      {"EL1S", kMemEL1S}, {"EL1N", kMemEL1N}, {"EL1R", kMemEL1R}, {"EL2S", kMemEL2S},
-      {"EL2", kMemEL2N},  {"EL2N", kMemEL2N}, {"EL2R", kMemEL2R}, {"EL3", kMemEL3},
-      {"ROOT", kMemRoot}, {"S", kMemS},       {"N", kMemN},       {"R", kMemR},
-      {"ANY", kMemAny},   {"H", kMemEL2N},    {"P", kMemEL1N},    {"NP", kMemEL1N},
-      {"SP", kMemEL1S},
+      {"EL1S", kMemEL1S}, {"EL1N", kMemEL1N}, {"EL1R", kMemEL1R}, {"EL2S", kMemEL2S}, {"EL2", kMemEL2N},
+      {"EL2N", kMemEL2N}, {"EL2R", kMemEL2R}, {"EL3", kMemEL3},   {"ROOT", kMemRoot}, {"S", kMemS},
+      {"N", kMemN},       {"R", kMemR},       {"ANY", kMemAny},   {"H", kMemEL2N},    {"P", kMemEL1N},
+      {"NP", kMemEL1N},   {"SP", kMemEL1S},
   };
   for (const Name& n : kNames) {
     if (n.name == up) return n.bits;
@@ -29,8 +28,7 @@ std::optional<uint8_t> ParseMemSpace(std::string_view text) {
   return std::nullopt;
 }
 
-bool MemoryImage::AddRegion(uint64_t address, const uint8_t* bytes, size_t size, uint8_t spaces,
-                            std::string* error) {
+bool MemoryImage::AddRegion(uint64_t address, const uint8_t* bytes, size_t size, uint8_t spaces, std::string* error) {
   if (size == 0 || address + size < address || spaces == 0) {
     if (error) *error = "memory region at 0x" + std::to_string(address) + ": empty, wrapping or no space";
     return false;
@@ -59,8 +57,8 @@ bool MemoryImage::AddRegion(uint64_t address, const uint8_t* bytes, size_t size,
   return true;
 }
 
-bool MemoryImage::AddFile(const std::string& path, uint64_t address, uint8_t spaces,
-                          std::string* error, uint64_t offset, uint64_t length) {
+bool MemoryImage::AddFile(const std::string& path, uint64_t address, uint8_t spaces, std::string* error,
+                          uint64_t offset, uint64_t length) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) {
     if (error) *error = path + ": cannot open";

@@ -39,8 +39,8 @@ std::string EteConfig::Describe() const {
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "ETE v%u.%u trace_id=0x%x commopt1=%d maxspec=%u q=%d vmid_bytes=%u cid_bytes=%u cc_bits=%u",
-                major_version(), minor_version(), trace_id(), commit_opt1() ? 1 : 0, max_spec(),
-                has_q() ? 1 : 0, vmid_bytes(), cid_bytes(), cc_size_bits());
+                major_version(), minor_version(), trace_id(), commit_opt1() ? 1 : 0, max_spec(), has_q() ? 1 : 0,
+                vmid_bytes(), cid_bytes(), cc_size_bits());
   return buf;
 }
 

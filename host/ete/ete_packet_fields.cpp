@@ -6,10 +6,10 @@
 namespace mabutrace::ete {
 namespace {
 
-constexpr unsigned kMaxPlctlBytes = 4;  // Trace Info control bytes accepted (docs/ete.md, difference 3)
-constexpr unsigned kCountBytes = UlebMaxBytes(32);     // COMMIT, CANCEL, SPEC, CYCT, Q COUNT fields: 5
-constexpr unsigned kCycleBytes = UlebMaxBytes(20);     // cycle count COUNT fields: 3
-constexpr unsigned kTimestampBytes = 9;                // 8 x 7 bits, then bits[63:56] whole
+constexpr unsigned kMaxPlctlBytes = 4;              // Trace Info control bytes accepted (docs/ete.md, difference 3)
+constexpr unsigned kCountBytes = UlebMaxBytes(32);  // COMMIT, CANCEL, SPEC, CYCT, Q COUNT fields: 5
+constexpr unsigned kCycleBytes = UlebMaxBytes(20);  // cycle count COUNT fields: 3
+constexpr unsigned kTimestampBytes = 9;             // 8 x 7 bits, then bits[63:56] whole
 
 PacketExtent Malformed(size_t length, EteErrorKind error) { return {static_cast<uint8_t>(length), true, error}; }
 
@@ -200,7 +200,7 @@ PacketExtent PacketFields::CancelF1(const uint8_t* p, size_t n, uint8_t /*is*/) 
 }
 
 PacketExtent PacketFields::MispredictOrCancelF2(const uint8_t* p, size_t /*n*/, uint8_t /*is*/) {
-  switch (p[0] & 3) {  // AA: the atoms before the mispredict
+  switch (p[0] & 3) {                                        // AA: the atoms before the mispredict
     case 1: pkt_.atom_bits = 1, pkt_.atom_count = 1; break;  // E
     case 2: pkt_.atom_bits = 3, pkt_.atom_count = 2; break;  // E E
     case 3: pkt_.atom_bits = 0, pkt_.atom_count = 1; break;  // N

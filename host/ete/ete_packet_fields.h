@@ -45,8 +45,8 @@
 namespace mabutrace::ete {
 
 struct PacketExtent {
-  uint8_t length = 0;      // bytes of the packet; 0 = more bytes needed
-  bool malformed = false;  // the packet's fields were not read
+  uint8_t length = 0;                               // bytes of the packet; 0 = more bytes needed
+  bool malformed = false;                           // the packet's fields were not read
   EteErrorKind error = EteErrorKind::kBadSequence;  // why, when malformed
 };
 
@@ -258,8 +258,10 @@ class PacketFields {
     a.pkt_bits = 32;
     // OpenCSD 1.8.0 keeps the printed width once 64-bit; outside AArch64
     // the upper half is cleared.
-    if (pkt_.context_valid && pkt_.context.sf) a.is64 = true;
-    else a.value &= 0xFFFFFFFFull;
+    if (pkt_.context_valid && pkt_.context.sf)
+      a.is64 = true;
+    else
+      a.value &= 0xFFFFFFFFull;
     if (a.valid_bits < 32) a.valid_bits = 32;
     a.value = (a.value & ~0xFFFFFFFFull) | v;
     a.isa = is;

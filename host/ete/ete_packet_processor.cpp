@@ -40,8 +40,8 @@ const char* EteErrorKindName(EteErrorKind kind) {
   return "?";
 }
 
-EtePacketProcessor::EtePacketProcessor(const EteConfig& config, PacketCallback on_packet,
-                                       void* context, ErrorCallback on_error, ErrorPolicy policy)
+EtePacketProcessor::EtePacketProcessor(const EteConfig& config, PacketCallback on_packet, void* context,
+                                       ErrorCallback on_error, ErrorPolicy policy)
     : config_(config),
       fields_(config_),
       on_packet_(on_packet),
@@ -135,8 +135,8 @@ void EtePacketProcessor::BuildTable() {
   set(0x38, 0x3F, PacketType::kCancelF3, &PacketFields::CancelF3);
   for (int i = 0x40; i <= 0x6F; ++i) {
     // conditional trace: ETMv4 only (TRCIDR0.TRCCOND is RES0 in ETE)
-    if (i == 0x6C || i == 0x6D || (i >= 0x40 && i <= 0x4E && i != 0x47 && i != 0x4B) ||
-        (i >= 0x50 && i <= 0x5F) || (i >= 0x68 && i <= 0x6B) || i == 0x6E || i == 0x6F)
+    if (i == 0x6C || i == 0x6D || (i >= 0x40 && i <= 0x4E && i != 0x47 && i != 0x4B) || (i >= 0x50 && i <= 0x5F) ||
+        (i >= 0x68 && i <= 0x6B) || i == 0x6E || i == 0x6F)
       reserve(i, i, PacketType::kConditional, HotKind::kReservedCfg);
   }
   if (config_.full_version() >= 0x43) set(0x70, 0x70, PacketType::kIgnore, &PacketFields::NoPayload);
@@ -151,8 +151,10 @@ void EtePacketProcessor::BuildTable() {
   // Q (§4.13): TYPEs 3, 4, 7, 8, 9, 0xD, 0xE are reserved.
   constexpr unsigned kReservedQ = 1u << 0x3 | 1u << 0x4 | 1u << 0x7 | 1u << 0x8 | 1u << 0x9 | 1u << 0xD | 1u << 0xE;
   for (int t = 0; t < 16; ++t) {
-    if (config_.has_q() && !((kReservedQ >> t) & 1)) set(0xA0 + t, 0xA0 + t, PacketType::kQ, &PacketFields::Q);
-    else reserve(0xA0 + t, 0xA0 + t, PacketType::kQ, HotKind::kReserved);
+    if (config_.has_q() && !((kReservedQ >> t) & 1))
+      set(0xA0 + t, 0xA0 + t, PacketType::kQ, &PacketFields::Q);
+    else
+      reserve(0xA0 + t, 0xA0 + t, PacketType::kQ, HotKind::kReserved);
   }
   if (config_.full_version() >= 0x50) set_addresses(0xB0, 0xB4, 0xB6, 0xB8, PacketType::kSourceAddrExact);
   for (int h = 0xC0; h <= 0xFF; ++h) set(h, h, PacketFields::AtomFormat(static_cast<uint8_t>(h)), &PacketFields::Atom);
@@ -220,7 +222,7 @@ static std::string HexBytes(const uint8_t* p, size_t n) {
 }
 
 __attribute__((noinline)) size_t EtePacketProcessor::ReadOtherPacket(uint64_t index, uint64_t stream_offset,
-                                                                      const uint8_t* p, size_t n) {
+                                                                     const uint8_t* p, size_t n) {
   const uint8_t h = p[0];
   const TableEntry& e = table_[h];
   EtePacket& pkt = fields_.packet();
@@ -244,8 +246,8 @@ __attribute__((noinline)) size_t EtePacketProcessor::ReadOtherPacket(uint64_t in
   if (x.malformed) {
     // A malformed extension of 3 or more bytes was an A-Sync.
     pkt.err_type = e.type != PacketType::kExtension ? e.type
-                   : x.length >= 3                    ? PacketType::kAsync
-                                                      : PacketType::kExtension;
+                   : x.length >= 3                  ? PacketType::kAsync
+                                                    : PacketType::kExtension;
     pkt.type = PacketType::kBadSequence;
     Emit(index, stream_offset, p, x.length);
     fields_.ClearPacketFields();
@@ -412,8 +414,8 @@ void EtePacketProcessor::Finish() {
   pend_len_ = 0;
   unsync_continue_ = false;
   Error(EteErrorKind::kTruncated, pend_index_,
-        std::string("trace ends inside a ") + PacketTypeName(err) + " packet (" + std::to_string(n) +
-            " bytes [" + HexBytes(pend_.data(), n) + "])");
+        std::string("trace ends inside a ") + PacketTypeName(err) + " packet (" + std::to_string(n) + " bytes [" +
+            HexBytes(pend_.data(), n) + "])");
   unsync_fn_ = UnsyncFn::kNotSync;
 }
 

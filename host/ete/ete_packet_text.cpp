@@ -77,8 +77,7 @@ constexpr Names kNames[] = {
     {"ATOM_F5", "I_ATOM_F5", "Atom format 5."},
     {"ATOM_F6", "I_ATOM_F6", "Atom format 6."},
 };
-static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(PacketType::kCount),
-              "one name per PacketType");
+static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(PacketType::kCount), "one name per PacketType");
 
 const Names& N(PacketType t) {
   size_t i = static_cast<size_t>(t);
@@ -119,8 +118,10 @@ void Context(const EtePacket& p, std::string* out) {
     return;
   }
   Appendf(out, "Ctxt: %sEL%u, ", c.sf ? "AArch64," : "AArch32, ", c.el);
-  if (c.nse) out->append(c.ns ? "Realm; " : "Root; ");
-  else out->append(c.ns ? "NS; " : "S; ");
+  if (c.nse)
+    out->append(c.ns ? "Realm; " : "Root; ");
+  else
+    out->append(c.ns ? "NS; " : "S; ");
   if (c.updated_cid) Appendf(out, "CID=0x%08x; ", c.context_id);
   if (c.updated_vmid) Appendf(out, "VMID=0x%04x; ", c.vmid);
 }
@@ -130,9 +131,9 @@ void Atoms(const EtePacket& p, std::string* out) {
   for (int i = 0; i < p.atom_count; ++i, b >>= 1) out->push_back((b & 1) ? 'E' : 'N');
 }
 
-const char* kArmExceptions[16] = {"PE Reset", "Debug Halt", "Call", "Trap", "System Error", "Reserved",
-                                  "Inst Debug", "Data Debug", "Reserved", "Reserved", "Alignment",
-                                  "Inst Fault", "Data Fault", "Reserved", "IRQ", "FIQ"};
+const char* kArmExceptions[16] = {"PE Reset",   "Debug Halt", "Call",     "Trap",     "System Error", "Reserved",
+                                  "Inst Debug", "Data Debug", "Reserved", "Reserved", "Alignment",    "Inst Fault",
+                                  "Data Fault", "Reserved",   "IRQ",      "FIQ"};
 
 }  // namespace
 
@@ -162,8 +163,7 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
       out->append("; ");
       if (IsAddressWithContextPacket(p.type)) Context(p, out);
       return;
-    case AddressField::kNone:
-      break;
+    case AddressField::kNone: break;
   }
   if (IsAtomPacket(p.type)) {
     out->append("; ");
@@ -186,8 +186,10 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
       out->append(";  ");
       out->append(ExceptionTypeName(p.exception_type));
       out->push_back(';');
-      if (p.exception_addr_interp == 1) out->append(" Ret Addr Follows;");
-      else if (p.exception_addr_interp == 2) out->append(" Ret Addr Follows, Match Prev;");
+      if (p.exception_addr_interp == 1)
+        out->append(" Ret Addr Follows;");
+      else if (p.exception_addr_interp == 2)
+        out->append(" Ret Addr Follows, Match Prev;");
       break;
     case PacketType::kTimestamp:
       Appendf(out, "; Updated val = 0x%" PRIx64, p.timestamp);
@@ -205,12 +207,8 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
       Appendf(out, "; Count=0x%x", p.cycle_count);
       if (p.commit_valid) Appendf(out, "; Commit(%u)", p.commit);
       break;
-    case PacketType::kCancelF1:
-      Appendf(out, "; Cancel(%u)", p.cancel);
-      break;
-    case PacketType::kCancelF1Mispredict:
-      Appendf(out, "; Cancel(%u), Mispredict", p.cancel);
-      break;
+    case PacketType::kCancelF1: Appendf(out, "; Cancel(%u)", p.cancel); break;
+    case PacketType::kCancelF1Mispredict: Appendf(out, "; Cancel(%u), Mispredict", p.cancel); break;
     case PacketType::kMispredict:
     case PacketType::kCancelF2:
     case PacketType::kCancelF3:
@@ -220,26 +218,25 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
         Atoms(p, out);
         out->append(", ");
       }
-      if (p.type == PacketType::kMispredict) out->append("Mispredict");
-      else Appendf(out, "Cancel(%u), Mispredict", p.cancel);
+      if (p.type == PacketType::kMispredict)
+        out->append("Mispredict");
+      else
+        Appendf(out, "Cancel(%u), Mispredict", p.cancel);
       break;
-    case PacketType::kCommit:
-      Appendf(out, "; Commit(%u)", p.commit);
-      break;
+    case PacketType::kCommit: Appendf(out, "; Commit(%u)", p.commit); break;
     case PacketType::kQ:
-      if (p.q_count_present) Appendf(out, "; Count(%u)", p.q_count);
-      else out->append("; Count(Unknown)");
+      if (p.q_count_present)
+        Appendf(out, "; Count(%u)", p.q_count);
+      else
+        out->append("; Count(Unknown)");
       if (p.q_addr_match) Appendf(out, "; [%u]", p.exact_match_idx);
       if (p.q_addr_present || p.q_addr_match) {
         out->append("; Addr=");
         Addr(p, out, 64);
       }
       break;
-    case PacketType::kInstrumentation:
-      Appendf(out, "; EL%u; Payload=0x%" PRIx64, p.ite_el, p.ite_value);
-      break;
-    default:
-      break;
+    case PacketType::kInstrumentation: Appendf(out, "; EL%u; Payload=0x%" PRIx64, p.ite_el, p.ite_value); break;
+    default: break;
   }
 }
 
@@ -267,7 +264,9 @@ void JsonContext(const EtePacket& p, JsonObject& o) {
     o.Bool("context_same", true);
     return;
   }
-  o.Unsigned("el", c.el).Bool("aarch64", c.sf).String("security", c.nse ? (c.ns ? "Realm" : "Root") : (c.ns ? "NS" : "S"));
+  o.Unsigned("el", c.el)
+      .Bool("aarch64", c.sf)
+      .String("security", c.nse ? (c.ns ? "Realm" : "Root") : (c.ns ? "NS" : "S"));
   if (c.updated_vmid) o.Hex("vmid", c.vmid);
   if (c.updated_cid) o.Hex("context_id", c.context_id);
 }
@@ -296,12 +295,8 @@ void FormatJson(const EtePacket& p, std::string_view source, std::string* out) {
     case PacketType::kBadSequence:
     case PacketType::kIncompleteEot:
     case PacketType::kReservedCfg:
-    case PacketType::kReserved:
-      o.String("while_parsing", N(p.err_type).id);
-      break;
-    case PacketType::kContext:
-      JsonContext(p, o);
-      break;
+    case PacketType::kReserved: o.String("while_parsing", N(p.err_type).id); break;
+    case PacketType::kContext: JsonContext(p, o); break;
     case PacketType::kMispredict:
       JsonAtoms(p, o);
       o.Bool("mispredict", true);
@@ -341,29 +336,18 @@ void FormatJson(const EtePacket& p, std::string_view source, std::string* out) {
       if (p.type == PacketType::kCycleCountF1 && (p.raw[0] & 1)) o.Bool("cycle_count_unknown", true);
       if (p.commit_valid) o.Unsigned("commit", p.commit);
       break;
-    case PacketType::kCommit:
-      o.Unsigned("commit", p.commit);
-      break;
-    case PacketType::kCancelF1:
-      o.Unsigned("cancel", p.cancel);
-      break;
-    case PacketType::kCancelF1Mispredict:
-      o.Unsigned("cancel", p.cancel).Bool("mispredict", true);
-      break;
+    case PacketType::kCommit: o.Unsigned("commit", p.commit); break;
+    case PacketType::kCancelF1: o.Unsigned("cancel", p.cancel); break;
+    case PacketType::kCancelF1Mispredict: o.Unsigned("cancel", p.cancel).Bool("mispredict", true); break;
     case PacketType::kQ:
       o.Unsigned("q_type", p.q_type);
       if (p.q_count_present) o.Unsigned("count", p.q_count);
       if (p.q_addr_match) o.Unsigned("match_index", p.exact_match_idx);
       if (p.q_addr_present || p.q_addr_match) JsonAddr(p, o);
       break;
-    case PacketType::kInstrumentation:
-      o.Unsigned("el", p.ite_el).Hex("value", p.ite_value);
-      break;
-    case PacketType::kEvent:
-      o.Unsigned("events", p.event);
-      break;
-    default:
-      break;
+    case PacketType::kInstrumentation: o.Unsigned("el", p.ite_el).Hex("value", p.ite_value); break;
+    case PacketType::kEvent: o.Unsigned("events", p.event); break;
+    default: break;
   }
   o.End();
 }

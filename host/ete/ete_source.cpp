@@ -22,8 +22,7 @@ struct BufferDecoder::Route {
 class BufferDecoder::FrameSink : public coresight::DeformatterSink {
  public:
   explicit FrameSink(BufferDecoder* owner) : owner_(owner) {}
-  void OnData(uint8_t id, uint64_t, uint64_t input_offset, const uint8_t* data, size_t n,
-              const uint64_t*) override {
+  void OnData(uint8_t id, uint64_t, uint64_t input_offset, const uint8_t* data, size_t n, const uint64_t*) override {
     if (Route* r = owner_->by_id_[id]) r->proc->Push(input_offset, data, n);
   }
   void OnError(const coresight::DeformatterError& e) override {

@@ -59,7 +59,7 @@ class BufferDecoder {
   SourcePacketCallback on_packet_;
   SourceErrorCallback on_error_;
   void* ctx_;
-  std::vector<std::unique_ptr<Route>> routes_;       // one per source
+  std::vector<std::unique_ptr<Route>> routes_;  // one per source
   std::array<Route*, coresight::kNumTraceIds> by_id_{};
   std::unique_ptr<FrameSink> frame_sink_;
   std::unique_ptr<coresight::FrameDeformatter> deformatter_;

@@ -27,9 +27,9 @@ enum class UlebStatus : uint8_t {
 
 struct UlebResult {
   UlebStatus status;
-  uint8_t bytes;     // bytes consumed (kOk) / examined (others)
-  bool overflow;     // value had bits above bit 31 (kOk only)
-  uint32_t value;    // low 32 bits of the value (kOk only)
+  uint8_t bytes;   // bytes consumed (kOk) / examined (others)
+  bool overflow;   // value had bits above bit 31 (kOk only)
+  uint32_t value;  // low 32 bits of the value (kOk only)
 };
 
 // Reads one field from p[0..n) of at most `max_bytes` (1..5) bytes.

@@ -110,8 +110,8 @@ void BufferElementDecoder::OnElementError(void* ctx, uint64_t index, const std::
   if (sink->owner->on_error_) sink->owner->on_error_(sink->owner->ctx_, sink->source, index, message);
 }
 
-bool DecodeBufferFile(const DecodeBuffer& buffer, SourceElementCallback on_element,
-                      SourceDecodeErrorCallback on_error, void* ctx) {
+bool DecodeBufferFile(const DecodeBuffer& buffer, SourceElementCallback on_element, SourceDecodeErrorCallback on_error,
+                      void* ctx) {
   FILE* in = std::fopen(buffer.buffer.file.string().c_str(), "rb");
   if (!in) {
     if (on_error) on_error(ctx, SIZE_MAX, 0, buffer.buffer.file.string() + ": cannot open");

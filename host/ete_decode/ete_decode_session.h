@@ -60,8 +60,8 @@ using SourceDecodeErrorCallback = void (*)(void* ctx, size_t source, uint64_t in
 // decoder then resynchronises, as OpenCSD does).
 class BufferElementDecoder {
  public:
-  BufferElementDecoder(const DecodeBuffer& buffer, SourceElementCallback on_element,
-                       SourceDecodeErrorCallback on_error, void* ctx);
+  BufferElementDecoder(const DecodeBuffer& buffer, SourceElementCallback on_element, SourceDecodeErrorCallback on_error,
+                       void* ctx);
   ~BufferElementDecoder();
   BufferElementDecoder(const BufferElementDecoder&) = delete;
   BufferElementDecoder& operator=(const BufferElementDecoder&) = delete;
@@ -92,8 +92,8 @@ class BufferElementDecoder {
 
 // Convenience: decode a whole buffer file. Returns false (and calls
 // on_error with the file name) when the file cannot be read.
-bool DecodeBufferFile(const DecodeBuffer& buffer, SourceElementCallback on_element,
-                      SourceDecodeErrorCallback on_error, void* ctx);
+bool DecodeBufferFile(const DecodeBuffer& buffer, SourceElementCallback on_element, SourceDecodeErrorCallback on_error,
+                      void* ctx);
 
 }  // namespace mabutrace::ete_decode
 

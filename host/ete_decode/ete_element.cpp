@@ -59,7 +59,7 @@ const char* SubtypeText(armisa::InstrSubtype s) {
   return "";
 }
 // Indexed by the enumerators (the static_asserts check the last one).
-constexpr const char* kUnsyncText[] = {"init-decoder", "reset-decoder", "overflow", "discard",
+constexpr const char* kUnsyncText[] = {"init-decoder", "reset-decoder",     "overflow",    "discard",
                                        "bad-packet",   "bad-program-image", "end-of-trace"};
 static_assert(std::size(kUnsyncText) == static_cast<size_t>(UnsyncReason::kEndOfTrace) + 1);
 constexpr const char* kTraceOnText[] = {"begin or filter", "overflow", "debug restart"};
@@ -105,21 +105,17 @@ void FormatElementOcsd(const EteElement& e, std::string* out) {
   const std::string_view isa = armisa::IsaName(e.isa);
   switch (e.type) {
     case ElemType::kNoSync:
-    case ElemType::kEoTrace:
-      Appendf(out, " [%s]", UnsyncText(e.unsync));
-      break;
-    case ElemType::kTraceOn:
-      Appendf(out, " [%s]", TraceOnText(e.trace_on));
-      break;
+    case ElemType::kEoTrace: Appendf(out, " [%s]", UnsyncText(e.unsync)); break;
+    case ElemType::kTraceOn: Appendf(out, " [%s]", TraceOnText(e.trace_on)); break;
     case ElemType::kPeContext:
-      Appendf(out, "(ISA=%.*s) EL%u%s; %s; ", static_cast<int>(isa.size()), isa.data(), e.el,
-              SecurityText(e.security), e.bits64 ? "64-bit" : "32-bit");
+      Appendf(out, "(ISA=%.*s) EL%u%s; %s; ", static_cast<int>(isa.size()), isa.data(), e.el, SecurityText(e.security),
+              e.bits64 ? "64-bit" : "32-bit");
       if (e.vmid_valid) Appendf(out, "VMID=0x%x; ", e.vmid);
       if (e.context_id_valid) Appendf(out, "CTXTID=0x%x; ", e.context_id);
       break;
     case ElemType::kInstrRange:
-      Appendf(out, "exec range=0x%" PRIx64 ":[0x%" PRIx64 "] num_i(%u) last_sz(%u) (ISA=%.*s) %s%s%s%s", e.start,
-              e.end, e.num_instr, e.last_size, static_cast<int>(isa.size()), isa.data(), e.executed ? "E " : "N ",
+      Appendf(out, "exec range=0x%" PRIx64 ":[0x%" PRIx64 "] num_i(%u) last_sz(%u) (ISA=%.*s) %s%s%s%s", e.start, e.end,
+              e.num_instr, e.last_size, static_cast<int>(isa.size()), isa.data(), e.executed ? "E " : "N ",
               TypeText(e.last_type), SubtypeText(e.last_subtype), e.last_cond ? " <cond>" : "");
       break;
     case ElemType::kInstrRangeNoPath:
@@ -136,27 +132,14 @@ void FormatElementOcsd(const EteElement& e, std::string* out) {
       }
       Appendf(out, "excep num (0x%02x) ", e.exception_number);
       break;
-    case ElemType::kExceptionRet:
-      break;
-    case ElemType::kTimestamp:
-      Appendf(out, " [ TS=0x%012" PRIx64 "]; ", e.timestamp);
-      break;
-    case ElemType::kCycleCount:
-      break;
-    case ElemType::kEvent:
-      Appendf(out, " Numbered:%u; ", e.event);
-      break;
-    case ElemType::kSyncMarker:
-      out->append(" [Timestamp marker(0x00000000)]");
-      break;
-    case ElemType::kMemTrans:
-      out->append(MemTransText(e.mem_trans));
-      break;
-    case ElemType::kInstrumentation:
-      Appendf(out, "EL%u; 0x%016" PRIx64, e.ite_el, e.ite_value);
-      break;
-    case ElemType::kCount:
-      break;
+    case ElemType::kExceptionRet: break;
+    case ElemType::kTimestamp: Appendf(out, " [ TS=0x%012" PRIx64 "]; ", e.timestamp); break;
+    case ElemType::kCycleCount: break;
+    case ElemType::kEvent: Appendf(out, " Numbered:%u; ", e.event); break;
+    case ElemType::kSyncMarker: out->append(" [Timestamp marker(0x00000000)]"); break;
+    case ElemType::kMemTrans: out->append(MemTransText(e.mem_trans)); break;
+    case ElemType::kInstrumentation: Appendf(out, "EL%u; 0x%016" PRIx64, e.ite_el, e.ite_value); break;
+    case ElemType::kCount: break;
   }
   if (e.has_cc) Appendf(out, " [CC=%u]; ", e.cycle_count);
   out->push_back(')');
@@ -169,16 +152,15 @@ void FormatElementLine(const EteElement& e, std::string* out) {
 
 void FormatElementJson(const EteElement& e, std::string_view source, std::string* out) {
   ete::JsonObject o(out);
-  o.String("source", source).Unsigned("trace_id", e.trace_id).Unsigned("offset", e.index).String("elem", ElemTypeName(e.type));
+  o.String("source", source)
+      .Unsigned("trace_id", e.trace_id)
+      .Unsigned("offset", e.index)
+      .String("elem", ElemTypeName(e.type));
   const std::string_view isa = armisa::IsaName(e.isa);
   switch (e.type) {
     case ElemType::kNoSync:
-    case ElemType::kEoTrace:
-      o.String("reason", UnsyncText(e.unsync));
-      break;
-    case ElemType::kTraceOn:
-      o.String("reason", TraceOnText(e.trace_on));
-      break;
+    case ElemType::kEoTrace: o.String("reason", UnsyncText(e.unsync)); break;
+    case ElemType::kTraceOn: o.String("reason", TraceOnText(e.trace_on)); break;
     case ElemType::kPeContext:
       o.String("isa", isa).Unsigned("el", e.el).String("security", SecurityText(e.security)).Bool("bits64", e.bits64);
       if (e.vmid_valid) o.Hex("vmid", e.vmid);
@@ -198,28 +180,17 @@ void FormatElementJson(const EteElement& e, std::string_view source, std::string
     case ElemType::kInstrRangeNoPath:
       o.Hex("start", e.start).Hex("end", e.end).Unsigned("num_instr", e.num_instr).String("isa", isa);
       break;
-    case ElemType::kAddrNacc:
-      o.Hex("address", e.start).String("mem_space", MemSpaceText(e.mem_space));
-      break;
+    case ElemType::kAddrNacc: o.Hex("address", e.start).String("mem_space", MemSpaceText(e.mem_space)); break;
     case ElemType::kException:
       o.Unsigned("number", e.exception_number);
       if (e.exception_has_addr) o.Hex("return_address", e.end);
       if (e.exception_prev_same) o.Bool("prev_same", true);
       break;
-    case ElemType::kTimestamp:
-      o.Unsigned("timestamp", e.timestamp);
-      break;
-    case ElemType::kEvent:
-      o.Unsigned("event", e.event);
-      break;
-    case ElemType::kMemTrans:
-      o.String("kind", MemTransText(e.mem_trans));
-      break;
-    case ElemType::kInstrumentation:
-      o.Unsigned("el", e.ite_el).Hex("value", e.ite_value);
-      break;
-    default:
-      break;
+    case ElemType::kTimestamp: o.Unsigned("timestamp", e.timestamp); break;
+    case ElemType::kEvent: o.Unsigned("event", e.event); break;
+    case ElemType::kMemTrans: o.String("kind", MemTransText(e.mem_trans)); break;
+    case ElemType::kInstrumentation: o.Unsigned("el", e.ite_el).Hex("value", e.ite_value); break;
+    default: break;
   }
   if (e.has_cc) o.Unsigned("cycle_count", e.cycle_count);
   o.End();

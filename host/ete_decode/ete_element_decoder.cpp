@@ -172,45 +172,25 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
     return true;
   }
   switch (p.type) {
-    case PacketType::kTraceInfo:
-      queue_.Push(QueuedKind::kTraceInfo, p.index);
-      break;
-    case PacketType::kTraceOn:
-      queue_.Push(QueuedKind::kTraceOn, p.index);
-      break;
-    case PacketType::kContext:
-      QueueContext(p);
-      break;
-    case PacketType::kException:
-      queue_.PushException(p.exception_type, p.exception_addr_interp == 2, p.index);
-      break;
-    case PacketType::kPeReset:
-      queue_.PushPeReset(p.exception_type, p.index);
-      break;
+    case PacketType::kTraceInfo: queue_.Push(QueuedKind::kTraceInfo, p.index); break;
+    case PacketType::kTraceOn: queue_.Push(QueuedKind::kTraceOn, p.index); break;
+    case PacketType::kContext: QueueContext(p); break;
+    case PacketType::kException: queue_.PushException(p.exception_type, p.exception_addr_interp == 2, p.index); break;
+    case PacketType::kPeReset: queue_.PushPeReset(p.exception_type, p.index); break;
     case PacketType::kQ:
       queue_.PushQ(p.q_count, p.q_addr_present || p.q_addr_match, p.addr.value, p.addr.isa, p.index);
       break;
-    case PacketType::kTimestampMarker:
-      queue_.Push(QueuedKind::kMarker, p.index);
-      break;
-    case PacketType::kTransactionStart:
-      queue_.PushTransactionStart(p.index);
-      break;
-    case PacketType::kTransactionCommit:
-      queue_.Push(QueuedKind::kTransCommit, p.index);
-      break;
-    case PacketType::kTransactionFailure:
-      queue_.Push(QueuedKind::kTransFail, p.index);
-      break;
+    case PacketType::kTimestampMarker: queue_.Push(QueuedKind::kMarker, p.index); break;
+    case PacketType::kTransactionStart: queue_.PushTransactionStart(p.index); break;
+    case PacketType::kTransactionCommit: queue_.Push(QueuedKind::kTransCommit, p.index); break;
+    case PacketType::kTransactionFailure: queue_.Push(QueuedKind::kTransFail, p.index); break;
     case PacketType::kInstrumentation: {
       QueuedElement& e = queue_.Push(QueuedKind::kInstrumentation, p.index);
       e.ite_el = p.ite_el;
       e.value = p.ite_value;
       break;
     }
-    case PacketType::kEvent:
-      queue_.Push(QueuedKind::kEvent, p.index).number = p.event;
-      break;
+    case PacketType::kEvent: queue_.Push(QueuedKind::kEvent, p.index).number = p.event; break;
     case PacketType::kCycleCountF1:
     case PacketType::kCycleCountF2:
     case PacketType::kCycleCountF3:
@@ -231,15 +211,9 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
       if (p.atom_count) queue_.PushAtoms(p.atom_bits, p.atom_count, p.index);  // before the cancel (§4.10)
       res_cancel_ = Count(p.cancel);
       break;
-    case PacketType::kCancelF1:
-      res_cancel_ = Count(p.cancel);
-      break;
-    case PacketType::kCommit:
-      res_commit_ = Count(p.commit);
-      break;
-    case PacketType::kOverflow:
-      prev_overflow_ = true;
-      [[fallthrough]];
+    case PacketType::kCancelF1: res_cancel_ = Count(p.cancel); break;
+    case PacketType::kCommit: res_commit_ = Count(p.commit); break;
+    case PacketType::kOverflow: prev_overflow_ = true; [[fallthrough]];
     case PacketType::kDiscard:
       queue_.ResetDepth();  // §4.3: depth 0 at once; Discard() then drops the elements
       res_discard_ = true;
@@ -266,11 +240,8 @@ void EteElementDecoder::Resolve() {
   if (res_commit_) {
     uint64_t last = curr_index_;
     switch (queue_.Commit(res_commit_, *this, &last)) {
-      case SpeculationQueue::CommitResult::kDone:
-        break;
-      case SpeculationQueue::CommitResult::kStopped:
-        ok = false;
-        break;
+      case SpeculationQueue::CommitResult::kDone: break;
+      case SpeculationQueue::CommitResult::kStopped: ok = false; break;
       case SpeculationQueue::CommitResult::kShort:
         ok = SequenceError(last, "commit of more P0 elements than are waiting");
         break;
@@ -315,14 +286,11 @@ bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* con
       out_.Emit(o);
       return true;
     }
-    case QueuedKind::kAddress:
-      walker_.SetAddress(e.value, context_.IsaOf(e.is));
-      return true;
+    case QueuedKind::kAddress: walker_.SetAddress(e.value, context_.IsaOf(e.is)); return true;
     case QueuedKind::kContext:
       if (e.ctx.updated) UpdateContext(e);
       return true;
-    case QueuedKind::kException:
-      return Exception(e, context, address);
+    case QueuedKind::kException: return Exception(e, context, address);
     case QueuedKind::kSourceAddress:
       walker_.BreakChain();
       walker_.SourceAddress(e.value, e.index);
@@ -346,9 +314,7 @@ bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* con
       walker_.BreakChain();
       Timed(e);
       return true;
-    case QueuedKind::kTraceInfo:
-      walker_.FlushReturnStack();
-      return true;
+    case QueuedKind::kTraceInfo: walker_.FlushReturnStack(); return true;
     case QueuedKind::kAtom:    // the queue hands atoms out one by one (Atom)
     case QueuedKind::kUnseen:  // before the decoder synchronised: nothing to show
       return true;
@@ -358,8 +324,7 @@ bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* con
   }
 }
 
-bool EteElementDecoder::Exception(const QueuedElement& e, const QueuedElement* context,
-                                  const QueuedElement* address) {
+bool EteElementDecoder::Exception(const QueuedElement& e, const QueuedElement* context, const QueuedElement* address) {
   // §5.8: the exception's address (and a context before it) followed it.
   if (!Walked(walker_.PopPendingReturn(), e.index)) return false;
   walker_.BreakChain();
@@ -434,15 +399,14 @@ void EteElementDecoder::Timed(const QueuedElement& e) {
     case QueuedKind::kTransCommit:
     case QueuedKind::kTransFail: {
       EteElement& o = out_.New(ElemType::kMemTrans, e.index);
-      o.mem_trans = e.kind == QueuedKind::kTransInit    ? MemTrans::kTraceInit
-                    : e.kind == QueuedKind::kTransStart ? MemTrans::kStart
+      o.mem_trans = e.kind == QueuedKind::kTransInit     ? MemTrans::kTraceInit
+                    : e.kind == QueuedKind::kTransStart  ? MemTrans::kStart
                     : e.kind == QueuedKind::kTransCommit ? MemTrans::kCommit
                                                          : MemTrans::kFail;
       out_.Emit(o);
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 

@@ -62,7 +62,7 @@ class TimelineBuilder {
 
  private:
   struct TrackState {
-    uint64_t cursor = 0;   // next free ns
+    uint64_t cursor = 0;  // next free ns
     bool ts_seen = false;
     uint64_t ts_origin = 0;
   };

@@ -141,7 +141,7 @@ class ExecutionWalker {
   uint8_t space_ = armisa::kMemS;
   bool need_addr_ = true;
   bool need_ctxt_ = true;
-  bool pop_pending_ = false;      // a taken indirect branch waits for its address
+  bool pop_pending_ = false;       // a taken indirect branch waits for its address
   bool next_check_valid_ = false;  // the next range must start at next_check_addr_
   uint64_t next_check_addr_ = 0;
 };
@@ -168,8 +168,7 @@ __attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::A
   const armisa::Isa range_isa = isa_;
   bool eret = false;
   if (taken && (h->type == armisa::InstrType::kBranch || h->type == armisa::InstrType::kIndirectBranch)) {
-    TakeBranch(h->type, h->flags & kHopLink, h->target, static_cast<armisa::Isa>((h->flags >> 4) & 3), next,
-               range_isa);
+    TakeBranch(h->type, h->flags & kHopLink, h->target, static_cast<armisa::Isa>((h->flags >> 4) & 3), next, range_isa);
     eret = h->subtype == armisa::InstrSubtype::kV8Eret;  // ETE has no exception-return packet (§5.8)
     eret &= h->type == armisa::InstrType::kIndirectBranch;
   } else {

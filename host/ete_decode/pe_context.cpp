@@ -14,8 +14,8 @@ uint8_t PeContext::MemSpaceOf(Security security, uint8_t el) {
 }
 
 void PeContext::Apply(const ete::PacketContext& c, uint8_t is, EteElement* e) {
-  const Security security = c.nse ? (c.ns ? Security::kRealm : Security::kRoot)
-                                   : (c.ns ? Security::kNonSecure : Security::kSecure);
+  const Security security =
+      c.nse ? (c.ns ? Security::kRealm : Security::kRoot) : (c.ns ? Security::kNonSecure : Security::kSecure);
   aarch64_ = c.sf;
   space_ = MemSpaceOf(security, c.el);
   e->el = c.el;

@@ -60,8 +60,23 @@ namespace mabutrace::ete_decode {
 
 // The elements that wait (OpenCSD's p0_elem_t; §5.1 element classes).
 enum class QueuedKind : uint8_t {
-  kAtom, kAddress, kSourceAddress, kContext, kTraceOn, kException, kEvent, kTimestamp, kCycleCount,
-  kTimestampCycleCount, kMarker, kQ, kTransInit, kTransStart, kTransCommit, kTransFail, kInstrumentation,
+  kAtom,
+  kAddress,
+  kSourceAddress,
+  kContext,
+  kTraceOn,
+  kException,
+  kEvent,
+  kTimestamp,
+  kCycleCount,
+  kTimestampCycleCount,
+  kMarker,
+  kQ,
+  kTransInit,
+  kTransStart,
+  kTransCommit,
+  kTransFail,
+  kInstrumentation,
   kUnseen,  // a P0 before the Trace Info that synchronised (SPEC > 0, §5.7)
   kTraceInfo,
 };
@@ -69,18 +84,18 @@ enum class QueuedKind : uint8_t {
 struct QueuedElement {  // 64 bytes
   QueuedKind kind;
   bool is_p0;
-  bool pe_reset;      // kException: PE Reset (no address)
-  bool prev_same;     // kException: E = 0b10, the return address is also the previous P0's target
-  bool q_has_addr;    // kQ: the address came in the Q packet
-  uint8_t is;         // address sub-ISA (IS0 / IS1)
-  uint8_t atom_num;   // kAtom: atoms left
-  uint8_t ite_el;     // kInstrumentation
-  uint16_t number;    // exception type / event mask
-  uint32_t atom_bits; // kAtom: bit 0 = oldest left, 1 = E
+  bool pe_reset;       // kException: PE Reset (no address)
+  bool prev_same;      // kException: E = 0b10, the return address is also the previous P0's target
+  bool q_has_addr;     // kQ: the address came in the Q packet
+  uint8_t is;          // address sub-ISA (IS0 / IS1)
+  uint8_t atom_num;    // kAtom: atoms left
+  uint8_t ite_el;      // kInstrumentation
+  uint16_t number;     // exception type / event mask
+  uint32_t atom_bits;  // kAtom: bit 0 = oldest left, 1 = E
   uint32_t q_count;
-  uint32_t cc;        // cycle count
-  uint64_t index;     // byte index of the packet
-  uint64_t value;     // address; timestamp (kTimestamp*); instrumentation value
+  uint32_t cc;     // cycle count
+  uint64_t index;  // byte index of the packet
+  uint64_t value;  // address; timestamp (kTimestamp*); instrumentation value
   ete::PacketContext ctx;
 };
 
@@ -107,7 +122,9 @@ class SpeculationQueue {
   int32_t depth() const { return depth_; }
   uint32_t max_spec() const { return max_spec_; }
   // P0s beyond MAXSPEC: they commit now (§5.2).
-  int32_t Excess() const { return depth_ > static_cast<int32_t>(max_spec_) ? depth_ - static_cast<int32_t>(max_spec_) : 0; }
+  int32_t Excess() const {
+    return depth_ > static_cast<int32_t>(max_spec_) ? depth_ - static_cast<int32_t>(max_spec_) : 0;
+  }
   void Clear();
 
   // ---- the window grows, one packet's elements at a time
@@ -286,9 +303,7 @@ void SpeculationQueue::FlushAtEnd(Consumer& c) {
       case QueuedKind::kAtom:
       case QueuedKind::kException:
       case QueuedKind::kQ:
-      case QueuedKind::kUnseen:
-        Clear();
-        return;
+      case QueuedKind::kUnseen: Clear(); return;
       case QueuedKind::kTransStart:
         if (tstart_p0_) {
           Clear();

@@ -44,18 +44,15 @@ class Normalizer final : public EventSink {
  public:
   explicit Normalizer(EventSink& out) : out_(out) {}
 
-  void OnClock(uint64_t monotonic_ns, uint64_t boottime_ns) override {
-    out_.OnClock(monotonic_ns, boottime_ns);
-  }
+  void OnClock(uint64_t monotonic_ns, uint64_t boottime_ns) override { out_.OnClock(monotonic_ns, boottime_ns); }
   void OnProcess(uint32_t pid, std::string_view name) override;
   void OnThread(Track t, std::string_view name) override;
   void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) override;
-  void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                 uint32_t color) override;
+  void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) override;
-  void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
-                   uint32_t cpu, uint32_t color, bool enclosed) override;
+  void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color,
+                   bool enclosed) override;
   void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) override;
   void OnMetadata(std::string_view key, int64_t value) override;
   void OnMetadata(std::string_view key, std::string_view value) override;

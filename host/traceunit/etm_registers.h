@@ -79,8 +79,7 @@ enum class ExceptionLevel : uint8_t {
   kRlEl2,
 };
 constexpr int kNumExceptionLevels = 10;
-std::string_view ExceptionLevelName(
-    ExceptionLevel el);  // "s_el0", ..., "el3", "ns_el0", ..., "rl_el2"
+std::string_view ExceptionLevelName(ExceptionLevel el);  // "s_el0", ..., "el3", "ns_el0", ..., "rl_el2"
 // TRCVICTLR bit of EXLEVEL_<el> (16..19, 20..22, 24..26).
 unsigned VictlrExlevelBit(ExceptionLevel el);
 

@@ -48,8 +48,7 @@ ChunkReader::ChunkReader(const Runtime& rt) : rt_(rt) {
     if (!CopyChunk(rt, i, nullptr, &info) || info.nwords == 0 || info.seq > limit) continue;
     order[count_++] = ChunkRef{info.seq, i, info.thread};
   }
-  std::sort(order, order + count_,
-            [](const ChunkRef& a, const ChunkRef& b) { return a.seq < b.seq; });
+  std::sort(order, order + count_, [](const ChunkRef& a, const ChunkRef& b) { return a.seq < b.seq; });
 }
 
 bool ChunkReader::Load(uint32_t i, ChunkCopy* info) const {
@@ -75,8 +74,7 @@ format::ClockMap CurrentClockMap(Runtime& rt) {
     dump::DumpDescriptor& d = rt.dump;
     if (d.clock_last_monotonic_ns != 0 && s.monotonic_ns - d.clock_last_monotonic_ns < kResample) {
       // Exports and flushes close together convert alike: the same sample.
-      s = format::ClockSync{d.clock_last_ticks, d.clock_last_monotonic_ns,
-                            d.clock_last_boottime_ns};
+      s = format::ClockSync{d.clock_last_ticks, d.clock_last_monotonic_ns, d.clock_last_boottime_ns};
     } else {
       d.clock_last_ticks = s.ticks;
       d.clock_last_monotonic_ns = s.monotonic_ns;

@@ -134,28 +134,22 @@ void RunBeside(uint32_t source, int seconds) {
   EXPECT_EQ(worst, 0u) << "ns outside [before - 1 us, after + 1 us]";
 }
 
-TEST_F(Clock, TenSecondsStayWithinOneMicrosecondOfMonotonic) {
-  RunBeside(MABUTRACE_CLOCK_AUTO, 10);
-}
+TEST_F(Clock, TenSecondsStayWithinOneMicrosecondOfMonotonic) { RunBeside(MABUTRACE_CLOCK_AUTO, 10); }
 
-TEST_F(Clock, ForcedFallbackStaysWithinOneMicrosecondOfMonotonic) {
-  RunBeside(MABUTRACE_CLOCK_MONOTONIC, 1);
-}
+TEST_F(Clock, ForcedFallbackStaysWithinOneMicrosecondOfMonotonic) { RunBeside(MABUTRACE_CLOCK_MONOTONIC, 1); }
 
 // The conversion itself: monotonic in the ticks across segments, exact at
 // the samples, the rate alone without samples.
 TEST(ClockMap, PiecewiseIsMonotonicAndExactAtSamples) {
   using mabutrace::format::ClockSync;
-  const ClockSync s[] = {
-      {1000, 5000, 9000}, {4001000, 6005000, 10005000}, {9001000, 7005100, 11005100}};
+  const ClockSync s[] = {{1000, 5000, 9000}, {4001000, 6005000, 10005000}, {9001000, 7005100, 11005100}};
   uint64_t prev = 0;
   for (uint64_t t = 0; t < 12000000; t += 997) {
     const uint64_t ns = mabutrace::format::SamplesNs(s, 3, 2000000000u, t);
     ASSERT_GE(ns, prev) << t;
     prev = ns;
   }
-  for (const ClockSync& x : s)
-    EXPECT_EQ(mabutrace::format::SamplesNs(s, 3, 1, x.ticks), x.monotonic_ns);
+  for (const ClockSync& x : s) EXPECT_EQ(mabutrace::format::SamplesNs(s, 3, 1, x.ticks), x.monotonic_ns);
   mabutrace::format::ClockMap m;
   m.hz = 3000000000u;
   m.origin = 300;

@@ -307,8 +307,7 @@ TEST_F(Flow, TwoThreadsNeverHandOutOneIdTwiceWithinTheWindow) {
       const Out& p = all[size_t(prev)];
       const uint64_t farthest = std::max(p.after, all[i].after) - std::min(p.before, all[i].before);
       if (farthest / 2 < kWindow && ++repeats <= 5)
-        ADD_FAILURE() << "link " << all[i].link << " handed out twice within " << farthest / 2
-                      << " outs";
+        ADD_FAILURE() << "link " << all[i].link << " handed out twice within " << farthest / 2 << " outs";
     }
     last[all[i].link] = int64_t(i);
   }

@@ -94,9 +94,7 @@ TEST_F(Macros, ScopeWithoutColor) {
   EXPECT_EQ(e["ph"], "E");
   EXPECT_EQ(e["name"], kScopePlain);
   EXPECT_FALSE(e.contains("args"));  // an end carries no cpu: its begin has it
-  EXPECT_EQ(
-      mt_test::TsNs(b),
-      mabutrace::CurrentClockMap(*mabutrace::CurrentRuntime()).NsSinceOrigin(recs[0].r.ticks));
+  EXPECT_EQ(mt_test::TsNs(b), mabutrace::CurrentClockMap(*mabutrace::CurrentRuntime()).NsSinceOrigin(recs[0].r.ticks));
   EXPECT_EQ(trace.Meta("exported_records"), 2u);
   EXPECT_EQ(trace.thread_names.count(mt_test::Gettid()), 1u);
 }

@@ -146,8 +146,10 @@ int RunDecode(const DecodeOptions& opt) {
   }
   if (!any) std::fprintf(stderr, "%s: no ETE trace source named %s\n", opt.input.c_str(), opt.source.c_str());
   out.Flush();
-  if (out.f != stdout && std::fclose(out.f) != 0) ok = false;
-  else if (out.f == stdout) std::fflush(stdout);
+  if (out.f != stdout && std::fclose(out.f) != 0)
+    ok = false;
+  else if (out.f == stdout)
+    std::fflush(stdout);
   return (ok && any && !out.err.errors) ? kExitOk : kExitBadInput;
 }
 
@@ -201,28 +203,36 @@ int RunExport(const ExportOptions& opt) {
   return (s.read_ok && !s.decode_errors) ? kExitOk : kExitBadInput;
 }
 
-Registration reg_decode{"ete decode", [](CLI::App& app) {
-  auto o = std::make_shared<DecodeOptions>();
-  CLI::App* ete = app.get_subcommand("ete");
-  auto* cmd = ete->add_subcommand("decode", "Full decode: executed instruction ranges, exceptions, context, "
-                                            "timestamps... (OpenCSD-lister element text or JSON lines)");
-  cmd->add_option("SNAPSHOT_DIR", o->input, "snapshot directory (snapshot.ini, trace.ini, memory dumps)")->required();
-  cmd->add_option("--format", o->format, "text (default) or jsonl")->check(CLI::IsMember({"text", "jsonl"}));
-  cmd->add_option("--source", o->source, "only this trace source (device name in the snapshot)");
-  cmd->add_option("-o,--output", o->output, "output file ('-' = stdout, default)");
-  return Runner{cmd, [o] { return RunDecode(*o); }};
-}, 41};
+Registration reg_decode{
+    "ete decode",
+    [](CLI::App& app) {
+      auto o = std::make_shared<DecodeOptions>();
+      CLI::App* ete = app.get_subcommand("ete");
+      auto* cmd = ete->add_subcommand("decode",
+                                      "Full decode: executed instruction ranges, exceptions, context, "
+                                      "timestamps... (OpenCSD-lister element text or JSON lines)");
+      cmd->add_option("SNAPSHOT_DIR", o->input, "snapshot directory (snapshot.ini, trace.ini, memory dumps)")
+          ->required();
+      cmd->add_option("--format", o->format, "text (default) or jsonl")->check(CLI::IsMember({"text", "jsonl"}));
+      cmd->add_option("--source", o->source, "only this trace source (device name in the snapshot)");
+      cmd->add_option("-o,--output", o->output, "output file ('-' = stdout, default)");
+      return Runner{cmd, [o] { return RunDecode(*o); }};
+    },
+    41};
 
-Registration reg_export{"ete export", [](CLI::App& app) {
-  auto o = std::make_shared<ExportOptions>();
-  CLI::App* ete = app.get_subcommand("ete");
-  auto* cmd = ete->add_subcommand("export", "Timeline of what each core executed (Perfetto .pftrace or JSON)");
-  cmd->add_option("SNAPSHOT_DIR", o->input, "snapshot directory")->required();
-  cmd->add_option("-o,--output", o->output, "OUT.json or OUT.pftrace ('-' = stdout with --format)")->required();
-  cmd->add_option("--format", o->format, "json or pftrace (default: from the output's extension)")
-      ->check(CLI::IsMember({"json", "pftrace"}));
-  return Runner{cmd, [o] { return RunExport(*o); }};
-}, 42};
+Registration reg_export{
+    "ete export",
+    [](CLI::App& app) {
+      auto o = std::make_shared<ExportOptions>();
+      CLI::App* ete = app.get_subcommand("ete");
+      auto* cmd = ete->add_subcommand("export", "Timeline of what each core executed (Perfetto .pftrace or JSON)");
+      cmd->add_option("SNAPSHOT_DIR", o->input, "snapshot directory")->required();
+      cmd->add_option("-o,--output", o->output, "OUT.json or OUT.pftrace ('-' = stdout with --format)")->required();
+      cmd->add_option("--format", o->format, "json or pftrace (default: from the output's extension)")
+          ->check(CLI::IsMember({"json", "pftrace"}));
+      return Runner{cmd, [o] { return RunExport(*o); }};
+    },
+    42};
 
 }  // namespace
 }  // namespace mabutrace::cli

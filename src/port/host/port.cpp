@@ -104,8 +104,7 @@ uint64_t MeasureCounterHz() {
 uint32_t ClockFromEnvironment() {
   const char* v = getenv("MABUTRACE_CLOCK");
   if (!v) return MABUTRACE_CLOCK_AUTO;
-  if (!strcmp(v, "tsc") || !strcmp(v, "counter") || !strcmp(v, "cntvct"))
-    return MABUTRACE_CLOCK_COUNTER;
+  if (!strcmp(v, "tsc") || !strcmp(v, "counter") || !strcmp(v, "cntvct")) return MABUTRACE_CLOCK_COUNTER;
   if (!strcmp(v, "monotonic")) return MABUTRACE_CLOCK_MONOTONIC;
   return MABUTRACE_CLOCK_AUTO;
 }

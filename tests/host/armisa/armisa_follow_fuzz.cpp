@@ -72,8 +72,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(part.end <= cached.end && part.num_instr <= cached.num_instr);
   }
   for (size_t i = 0; i + 4 <= code_size; i += 2) {
-    const uint32_t word = uint32_t{code[i]} | uint32_t{code[i + 1]} << 8 | uint32_t{code[i + 2]} << 16 |
-                          uint32_t{code[i + 3]} << 24;
+    const uint32_t word =
+        uint32_t{code[i]} | uint32_t{code[i + 1]} << 8 | uint32_t{code[i + 2]} << 16 | uint32_t{code[i + 3]} << 24;
     for (Isa each : {Isa::kA64, Isa::kA32, Isa::kT32}) {
       const InstrInfo info = Classify(each, each == Isa::kT32 ? (word << 16 | word >> 16) : word, kBase + i);
       Check(info.size == 2 || info.size == 4);

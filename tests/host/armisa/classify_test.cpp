@@ -16,8 +16,7 @@ namespace mabutrace::armisa {
 namespace {
 
 constexpr InstrType O = InstrType::kOther, BR = InstrType::kBranch, IBR = InstrType::kIndirectBranch,
-                    ISB = InstrType::kIsb, DSB = InstrType::kDsbDmb, WFX = InstrType::kWfiWfe,
-                    TST = InstrType::kTstart;
+                    ISB = InstrType::kIsb, DSB = InstrType::kDsbDmb, WFX = InstrType::kWfiWfe, TST = InstrType::kTstart;
 constexpr InstrSubtype NO = InstrSubtype::kNone, LNK = InstrSubtype::kBrLink, RET = InstrSubtype::kV8Ret,
                        ERT = InstrSubtype::kV8Eret, IMP = InstrSubtype::kV7ImpliedRet;
 constexpr uint64_t kNoTarget = ~uint64_t{0};
@@ -112,7 +111,8 @@ const Row kA64Rows[] = {
     {0xd69f0bff, 0x68, "eretaa", IBR, ERT, false, kUncond, kNoTarget, A64},
     {0xd69f0fff, 0x6c, "eretab", IBR, ERT, false, kUncond, kNoTarget, A64},
     // FEAT_PAuth_LR (C6.2 RETAASPPC, RETABSPPC, RETAASPPCR, RETABSPPCR).
-    {0x551fffbf, 0x10275ec, "retaasppc <label> (capture pauth_lr: iBR A64:ret)", IBR, RET, false, kUncond, kNoTarget, A64},
+    {0x551fffbf, 0x10275ec, "retaasppc <label> (capture pauth_lr: iBR A64:ret)", IBR, RET, false, kUncond, kNoTarget,
+     A64},
     {0x553fffbf, 0x0, "retabsppc <label>", IBR, RET, false, kUncond, kNoTarget, A64},
     {0xd65f0be2, 0x0, "retaasppcr x2 (LLVM)", IBR, RET, false, kUncond, kNoTarget, A64},
     {0xd65f0fe2, 0x0, "retabsppcr x2 (LLVM)", IBR, RET, false, kUncond, kNoTarget, A64},
@@ -203,7 +203,8 @@ const Row kA32Rows[] = {
     {0x112fff33, 0x18, "blxne r3", IBR, LNK, true, kCondBoth, kNoTarget, A32},
     {0xe12fff1e, 0x1c, "bx lr", IBR, IMP, false, kUncond, kNoTarget, A32},
     {0x012fff1e, 0x20, "bxeq lr", IBR, IMP, false, kCondBoth, kNoTarget, A32},
-    {0x312fff1e, 0x1a9564, "bxcc lr (capture ete_ip: iBR V7:impl ret <cond>)", IBR, IMP, false, kCondBoth, kNoTarget, A32},
+    {0x312fff1e, 0x1a9564, "bxcc lr (capture ete_ip: iBR V7:impl ret <cond>)", IBR, IMP, false, kCondBoth, kNoTarget,
+     A32},
     {0xe12fff12, 0x24, "bx r2", IBR, NO, false, kUncond, kNoTarget, A32},
     {0xe12fff21, 0x28, "bxj r1", IBR, NO, false, kUncond, kNoTarget, A32},
     // F5.1 POP / LDM with PC; LDR to PC.
@@ -218,7 +219,8 @@ const Row kA32Rows[] = {
     // Data processing to PC.
     {0xe1a0f00e, 0x50, "mov pc, lr", IBR, IMP, false, kUncond, kNoTarget, A32},
     {0x11a0f00e, 0x54, "movne pc, lr", IBR, IMP, false, kCondBoth, kNoTarget, A32},
-    {0xe1b0f00e, 0x58, "movs pc, lr (exception return, not an implied return)", IBR, NO, false, kUncond, kNoTarget, A32},
+    {0xe1b0f00e, 0x58, "movs pc, lr (exception return, not an implied return)", IBR, NO, false, kUncond, kNoTarget,
+     A32},
     {0xe1a0f003, 0x5c, "mov pc, r3", IBR, NO, false, kUncond, kNoTarget, A32},
     {0xe08ff101, 0x60, "add pc, pc, r1, lsl #2", IBR, NO, false, kUncond, kNoTarget, A32},
     {0xe25ef004, 0x64, "subs pc, lr, #4", IBR, NO, false, kUncond, kNoTarget, A32},
@@ -339,7 +341,7 @@ TEST(ClassifyT32, ItBlocks) {
     unsigned firstcond;
   };
   const It kIts[] = {
-      {0xbf08, "it eq", 1, 0x0},  {0xbf1a, "itte ne", 3, 0x1}, {0xbfe8, "it al", 1, 0xe},
+      {0xbf08, "it eq", 1, 0x0},  {0xbf1a, "itte ne", 3, 0x1},  {0xbfe8, "it al", 1, 0xe},
       {0xbf14, "ite ne", 2, 0x1}, {0xbf01, "itttt eq", 4, 0x0},
   };
   for (const It& it : kIts) {

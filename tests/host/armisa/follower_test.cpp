@@ -26,8 +26,8 @@ std::vector<uint8_t> Le16(std::initializer_list<uint16_t> halves) {
   return out;
 }
 
-constexpr uint32_t kNop = 0xd503201f, kAdd = 0x8b020020, kBeq = 0x54000200 /* b.eq .+0x40 */,
-                   kRet = 0xd65f03c0, kBl = 0x94000400 /* bl .+0x1000 */;
+constexpr uint32_t kNop = 0xd503201f, kAdd = 0x8b020020, kBeq = 0x54000200 /* b.eq .+0x40 */, kRet = 0xd65f03c0,
+                   kBl = 0x94000400 /* bl .+0x1000 */;
 
 class FollowerA64 : public ::testing::Test {
  protected:

@@ -53,8 +53,8 @@ TEST(MemoryImage, OverlapRejectedOnlyWithinASpace) {
   ASSERT_TRUE(image.AddRegion(0x1000, s.data(), s.size(), kMemEL1S, &error)) << error;
   EXPECT_EQ(image.Span(0x1000, kMemEL1N).data[0], 0x00);
   EXPECT_EQ(image.Span(0x1000, kMemEL1S).data[0], 0x80);
-  EXPECT_EQ(image.Span(0x1000, kMemEL2N).size, 0u);  // EL2 sees neither
-  EXPECT_FALSE(image.AddRegion(0x3000, a.data(), 0, kMemAny, &error));  // empty
+  EXPECT_EQ(image.Span(0x1000, kMemEL2N).size, 0u);                                // EL2 sees neither
+  EXPECT_FALSE(image.AddRegion(0x3000, a.data(), 0, kMemAny, &error));             // empty
   EXPECT_FALSE(image.AddRegion(~uint64_t{0} - 4, a.data(), 16, kMemAny, &error));  // wraps
 }
 

@@ -112,8 +112,10 @@ std::vector<OracleRange> ReadRanges(const fs::path& ppl) {
     unsigned long long s, e;
     char isa[4] = {};
     int used = 0;
-    if (std::sscanf(line.c_str() + at, "OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x%llx:[0x%llx] num_i(%u) last_sz(%u) (ISA=%3s) %*c %n",
-                    &s, &e, &r.num, &r.last_size, isa, &used) < 5 || used == 0)
+    if (std::sscanf(line.c_str() + at,
+                    "OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x%llx:[0x%llx] num_i(%u) last_sz(%u) (ISA=%3s) %*c %n",
+                    &s, &e, &r.num, &r.last_size, isa, &used) < 5 ||
+        used == 0)
       continue;
     r.start = s;
     r.end = e;
@@ -180,13 +182,11 @@ TEST_P(OracleRanges, FirstP0MatchesOpenCsd) {
         why << "walk to end: status " << int(w.status) << " num " << count << " end 0x" << std::hex << w.end;
     } else if (!w.ok()) {
       why << "status " << int(w.status) << " at 0x" << std::hex << w.end;
-    } else if (w.end != o.end || count != o.num || w.info.size != o.last_size ||
-               OcsdTypeName(w.info.type) != o.type || OcsdSubtypeName(w.info.subtype) != o.subtype ||
-               w.info.ocsd_conditional != o.cond) {
-      why << "got end 0x" << std::hex << w.end << std::dec << " num " << count << " sz "
-          << int(w.info.size) << " '" << OcsdTypeName(w.info.type) << "' '"
-          << OcsdSubtypeName(w.info.subtype) << "' cond " << w.info.ocsd_conditional << " opcode 0x"
-          << std::hex << w.opcode;
+    } else if (w.end != o.end || count != o.num || w.info.size != o.last_size || OcsdTypeName(w.info.type) != o.type ||
+               OcsdSubtypeName(w.info.subtype) != o.subtype || w.info.ocsd_conditional != o.cond) {
+      why << "got end 0x" << std::hex << w.end << std::dec << " num " << count << " sz " << int(w.info.size) << " '"
+          << OcsdTypeName(w.info.type) << "' '" << OcsdSubtypeName(w.info.subtype) << "' cond "
+          << w.info.ocsd_conditional << " opcode 0x" << std::hex << w.opcode;
     }
     if (!why.str().empty() && ++failures <= 10) ADD_FAILURE() << o.line << "\n  " << why.str();
   }
@@ -201,20 +201,19 @@ TEST_P(OracleRanges, FirstP0MatchesOpenCsd) {
 std::vector<std::string> Captures() {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(kSnapshots)) {
-    if (fs::exists(entry.path() / "expected" / "opencsd-1.8.0-decode.ppl") &&
-        fs::exists(entry.path() / "cpu_0.ini"))
+    if (fs::exists(entry.path() / "expected" / "opencsd-1.8.0-decode.ppl") && fs::exists(entry.path() / "cpu_0.ini"))
       names.push_back(entry.path().filename().string());
   }
   std::sort(names.begin(), names.end());
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(EteSnapshots, OracleRanges, ::testing::ValuesIn(Captures()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n) if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(EteSnapshots, OracleRanges, ::testing::ValuesIn(Captures()), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
 
 }  // namespace
 }  // namespace mabutrace::armisa

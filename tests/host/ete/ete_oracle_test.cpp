@@ -100,12 +100,11 @@ TEST_P(EteOracle, PacketsEqualOpenCsd180) {
         first_diff = i;
         break;
       }
-    ASSERT_EQ(first_diff, n) << GetParam() << " ID " << id << " packet #" << first_diff << "\n  expected: "
-                             << exp[first_diff] << "\n  ours:     " << got[first_diff];
+    ASSERT_EQ(first_diff, n) << GetParam() << " ID " << id << " packet #" << first_diff
+                             << "\n  expected: " << exp[first_diff] << "\n  ours:     " << got[first_diff];
     ASSERT_EQ(exp.size(), got.size()) << GetParam() << " ID " << id << ": packet count differs";
   }
-  for (const auto& [id, got] : ours)
-    EXPECT_TRUE(expected.count(id)) << "packets for ID " << id << " not in the oracle";
+  for (const auto& [id, got] : ours) EXPECT_TRUE(expected.count(id)) << "packets for ID " << id << " not in the oracle";
 }
 
 std::vector<std::string> Captures() {

@@ -86,14 +86,16 @@ TEST(ElementDecoder, SyncAtomsAndDirectBranches) {
   h.Sync();
   h.Addr(0x1000);
   h.Atoms("EEE");
-  EXPECT_EQ(h.Take(), (std::vector<std::string>{
-                          "0 OCSD_GEN_TRC_ELEM_NO_SYNC( [init-decoder])",
-                          "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
-                          "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
-                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1000:[0x100c] num_i(3) last_sz(4) (ISA=A64) E BR  )",
-                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )",
-                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR A64:ret )",
-                      }));
+  EXPECT_EQ(
+      h.Take(),
+      (std::vector<std::string>{
+          "0 OCSD_GEN_TRC_ELEM_NO_SYNC( [init-decoder])",
+          "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
+          "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
+          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1000:[0x100c] num_i(3) last_sz(4) (ISA=A64) E BR  )",
+          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )",
+          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR A64:ret )",
+      }));
   // After the RET the next address comes from an address packet.
   h.Addr(0x1028);
   h.Atoms("N");
@@ -161,8 +163,9 @@ TEST(ElementDecoder, MissingMemoryGivesAddrNaccAndDecodingGoesOn) {
   const auto got = h.Take();
   ASSERT_EQ(got.size(), 5u);
   EXPECT_EQ(got[3], "5 OCSD_GEN_TRC_ELEM_ADDR_NACC( 0x2000; Memspace [0x2:EL1N] )");
-  EXPECT_EQ(got[4], "7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR "
-                    "A64:ret )");
+  EXPECT_EQ(got[4],
+            "7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR "
+            "A64:ret )");
   EXPECT_EQ(h.dec.stats().nacc, 1u);
 }
 
@@ -176,12 +179,13 @@ TEST(ElementDecoder, ExceptionWalksToPreferredReturnAddress) {
   x.exception_addr_interp = 1;
   h.Send(x);
   h.Addr(0x1018);  // 6: PER
-  EXPECT_EQ(h.Take(), (std::vector<std::string>{
-                          "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
-                          "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
-                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x100c:[0x1018] num_i(3) last_sz(4) (ISA=A64) E --- )",
-                          "5 OCSD_GEN_TRC_ELEM_EXCEPTION(pref ret addr:0x1018; excep num (0x0e) )",
-                      }));
+  EXPECT_EQ(h.Take(),
+            (std::vector<std::string>{
+                "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
+                "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
+                "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x100c:[0x1018] num_i(3) last_sz(4) (ISA=A64) E --- )",
+                "5 OCSD_GEN_TRC_ELEM_EXCEPTION(pref ret addr:0x1018; excep num (0x0e) )",
+            }));
 }
 
 TEST(ElementDecoder, CommitWithNothingWaitingIsASequenceError) {
@@ -210,7 +214,7 @@ TEST(ElementDecoder, BadPacketGivesNoSyncAtNextPacket) {
   h.Sync();
   h.Take();
   h.Send(h.P(PacketType::kReserved));  // 4
-  h.Atoms("E");                         // 5
+  h.Atoms("E");                        // 5
   EXPECT_EQ(h.Take(), (std::vector<std::string>{"5 OCSD_GEN_TRC_ELEM_NO_SYNC( [bad-packet])"}));
   EXPECT_EQ(h.errors.size(), 1u);
 }
@@ -238,8 +242,9 @@ TEST(ElementDecoder, ReturnStackGivesTheReturnAddress) {
   h.Atoms("EEN");  // bl 0x1040 (push 0x1028); ret (no address: pop); b.eq not taken
   const auto got = h.Take();
   ASSERT_EQ(got.size(), 6u);
-  EXPECT_EQ(got[5], "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1028:[0x1030] num_i(2) last_sz(4) (ISA=A64) N BR  "
-                    " <cond>)");
+  EXPECT_EQ(got[5],
+            "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1028:[0x1030] num_i(2) last_sz(4) (ISA=A64) N BR  "
+            " <cond>)");
 }
 
 TEST(ElementDecoder, TimestampsCycleCountsEventsInOrder) {
@@ -259,12 +264,14 @@ TEST(ElementDecoder, TimestampsCycleCountsEventsInOrder) {
   h.Send(ev);
   EXPECT_TRUE(h.Take().empty()) << "non-P0 elements wait for the next commit";
   h.Atoms("E");  // 9
-  EXPECT_EQ(h.Take(), (std::vector<std::string>{
-                          "6 OCSD_GEN_TRC_ELEM_TIMESTAMP( [ TS=0x000000007406]; )",
-                          "7 OCSD_GEN_TRC_ELEM_CYCLE_COUNT( [CC=22]; )",
-                          "8 OCSD_GEN_TRC_ELEM_EVENT( Numbered:1; )",
-                          "9 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )",
-                      }));
+  EXPECT_EQ(
+      h.Take(),
+      (std::vector<std::string>{
+          "6 OCSD_GEN_TRC_ELEM_TIMESTAMP( [ TS=0x000000007406]; )",
+          "7 OCSD_GEN_TRC_ELEM_CYCLE_COUNT( [CC=22]; )",
+          "8 OCSD_GEN_TRC_ELEM_EVENT( Numbered:1; )",
+          "9 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )",
+      }));
 }
 
 TEST(ElementDecoder, QueueIsBoundedOnStreamsWithoutP0) {

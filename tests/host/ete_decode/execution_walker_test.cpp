@@ -109,7 +109,7 @@ TEST(ExecutionWalker, MissingMemoryGivesAddrNaccAndWaitsForAnAddress) {
 TEST(ExecutionWalker, ARangeThatDoesNotContinueTheLastOneIsABadImage) {
   Harness h;
   h.walker.SetAddress(0x1028, Isa::kA64);
-  h.walker.Atom(false, 1);                // ends at 0x1030: the next range starts there
+  h.walker.Atom(false, 1);                 // ends at 0x1030: the next range starts there
   h.walker.SetAddress(0x1000, Isa::kA64);  // an address alone does not say otherwise
   EXPECT_EQ(h.walker.Atom(true, 2), Status::kBadImage);
   EXPECT_EQ(h.Take().size(), 1u) << "the mismatching range is not emitted";

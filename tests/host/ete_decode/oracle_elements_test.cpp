@@ -108,19 +108,19 @@ TEST_P(OracleElements, MatchesOpenCsd) {
     for (size_t j = i; j < i + 4 && j < w.size(); ++j) ctx += "  want " + w[j] + "\n";
     for (size_t j = i; j < i + 4 && j < g.size(); ++j) ctx += "  got  " + g[j] + "\n";
     ADD_FAILURE() << GetParam() << ": first difference at element " << i << " of " << w.size() << " (we have "
-                  << g.size() << ")\n" << ctx;
+                  << g.size() << ")\n"
+                  << ctx;
   }
   for (const auto& [id, g] : got)
     EXPECT_TRUE(want.count(id)) << "extra elements for trace ID " << id << ": " << g.size();
 }
 
-INSTANTIATE_TEST_SUITE_P(Captures, OracleElements, ::testing::ValuesIn(Captures()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Captures, OracleElements, ::testing::ValuesIn(Captures()), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
 
 TEST(OracleElements, AllCapturesPresent) { EXPECT_EQ(Captures().size(), 24u); }
 

@@ -45,7 +45,9 @@ struct Log {
     calls.push_back(s);
     return Next();
   }
-  void Timed(const QueuedElement& e) { calls.push_back(std::string("timed:") + Name(e.kind) + "@" + std::to_string(e.index)); }
+  void Timed(const QueuedElement& e) {
+    calls.push_back(std::string("timed:") + Name(e.kind) + "@" + std::to_string(e.index));
+  }
   std::vector<std::string> Take() {
     std::vector<std::string> r;
     r.swap(calls);

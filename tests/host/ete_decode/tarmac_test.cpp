@@ -93,13 +93,12 @@ TEST(Tarmac, AckTestScrAddressesMatchTheCore) {
     }
     size_t q = pos;
     while (q < tarmac.size() && tarmac[q].addr != s.addr) ++q;
-    ASSERT_LT(q, tarmac.size()) << "traced address 0x" << std::hex << s.addr << " (instruction " << std::dec
-                                << traced << ") not in the TARMAC window after line: "
+    ASSERT_LT(q, tarmac.size()) << "traced address 0x" << std::hex << s.addr << " (instruction " << std::dec << traced
+                                << ") not in the TARMAC window after line: "
                                 << (pos ? tarmac[pos - 1].line : std::string("<start>"));
     if (q != pos) {
-      ASSERT_TRUE(may_skip) << "trace jumps over " << (q - pos) << " executed instructions at instruction "
-                            << traced << ": TARMAC has " << tarmac[pos].line << ", trace has 0x" << std::hex
-                            << s.addr;
+      ASSERT_TRUE(may_skip) << "trace jumps over " << (q - pos) << " executed instructions at instruction " << traced
+                            << ": TARMAC has " << tarmac[pos].line << ", trace has 0x" << std::hex << s.addr;
       for (size_t k = pos; k < q; ++k)
         ASSERT_TRUE(tarmac[k].mode.rfind("EL2", 0) == 0 || tarmac[k].mode.rfind("EL3", 0) == 0)
             << "untraced instruction outside EL2/EL3: " << tarmac[k].line;
@@ -112,8 +111,8 @@ TEST(Tarmac, AckTestScrAddressesMatchTheCore) {
   EXPECT_EQ(traced, 5146u);  // instructions in the 1137 executed ranges
   EXPECT_EQ(pos, tarmac.size()) << "the trace ends before the window: next TARMAC line " << tarmac[pos].line;
   EXPECT_EQ(traced + skipped, tarmac.size());
-  std::printf("TARMAC window %zu instructions: %zu traced in order, %zu untraced at EL2/EL3\n", tarmac.size(),
-              traced, skipped);
+  std::printf("TARMAC window %zu instructions: %zu traced in order, %zu untraced at EL2/EL3\n", tarmac.size(), traced,
+              skipped);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 // .pftrace must decode with protoc against the shared perfetto_trace.proto.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,7 +15,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <unistd.h>
 
 #include "ete_decode/ete_decode_session.h"
 #include "ete_decode/ete_export.h"
@@ -84,7 +84,8 @@ TEST_P(TimelineJson, ParsesAndDescribesTheExecution) {
         EXPECT_EQ(e["args"]["name"], std::string("ETE ") + GetParam().capture);
       }
       // a track per source, named after its core
-      if (e["name"] == "thread_name") named_thread = e["args"]["name"].get<std::string>().find(" (ETE_0_s") != std::string::npos;
+      if (e["name"] == "thread_name")
+        named_thread = e["args"]["name"].get<std::string>().find(" (ETE_0_s") != std::string::npos;
       continue;
     }
     const int tid = e["tid"];
@@ -119,7 +120,8 @@ INSTANTIATE_TEST_SUITE_P(Captures, TimelineJson,
 TEST(TimelinePerfetto, DecodesWithProtoc) {
   const fs::path proto_dir = kShared / "reference" / "perfetto";
   if (std::system("protoc --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "protoc not installed";
-  const fs::path out_file = fs::temp_directory_path() / ("ete_decode_timeline_" + std::to_string(::getpid()) + ".pftrace");
+  const fs::path out_file =
+      fs::temp_directory_path() / ("ete_decode_timeline_" + std::to_string(::getpid()) + ".pftrace");
   {
     FILE* f = std::fopen(out_file.c_str(), "wb");
     ASSERT_NE(f, nullptr);

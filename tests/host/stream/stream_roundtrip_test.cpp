@@ -78,8 +78,8 @@ TEST_F(StreamTest, HeaderFields) {
   EXPECT_EQ(d.info.process_name, "stream-proc");
   EXPECT_TRUE(d.events.empty());
   // Exactly the header: nothing recorded, nothing lost.
-  EXPECT_EQ(g_bytes.size(), mabutrace::stream::kHdrFixedBytes + strlen("stream-proc") +
-                                mabutrace::stream::kClkHdrBytes);
+  EXPECT_EQ(g_bytes.size(),
+            mabutrace::stream::kHdrFixedBytes + strlen("stream-proc") + mabutrace::stream::kClkHdrBytes);
   EXPECT_FALSE(d.info.clock_init.valid()) << "a user clock relates to no OS clock";
   EXPECT_EQ(d.info.clock_source, mabutrace::stream::kClockSourceUser);
   // A flush with nothing new sends nothing; a new callback starts a new stream.
