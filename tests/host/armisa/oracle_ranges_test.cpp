@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "follower.h"
+#include "shared_data.h"
 #include "instr.h"
 #include "memory_image.h"
 
@@ -199,14 +200,7 @@ TEST_P(OracleRanges, FirstP0MatchesOpenCsd) {
 }
 
 std::vector<std::string> Captures() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(kSnapshots)) {
-    if (fs::exists(entry.path() / "expected" / "opencsd-1.8.0-decode.ppl") &&
-        fs::exists(entry.path() / "cpu_0.ini"))
-      names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
+  return mabutrace_tests::SharedCaptures(kSnapshots, {"expected/opencsd-1.8.0-decode.ppl", "cpu_0.ini"});
 }
 
 INSTANTIATE_TEST_SUITE_P(EteSnapshots, OracleRanges, ::testing::ValuesIn(Captures()),
@@ -215,6 +209,12 @@ INSTANTIATE_TEST_SUITE_P(EteSnapshots, OracleRanges, ::testing::ValuesIn(Capture
                            for (char& c : n) if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;
                          });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OracleRanges);  // a clone without the captures
+
+TEST(OracleRangesSet, CapturesPresent) {
+  MABUTRACE_NEEDS_SHARED(kSnapshots);
+  EXPECT_FALSE(Captures().empty());
+}
 
 }  // namespace
 }  // namespace mabutrace::armisa
