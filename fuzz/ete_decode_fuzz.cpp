@@ -44,7 +44,9 @@ void OnElement(void* c, const EteElement& e) {
   if (s->text.empty()) abort();
 }
 
-void OnPacket(void* c, const mabutrace::ete::EtePacket& p) { static_cast<State*>(c)->dec->OnPacket(p); }
+void OnPacket(void* c, const mabutrace::ete::EtePacket& p) {
+  static_cast<State*>(c)->dec->OnPacket(p);
+}
 
 void OnError(void*, uint64_t, const std::string& message) {
   if (message.empty()) abort();
@@ -63,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     cfg.trcidr0 |= 1u << 23;
     cfg.trcdevarch = (cfg.trcdevarch & ~0xF0000u) | 0x10000u;
   }
-  if (sel & 32) cfg.trcidr0 |= 1u << 30;                        // COMMTRANS
+  if (sel & 32) cfg.trcidr0 |= 1u << 30;  // COMMTRANS
   const size_t img_len = size - 1 > 256 ? 256 : size - 1;
   mabutrace::armisa::MemoryImage image;
   std::string err;
@@ -72,9 +74,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   State s;
   s.limit = size;
-  mabutrace::ete_decode::EteElementDecoder dec(cfg, &image, &OnElement, &s, &OnError, /*cache_log2=*/6);
+  mabutrace::ete_decode::EteElementDecoder dec(cfg, &image, &OnElement, &s, &OnError,
+                                               /*cache_log2=*/6);
   s.dec = &dec;
-  mabutrace::ete::EtePacketProcessor proc(cfg, &OnPacket, &s, nullptr, mabutrace::ete::ErrorPolicy::kOpenCsd);
+  mabutrace::ete::EtePacketProcessor proc(cfg, &OnPacket, &s, nullptr,
+                                          mabutrace::ete::ErrorPolicy::kOpenCsd);
   proc.Push(0, data + 1, size - 1);
   proc.Finish();
   dec.Finish();

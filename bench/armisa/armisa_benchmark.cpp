@@ -35,7 +35,7 @@ struct Capture {
   std::vector<std::pair<uint64_t, Isa>> starts;  // range starts in trace order
   uint64_t instructions = 0;                     // sum of num_i
   uint64_t trace_bytes = 0;
-  std::vector<uint32_t> a64_words;               // the code image, as words
+  std::vector<uint32_t> a64_words;  // the code image, as words
   bool real = false;
 };
 
@@ -53,7 +53,8 @@ void LoadReal(Capture* c) {
   uint64_t address = 0, length = 0;
   bool in_dump = false;
   auto flush = [&] {
-    if (in_dump && !file.empty()) c->image.AddFile((dir / file).string(), address, kMemAny, nullptr, 0, length);
+    if (in_dump && !file.empty())
+      c->image.AddFile((dir / file).string(), address, kMemAny, nullptr, 0, length);
     file.clear();
     address = length = 0;
   };
@@ -79,7 +80,8 @@ void LoadReal(Capture* c) {
     if (at == std::string::npos) continue;
     unsigned long long s = 0, e = 0;
     unsigned n = 0;
-    if (std::sscanf(line.c_str() + at, "exec range=0x%llx:[0x%llx] num_i(%u)", &s, &e, &n) != 3) continue;
+    if (std::sscanf(line.c_str() + at, "exec range=0x%llx:[0x%llx] num_i(%u)", &s, &e, &n) != 3)
+      continue;
     c->starts.emplace_back(s, line.find("ISA=A32") != std::string::npos ? Isa::kA32 : Isa::kA64);
     c->instructions += n;
   }
@@ -140,8 +142,8 @@ BENCHMARK(BM_ClassifyA64);
 
 void BM_ClassifyA64BranchesOnly(benchmark::State& state) {
   // Worst case: every opcode reaches the table (branch/system group).
-  static const uint32_t kOps[] = {0x14000400, 0x54000200, 0xb4000100, 0xd65f03c0, 0xd63f0220, 0xd503201f,
-                                  0xd5033fdf, 0xf4df0021, 0xd73f0864, 0xd4000001};
+  static const uint32_t kOps[] = {0x14000400, 0x54000200, 0xb4000100, 0xd65f03c0, 0xd63f0220,
+                                  0xd503201f, 0xd5033fdf, 0xf4df0021, 0xd73f0864, 0xd4000001};
   size_t i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(ClassifyA64(kOps[i], 0x1000));
@@ -176,13 +178,16 @@ void BM_ClassifyA32(benchmark::State& state) {
 BENCHMARK(BM_ClassifyA32);
 
 void SetFollowCounters(benchmark::State& state, const Capture& c, uint64_t ranges) {
-  const double per_range_bytes = static_cast<double>(c.trace_bytes) / static_cast<double>(c.starts.size());
-  const double per_range_instr = static_cast<double>(c.instructions) / static_cast<double>(c.starts.size());
-  state.counters["ranges/s"] = benchmark::Counter(static_cast<double>(ranges), benchmark::Counter::kIsRate);
-  state.counters["instr/s"] =
-      benchmark::Counter(static_cast<double>(ranges) * per_range_instr, benchmark::Counter::kIsRate);
-  state.counters["trace_MB/s_equiv"] =
-      benchmark::Counter(static_cast<double>(ranges) * per_range_bytes / 1e6, benchmark::Counter::kIsRate);
+  const double per_range_bytes =
+      static_cast<double>(c.trace_bytes) / static_cast<double>(c.starts.size());
+  const double per_range_instr =
+      static_cast<double>(c.instructions) / static_cast<double>(c.starts.size());
+  state.counters["ranges/s"] =
+      benchmark::Counter(static_cast<double>(ranges), benchmark::Counter::kIsRate);
+  state.counters["instr/s"] = benchmark::Counter(static_cast<double>(ranges) * per_range_instr,
+                                                 benchmark::Counter::kIsRate);
+  state.counters["trace_MB/s_equiv"] = benchmark::Counter(
+      static_cast<double>(ranges) * per_range_bytes / 1e6, benchmark::Counter::kIsRate);
   state.SetLabel(c.real ? "001-ack_test" : "synthetic");
 }
 
@@ -198,7 +203,8 @@ void BM_FollowCached(benchmark::State& state) {
     ranges += c.starts.size();
   }
   SetFollowCounters(state, c, ranges);
-  state.counters["hit_rate"] = static_cast<double>(follower.stats().hits) / static_cast<double>(follower.stats().lookups);
+  state.counters["hit_rate"] =
+      static_cast<double>(follower.stats().hits) / static_cast<double>(follower.stats().lookups);
 }
 BENCHMARK(BM_FollowCached)->Unit(benchmark::kMicrosecond);
 
@@ -223,7 +229,8 @@ void BM_FollowUncached(benchmark::State& state) {
   InstrFollower follower(&c.image);
   uint64_t ranges = 0;
   for (auto _ : state) {
-    for (const auto& [a, isa] : c.starts) benchmark::DoNotOptimize(follower.WalkTo(a, isa, ~uint64_t{0}));
+    for (const auto& [a, isa] : c.starts)
+      benchmark::DoNotOptimize(follower.WalkTo(a, isa, ~uint64_t{0}));
     ranges += c.starts.size();
   }
   SetFollowCounters(state, c, ranges);

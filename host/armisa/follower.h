@@ -51,7 +51,7 @@ struct WalkResult {
   uint32_t opcode = 0;        // kP0: the P0's opcode (T32 packed as T32Opcode)
   InstrInfo info;             // kP0: the P0's classification (IT-adjusted for T32)
   WalkStatus status = WalkStatus::kP0;
-  Isa isa = Isa::kA64;        // ISA of the range (the walk never changes ISA)
+  Isa isa = Isa::kA64;  // ISA of the range (the walk never changes ISA)
 
   bool ok() const { return status == WalkStatus::kP0; }
 };
@@ -97,7 +97,8 @@ class InstrFollower {
   // The number of instructions in [start, end) executed in sequence: A64
   // and A32 from the distance, T32 by reading each first halfword (16- and
   // 32-bit encodings); nullopt when a T32 instruction cannot be read.
-  std::optional<uint32_t> CountInstructions(uint64_t start, uint64_t end, Isa isa, uint8_t space = kMemAny) const;
+  std::optional<uint32_t> CountInstructions(uint64_t start, uint64_t end, Isa isa,
+                                            uint8_t space = kMemAny) const;
 
   void InvalidateCache();
   const FollowStats& stats() const { return stats_; }

@@ -58,13 +58,13 @@ struct ClassifyOptions {
 
 // The classification of one instruction. Plain data, 24 bytes.
 struct InstrInfo {
-  uint64_t target = 0;                      // direct branch target (has_target)
+  uint64_t target = 0;  // direct branch target (has_target)
   InstrType type = InstrType::kOther;
   InstrSubtype subtype = InstrSubtype::kNone;
-  uint8_t size = 4;                         // bytes: 4, or 2 for 16-bit T32
-  Isa target_isa = Isa::kA64;               // ISA at the target (BLX imm switches)
-  bool has_target = false;                  // kBranch: target is valid
-  bool is_link = false;                     // writes the return address (LR)
+  uint8_t size = 4;            // bytes: 4, or 2 for 16-bit T32
+  Isa target_isa = Isa::kA64;  // ISA at the target (BLX imm switches)
+  bool has_target = false;     // kBranch: target is valid
+  bool is_link = false;        // writes the return address (LR)
   // Architecturally conditional: the P0 element may be an N atom (B.cond,
   // BC.cond, CBZ/CBNZ, TBZ/TBNZ, CB<cc>/CBB<cc>/CBH<cc>, A32 cond != 111x,
   // T32 B<c>/CBZ/CBNZ; the follower adds T32 instructions in an IT block).
@@ -73,16 +73,14 @@ struct InstrInfo {
   // does not mark FEAT_CMPBR CB<cc>/CBB<cc>/CBH<cc> (feat_cmpbr oracle:
   // "E BR " for cbeq) nor T32 instructions in an IT block.
   bool ocsd_conditional = false;
-  uint8_t it_count = 0;                     // T32 IT: instructions it covers (1-4)
-  uint8_t it_firstcond = 0;                 // T32 IT: firstcond (0b1110 = AL)
+  uint8_t it_count = 0;      // T32 IT: instructions it covers (1-4)
+  uint8_t it_firstcond = 0;  // T32 IT: firstcond (0b1110 = AL)
 
   bool is_p0() const { return type != InstrType::kOther; }
 };
 
 // Packs a T32 instruction's halfwords (in memory order) as Classify expects.
-constexpr uint32_t T32Opcode(uint16_t hw1, uint16_t hw2 = 0) {
-  return (uint32_t{hw1} << 16) | hw2;
-}
+constexpr uint32_t T32Opcode(uint16_t hw1, uint16_t hw2 = 0) { return (uint32_t{hw1} << 16) | hw2; }
 // Size in bytes of the T32 instruction whose first halfword is hw1: 32-bit
 // iff hw1[15:11] is 0b11101, 0b11110 or 0b11111 (Arm ARM F3.1, "T32
 // instruction set encoding").
@@ -92,7 +90,8 @@ namespace internal {
 InstrInfo ClassifyA64Slow(uint32_t opcode, uint64_t address, const ClassifyOptions& options);
 // The table rows scanned in order, without the per-top-byte index and
 // without the A32 condition / T32 IT post-processing: for tests.
-InstrInfo ClassifyLinear(Isa isa, uint32_t opcode, uint64_t address, const ClassifyOptions& options);
+InstrInfo ClassifyLinear(Isa isa, uint32_t opcode, uint64_t address,
+                         const ClassifyOptions& options);
 }  // namespace internal
 
 // A64: every P0 instruction sits in the encoding group "Branches, exception

@@ -32,7 +32,8 @@ std::optional<uint8_t> ParseMemSpace(std::string_view text) {
 bool MemoryImage::AddRegion(uint64_t address, const uint8_t* bytes, size_t size, uint8_t spaces,
                             std::string* error) {
   if (size == 0 || address + size < address || spaces == 0) {
-    if (error) *error = "memory region at 0x" + std::to_string(address) + ": empty, wrapping or no space";
+    if (error)
+      *error = "memory region at 0x" + std::to_string(address) + ": empty, wrapping or no space";
     return false;
   }
   const uint64_t end = address + size;
@@ -40,9 +41,10 @@ bool MemoryImage::AddRegion(uint64_t address, const uint8_t* bytes, size_t size,
     if ((r.spaces & spaces) != 0 && address < r.end && r.start < end) {
       if (error) {
         char buf[128];
-        std::snprintf(buf, sizeof buf, "memory region 0x%llx-0x%llx overlaps 0x%llx-0x%llx",
-                      static_cast<unsigned long long>(address), static_cast<unsigned long long>(end),
-                      static_cast<unsigned long long>(r.start), static_cast<unsigned long long>(r.end));
+        std::snprintf(
+            buf, sizeof buf, "memory region 0x%llx-0x%llx overlaps 0x%llx-0x%llx",
+            static_cast<unsigned long long>(address), static_cast<unsigned long long>(end),
+            static_cast<unsigned long long>(r.start), static_cast<unsigned long long>(r.end));
         *error = buf;
       }
       return false;
@@ -55,7 +57,8 @@ bool MemoryImage::AddRegion(uint64_t address, const uint8_t* bytes, size_t size,
   regions_.insert(at, std::move(region));
   max_end_.resize(regions_.size());
   uint64_t max_end = 0;
-  for (size_t i = 0; i < regions_.size(); ++i) max_end_[i] = max_end = std::max(max_end, regions_[i].end);
+  for (size_t i = 0; i < regions_.size(); ++i)
+    max_end_[i] = max_end = std::max(max_end, regions_[i].end);
   return true;
 }
 
@@ -68,7 +71,8 @@ bool MemoryImage::AddFile(const std::string& path, uint64_t address, uint8_t spa
   }
   const uint64_t file_size = static_cast<uint64_t>(in.tellg());
   if (offset > file_size || (length != 0 && length > file_size - offset)) {
-    if (error) *error = path + ": offset/length beyond the file (" + std::to_string(file_size) + " bytes)";
+    if (error)
+      *error = path + ": offset/length beyond the file (" + std::to_string(file_size) + " bytes)";
     return false;
   }
   if (length == 0) length = file_size - offset;

@@ -96,7 +96,7 @@ class MemoryImage {
     uint8_t spaces;
     std::unique_ptr<uint8_t[]> bytes;
   };
-  std::vector<Region> regions_;  // sorted by start
+  std::vector<Region> regions_;    // sorted by start
   std::vector<uint64_t> max_end_;  // max_end_[i] = max(regions_[0..i].end)
 };
 

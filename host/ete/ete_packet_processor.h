@@ -45,18 +45,18 @@ enum class ErrorPolicy : uint8_t {
 
 struct EteError {
   EteErrorKind kind;
-  uint64_t index;        // byte index of the offending packet (as EtePacket::index)
+  uint64_t index;  // byte index of the offending packet (as EtePacket::index)
   uint8_t trace_id;
-  std::string message;   // "byte 1234: reserved header 0x07 ..." (errors are rare)
+  std::string message;  // "byte 1234: reserved header 0x07 ..." (errors are rare)
 };
 
 struct EteStats {
-  uint64_t bytes = 0;            // bytes pushed
-  uint64_t packets = 0;          // packets emitted (all kinds)
-  uint64_t not_sync_bytes = 0;   // bytes reported as kNotSync
-  uint64_t errors = 0;           // errors reported
-  uint64_t overflows = 0;        // Overflow packets (trace unit lost trace)
-  uint64_t syncs = 0;            // A-Sync packets
+  uint64_t bytes = 0;           // bytes pushed
+  uint64_t packets = 0;         // packets emitted (all kinds)
+  uint64_t not_sync_bytes = 0;  // bytes reported as kNotSync
+  uint64_t errors = 0;          // errors reported
+  uint64_t overflows = 0;       // Overflow packets (trace unit lost trace)
+  uint64_t syncs = 0;           // A-Sync packets
 };
 
 using PacketCallback = void (*)(void* context, const EtePacket& packet);
@@ -132,11 +132,11 @@ class EtePacketProcessor {
   // Partial packet (synced) or unsynchronised bytes being examined.
   std::array<uint8_t, kMaxPacketBytes> pend_{};
   size_t pend_len_ = 0;
-  uint64_t pend_index_ = 0;     // byte index of pend_[0] (OpenCSD packet index)
-  uint64_t pend_stream_ = 0;    // stream offset of pend_[0]
+  uint64_t pend_index_ = 0;   // byte index of pend_[0] (OpenCSD packet index)
+  uint64_t pend_stream_ = 0;  // stream offset of pend_[0]
   UnsyncFn unsync_fn_ = UnsyncFn::kNotSync;
   PacketType unsync_type_ = PacketType::kNotSync;
-  uint64_t update_index_ = 0;   // OpenCSD m_update_on_unsync_packet_index
+  uint64_t update_index_ = 0;     // OpenCSD m_update_on_unsync_packet_index
   bool unsync_continue_ = false;  // unsynced bytes dumped, same "packet" goes on
 };
 

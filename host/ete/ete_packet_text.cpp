@@ -119,8 +119,10 @@ void Context(const EtePacket& p, std::string* out) {
     return;
   }
   Appendf(out, "Ctxt: %sEL%u, ", c.sf ? "AArch64," : "AArch32, ", c.el);
-  if (c.nse) out->append(c.ns ? "Realm; " : "Root; ");
-  else out->append(c.ns ? "NS; " : "S; ");
+  if (c.nse)
+    out->append(c.ns ? "Realm; " : "Root; ");
+  else
+    out->append(c.ns ? "NS; " : "S; ");
   if (c.updated_cid) Appendf(out, "CID=0x%08x; ", c.context_id);
   if (c.updated_vmid) Appendf(out, "VMID=0x%04x; ", c.vmid);
 }
@@ -130,14 +132,17 @@ void Atoms(const EtePacket& p, std::string* out) {
   for (int i = 0; i < p.atom_count; ++i, b >>= 1) out->push_back((b & 1) ? 'E' : 'N');
 }
 
-const char* kArmExceptions[16] = {"PE Reset", "Debug Halt", "Call", "Trap", "System Error", "Reserved",
-                                  "Inst Debug", "Data Debug", "Reserved", "Reserved", "Alignment",
-                                  "Inst Fault", "Data Fault", "Reserved", "IRQ", "FIQ"};
+const char* kArmExceptions[16] = {"PE Reset",     "Debug Halt", "Call",       "Trap",
+                                  "System Error", "Reserved",   "Inst Debug", "Data Debug",
+                                  "Reserved",     "Reserved",   "Alignment",  "Inst Fault",
+                                  "Data Fault",   "Reserved",   "IRQ",        "FIQ"};
 
 }  // namespace
 
 const char* PacketTypeName(PacketType type) { return N(type).id; }
-const char* ExceptionTypeName(uint16_t type) { return type < 0x10 ? kArmExceptions[type] : "Reserved"; }
+const char* ExceptionTypeName(uint16_t type) {
+  return type < 0x10 ? kArmExceptions[type] : "Reserved";
+}
 const char* PacketTypeOcsdName(PacketType type) { return N(type).ocsd; }
 const char* PacketTypeOcsdDesc(PacketType type) { return N(type).desc; }
 
@@ -186,17 +191,21 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
       out->append(";  ");
       out->append(ExceptionTypeName(p.exception_type));
       out->push_back(';');
-      if (p.exception_addr_interp == 1) out->append(" Ret Addr Follows;");
-      else if (p.exception_addr_interp == 2) out->append(" Ret Addr Follows, Match Prev;");
+      if (p.exception_addr_interp == 1)
+        out->append(" Ret Addr Follows;");
+      else if (p.exception_addr_interp == 2)
+        out->append(" Ret Addr Follows, Match Prev;");
       break;
     case PacketType::kTimestamp:
       Appendf(out, "; Updated val = 0x%" PRIx64, p.timestamp);
       if (p.cc_valid) Appendf(out, "; CC=0x%x", p.cycle_count);
       break;
     case PacketType::kTraceInfo:
-      Appendf(out, "; INFO=0x%x { CC.%u, TSTATE.%u }", p.info & 0xFF, p.info & 1, (p.info >> 6) & 1);
+      Appendf(out, "; INFO=0x%x { CC.%u, TSTATE.%u }", p.info & 0xFF, p.info & 1,
+              (p.info >> 6) & 1);
       if (p.info & 1) Appendf(out, "; CC_THRESHOLD=0x%x", p.cc_threshold);
-      if (p.tinfo_initial && (p.tinfo_sections & 0x04)) Appendf(out, "; INIT SPEC DEPTH=%u", p.spec);
+      if (p.tinfo_initial && (p.tinfo_sections & 0x04))
+        Appendf(out, "; INIT SPEC DEPTH=%u", p.spec);
       if (p.tinfo_initial) out->append("; Decoder Sync point TINFO");
       break;
     case PacketType::kCycleCountF1:
@@ -220,15 +229,19 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
         Atoms(p, out);
         out->append(", ");
       }
-      if (p.type == PacketType::kMispredict) out->append("Mispredict");
-      else Appendf(out, "Cancel(%u), Mispredict", p.cancel);
+      if (p.type == PacketType::kMispredict)
+        out->append("Mispredict");
+      else
+        Appendf(out, "Cancel(%u), Mispredict", p.cancel);
       break;
     case PacketType::kCommit:
       Appendf(out, "; Commit(%u)", p.commit);
       break;
     case PacketType::kQ:
-      if (p.q_count_present) Appendf(out, "; Count(%u)", p.q_count);
-      else out->append("; Count(Unknown)");
+      if (p.q_count_present)
+        Appendf(out, "; Count(%u)", p.q_count);
+      else
+        out->append("; Count(Unknown)");
       if (p.q_addr_match) Appendf(out, "; [%u]", p.exact_match_idx);
       if (p.q_addr_present || p.q_addr_match) {
         out->append("; Addr=");
@@ -267,7 +280,9 @@ void JsonContext(const EtePacket& p, JsonObject& o) {
     o.Bool("context_same", true);
     return;
   }
-  o.Unsigned("el", c.el).Bool("aarch64", c.sf).String("security", c.nse ? (c.ns ? "Realm" : "Root") : (c.ns ? "NS" : "S"));
+  o.Unsigned("el", c.el)
+      .Bool("aarch64", c.sf)
+      .String("security", c.nse ? (c.ns ? "Realm" : "Root") : (c.ns ? "NS" : "S"));
   if (c.updated_vmid) o.Hex("vmid", c.vmid);
   if (c.updated_cid) o.Hex("context_id", c.context_id);
 }
@@ -318,7 +333,8 @@ void FormatJson(const EtePacket& p, std::string_view source, std::string* out) {
       break;
     case PacketType::kPeReset:
     case PacketType::kTransactionFailure:
-      o.Unsigned("exception_type", p.exception_type).Unsigned("address_follows", p.exception_addr_interp);
+      o.Unsigned("exception_type", p.exception_type)
+          .Unsigned("address_follows", p.exception_addr_interp);
       break;
     case PacketType::kTimestamp:
       o.Unsigned("timestamp", p.timestamp).Unsigned("timestamp_bits", p.ts_bits);
@@ -338,7 +354,8 @@ void FormatJson(const EtePacket& p, std::string_view source, std::string* out) {
     case PacketType::kCycleCountF2:
     case PacketType::kCycleCountF3:
       o.Unsigned("cycle_count", p.cycle_count);
-      if (p.type == PacketType::kCycleCountF1 && (p.raw[0] & 1)) o.Bool("cycle_count_unknown", true);
+      if (p.type == PacketType::kCycleCountF1 && (p.raw[0] & 1))
+        o.Bool("cycle_count_unknown", true);
       if (p.commit_valid) o.Unsigned("commit", p.commit);
       break;
     case PacketType::kCommit:

@@ -27,9 +27,9 @@ enum class UlebStatus : uint8_t {
 
 struct UlebResult {
   UlebStatus status;
-  uint8_t bytes;     // bytes consumed (kOk) / examined (others)
-  bool overflow;     // value had bits above bit 31 (kOk only)
-  uint32_t value;    // low 32 bits of the value (kOk only)
+  uint8_t bytes;   // bytes consumed (kOk) / examined (others)
+  bool overflow;   // value had bits above bit 31 (kOk only)
+  uint32_t value;  // low 32 bits of the value (kOk only)
 };
 
 // Reads one field from p[0..n) of at most `max_bytes` (1..5) bytes.
@@ -39,7 +39,8 @@ inline UlebResult ReadUleb(const uint8_t* p, size_t n, unsigned max_bytes) {
     if (i >= n) return {UlebStatus::kNeedMore, static_cast<uint8_t>(i), false, 0};
     v |= static_cast<uint64_t>(p[i] & 0x7F) << (7 * i);
     if ((p[i] & 0x80) == 0)
-      return {UlebStatus::kOk, static_cast<uint8_t>(i + 1), (v >> 32) != 0, static_cast<uint32_t>(v)};
+      return {UlebStatus::kOk, static_cast<uint8_t>(i + 1), (v >> 32) != 0,
+              static_cast<uint32_t>(v)};
   }
   return {UlebStatus::kOverlong, static_cast<uint8_t>(max_bytes), false, 0};
 }

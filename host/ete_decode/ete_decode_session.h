@@ -52,7 +52,8 @@ LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir);
 using SourceElementCallback = void (*)(void* ctx, size_t source, const EteElement& element);
 // Packet-layer or element-layer error, with the byte index in its message;
 // source = SIZE_MAX for framing errors.
-using SourceDecodeErrorCallback = void (*)(void* ctx, size_t source, uint64_t index, const std::string& message);
+using SourceDecodeErrorCallback = void (*)(void* ctx, size_t source, uint64_t index,
+                                           const std::string& message);
 
 // Decodes one trace buffer: frame deformatter (if any), one packet
 // processor and one element decoder per source. The packet layer runs with

@@ -38,29 +38,42 @@ static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(ElemType
 // The lister pads type names to a fixed width (OCSD trc_gen_elem.cpp).
 const char* TypeText(armisa::InstrType t) {
   switch (t) {
-    case armisa::InstrType::kOther: return "--- ";
-    case armisa::InstrType::kBranch: return "BR  ";
-    case armisa::InstrType::kIndirectBranch: return "iBR ";
-    case armisa::InstrType::kIsb: return "ISB ";
-    case armisa::InstrType::kDsbDmb: return "DSB.DMB";
-    case armisa::InstrType::kWfiWfe: return "WFI.WFE";
-    case armisa::InstrType::kTstart: return "TSTART";
+    case armisa::InstrType::kOther:
+      return "--- ";
+    case armisa::InstrType::kBranch:
+      return "BR  ";
+    case armisa::InstrType::kIndirectBranch:
+      return "iBR ";
+    case armisa::InstrType::kIsb:
+      return "ISB ";
+    case armisa::InstrType::kDsbDmb:
+      return "DSB.DMB";
+    case armisa::InstrType::kWfiWfe:
+      return "WFI.WFE";
+    case armisa::InstrType::kTstart:
+      return "TSTART";
   }
   return "";
 }
 const char* SubtypeText(armisa::InstrSubtype s) {
   switch (s) {
-    case armisa::InstrSubtype::kNone: return "";
-    case armisa::InstrSubtype::kBrLink: return "b+link ";
-    case armisa::InstrSubtype::kV8Ret: return "A64:ret ";
-    case armisa::InstrSubtype::kV8Eret: return "A64:eret ";
-    case armisa::InstrSubtype::kV7ImpliedRet: return "V7:impl ret";  // no trailing space (OpenCSD 1.8.0)
+    case armisa::InstrSubtype::kNone:
+      return "";
+    case armisa::InstrSubtype::kBrLink:
+      return "b+link ";
+    case armisa::InstrSubtype::kV8Ret:
+      return "A64:ret ";
+    case armisa::InstrSubtype::kV8Eret:
+      return "A64:eret ";
+    case armisa::InstrSubtype::kV7ImpliedRet:
+      return "V7:impl ret";  // no trailing space (OpenCSD 1.8.0)
   }
   return "";
 }
 // Indexed by the enumerators (the static_asserts check the last one).
-constexpr const char* kUnsyncText[] = {"init-decoder", "reset-decoder", "overflow", "discard",
-                                       "bad-packet",   "bad-program-image", "end-of-trace"};
+constexpr const char* kUnsyncText[] = {"init-decoder", "reset-decoder", "overflow",
+                                       "discard",      "bad-packet",    "bad-program-image",
+                                       "end-of-trace"};
 static_assert(std::size(kUnsyncText) == static_cast<size_t>(UnsyncReason::kEndOfTrace) + 1);
 constexpr const char* kTraceOnText[] = {"begin or filter", "overflow", "debug restart"};
 static_assert(std::size(kTraceOnText) == static_cast<size_t>(TraceOnReason::kDebugExit) + 1);
@@ -75,25 +88,38 @@ const char* MemTransText(MemTrans m) { return kMemTransText[static_cast<size_t>(
 const char* SecurityText(Security s) { return kSecurityText[static_cast<size_t>(s)]; }
 const char* MemSpaceText(uint8_t m) {
   switch (m) {
-    case armisa::kMemEL1S: return "EL1S";
-    case armisa::kMemEL1N: return "EL1N";
-    case armisa::kMemEL2N: return "EL2N";
-    case armisa::kMemEL3: return "EL3";
-    case armisa::kMemEL2S: return "EL2S";
-    case armisa::kMemEL1R: return "EL1R";
-    case armisa::kMemEL2R: return "EL2R";
-    case armisa::kMemRoot: return "Root";
-    case armisa::kMemS: return "S";
-    case armisa::kMemN: return "N";
-    case armisa::kMemR: return "R";
-    default: return "Any";
+    case armisa::kMemEL1S:
+      return "EL1S";
+    case armisa::kMemEL1N:
+      return "EL1N";
+    case armisa::kMemEL2N:
+      return "EL2N";
+    case armisa::kMemEL3:
+      return "EL3";
+    case armisa::kMemEL2S:
+      return "EL2S";
+    case armisa::kMemEL1R:
+      return "EL1R";
+    case armisa::kMemEL2R:
+      return "EL2R";
+    case armisa::kMemRoot:
+      return "Root";
+    case armisa::kMemS:
+      return "S";
+    case armisa::kMemN:
+      return "N";
+    case armisa::kMemR:
+      return "R";
+    default:
+      return "Any";
   }
 }
 
 }  // namespace
 
 const char* ElemTypeOcsdName(ElemType type) {
-  return type < ElemType::kCount ? kNames[static_cast<int>(type)].ocsd : "OCSD_GEN_TRC_ELEM_UNKNOWN";
+  return type < ElemType::kCount ? kNames[static_cast<int>(type)].ocsd
+                                 : "OCSD_GEN_TRC_ELEM_UNKNOWN";
 }
 const char* ElemTypeName(ElemType type) {
   return type < ElemType::kCount ? kNames[static_cast<int>(type)].json : "unknown";
@@ -118,15 +144,19 @@ void FormatElementOcsd(const EteElement& e, std::string* out) {
       if (e.context_id_valid) Appendf(out, "CTXTID=0x%x; ", e.context_id);
       break;
     case ElemType::kInstrRange:
-      Appendf(out, "exec range=0x%" PRIx64 ":[0x%" PRIx64 "] num_i(%u) last_sz(%u) (ISA=%.*s) %s%s%s%s", e.start,
-              e.end, e.num_instr, e.last_size, static_cast<int>(isa.size()), isa.data(), e.executed ? "E " : "N ",
-              TypeText(e.last_type), SubtypeText(e.last_subtype), e.last_cond ? " <cond>" : "");
+      Appendf(out,
+              "exec range=0x%" PRIx64 ":[0x%" PRIx64 "] num_i(%u) last_sz(%u) (ISA=%.*s) %s%s%s%s",
+              e.start, e.end, e.num_instr, e.last_size, static_cast<int>(isa.size()), isa.data(),
+              e.executed ? "E " : "N ", TypeText(e.last_type), SubtypeText(e.last_subtype),
+              e.last_cond ? " <cond>" : "");
       break;
     case ElemType::kInstrRangeNoPath:
-      Appendf(out, "first 0x%" PRIx64 ":[next 0x%" PRIx64 "] num_i(%u) ", e.start, e.end, e.num_instr);
+      Appendf(out, "first 0x%" PRIx64 ":[next 0x%" PRIx64 "] num_i(%u) ", e.start, e.end,
+              e.num_instr);
       break;
     case ElemType::kAddrNacc:
-      Appendf(out, " 0x%" PRIx64 "; Memspace [0x%x:%s] ", e.start, e.mem_space, MemSpaceText(e.mem_space));
+      Appendf(out, " 0x%" PRIx64 "; Memspace [0x%x:%s] ", e.start, e.mem_space,
+              MemSpaceText(e.mem_space));
       break;
     case ElemType::kException:
       if (e.exception_has_addr) {
@@ -169,7 +199,10 @@ void FormatElementLine(const EteElement& e, std::string* out) {
 
 void FormatElementJson(const EteElement& e, std::string_view source, std::string* out) {
   ete::JsonObject o(out);
-  o.String("source", source).Unsigned("trace_id", e.trace_id).Unsigned("offset", e.index).String("elem", ElemTypeName(e.type));
+  o.String("source", source)
+      .Unsigned("trace_id", e.trace_id)
+      .Unsigned("offset", e.index)
+      .String("elem", ElemTypeName(e.type));
   const std::string_view isa = armisa::IsaName(e.isa);
   switch (e.type) {
     case ElemType::kNoSync:
@@ -180,7 +213,10 @@ void FormatElementJson(const EteElement& e, std::string_view source, std::string
       o.String("reason", TraceOnText(e.trace_on));
       break;
     case ElemType::kPeContext:
-      o.String("isa", isa).Unsigned("el", e.el).String("security", SecurityText(e.security)).Bool("bits64", e.bits64);
+      o.String("isa", isa)
+          .Unsigned("el", e.el)
+          .String("security", SecurityText(e.security))
+          .Bool("bits64", e.bits64);
       if (e.vmid_valid) o.Hex("vmid", e.vmid);
       if (e.context_id_valid) o.Hex("context_id", e.context_id);
       break;
@@ -196,7 +232,10 @@ void FormatElementJson(const EteElement& e, std::string_view source, std::string
           .Bool("taken", e.executed);
       break;
     case ElemType::kInstrRangeNoPath:
-      o.Hex("start", e.start).Hex("end", e.end).Unsigned("num_instr", e.num_instr).String("isa", isa);
+      o.Hex("start", e.start)
+          .Hex("end", e.end)
+          .Unsigned("num_instr", e.num_instr)
+          .String("isa", isa);
       break;
     case ElemType::kAddrNacc:
       o.Hex("address", e.start).String("mem_space", MemSpaceText(e.mem_space));

@@ -24,26 +24,34 @@
 namespace mabutrace::ete_decode {
 
 enum class ElemType : uint8_t {
-  kNoSync,           // OCSD_GEN_TRC_ELEM_NO_SYNC: decoder lost / has no sync (reason)
-  kTraceOn,          // TRACE_ON: Trace On element (§4.6), reason begin/overflow
-  kEoTrace,          // EO_TRACE: end of the trace data
-  kPeContext,        // PE_CONTEXT: Context element (§4.12) that changed the PE state
-  kInstrRange,       // INSTR_RANGE: executed range from an atom/exception/source address (§6.3)
-  kInstrRangeNoPath, // I_RANGE_NOPATH: Q element whose path cannot be followed (§5.10)
-  kAddrNacc,         // ADDR_NACC: the program image has no code at `start`
-  kException,        // EXCEPTION: Exception element (§4.7, §5.8)
-  kExceptionRet,     // EXCEPTION_RET: ERET-class instruction executed (E atom, §5.8)
-  kTimestamp,        // TIMESTAMP: Timestamp element (§4.5)
-  kCycleCount,       // CYCLE_COUNT: Cycle Count element (§4.9)
-  kEvent,            // EVENT: Event element (§4.11)
-  kSyncMarker,       // SYNC_MARKER: Timestamp Marker element (§4.5)
-  kMemTrans,         // MEMTRANS: Transaction Start/Commit/Failure (§4.8, §5.10)
-  kInstrumentation,  // INSTRUMENTATION: Instrumentation element (§4.8)
+  kNoSync,            // OCSD_GEN_TRC_ELEM_NO_SYNC: decoder lost / has no sync (reason)
+  kTraceOn,           // TRACE_ON: Trace On element (§4.6), reason begin/overflow
+  kEoTrace,           // EO_TRACE: end of the trace data
+  kPeContext,         // PE_CONTEXT: Context element (§4.12) that changed the PE state
+  kInstrRange,        // INSTR_RANGE: executed range from an atom/exception/source address (§6.3)
+  kInstrRangeNoPath,  // I_RANGE_NOPATH: Q element whose path cannot be followed (§5.10)
+  kAddrNacc,          // ADDR_NACC: the program image has no code at `start`
+  kException,         // EXCEPTION: Exception element (§4.7, §5.8)
+  kExceptionRet,      // EXCEPTION_RET: ERET-class instruction executed (E atom, §5.8)
+  kTimestamp,         // TIMESTAMP: Timestamp element (§4.5)
+  kCycleCount,        // CYCLE_COUNT: Cycle Count element (§4.9)
+  kEvent,             // EVENT: Event element (§4.11)
+  kSyncMarker,        // SYNC_MARKER: Timestamp Marker element (§4.5)
+  kMemTrans,          // MEMTRANS: Transaction Start/Commit/Failure (§4.8, §5.10)
+  kInstrumentation,   // INSTRUMENTATION: Instrumentation element (§4.8)
   kCount
 };
 
 // Why the decoder is not synchronised (NO_SYNC) or ended (EO_TRACE).
-enum class UnsyncReason : uint8_t { kInitDecoder, kResetDecoder, kOverflow, kDiscard, kBadPacket, kBadImage, kEndOfTrace };
+enum class UnsyncReason : uint8_t {
+  kInitDecoder,
+  kResetDecoder,
+  kOverflow,
+  kDiscard,
+  kBadPacket,
+  kBadImage,
+  kEndOfTrace
+};
 
 enum class TraceOnReason : uint8_t { kNormal, kOverflow, kDebugExit };
 
@@ -66,13 +74,13 @@ struct EteElement {
   armisa::InstrType last_type = armisa::InstrType::kOther;
   armisa::InstrSubtype last_subtype = armisa::InstrSubtype::kNone;
   uint8_t last_size = 0;
-  bool executed = false;       // last instruction executed (E) / not (N)
-  bool last_cond = false;      // last instruction conditional (OpenCSD "<cond>")
+  bool executed = false;   // last instruction executed (E) / not (N)
+  bool last_cond = false;  // last instruction conditional (OpenCSD "<cond>")
 
   // kException
   uint16_t exception_number = 0;
-  bool exception_has_addr = false;  // PER present (not PE Reset)
-  bool exception_prev_same = false; // E=0b10: PER is also the previous P0's target
+  bool exception_has_addr = false;   // PER present (not PE Reset)
+  bool exception_prev_same = false;  // E=0b10: PER is also the previous P0's target
 
   // kPeContext
   uint8_t el = 0;
@@ -90,8 +98,8 @@ struct EteElement {
   UnsyncReason unsync = UnsyncReason::kInitDecoder;
   TraceOnReason trace_on = TraceOnReason::kNormal;
   MemTrans mem_trans = MemTrans::kStart;
-  uint16_t event = 0;          // OpenCSD "Numbered": the packet's 4-bit mask (§4.11)
-  uint8_t mem_space = 0;       // kAddrNacc: armisa::MemSpace bit of the access
+  uint16_t event = 0;     // OpenCSD "Numbered": the packet's 4-bit mask (§4.11)
+  uint8_t mem_space = 0;  // kAddrNacc: armisa::MemSpace bit of the access
   uint8_t ite_el = 0;
   uint64_t ite_value = 0;
 };
@@ -102,13 +110,14 @@ const char* ElemTypeOcsdName(ElemType type);
 const char* ElemTypeName(ElemType type);
 
 // Appends the OpenCSD 1.8.0 lister text of the element, e.g.
-//   OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x69538:[0x6953c] num_i(1) last_sz(4) (ISA=A64) E BR  )
+//   OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x69538:[0x6953c] num_i(1) last_sz(4) (ISA=A64) E BR )
 // (no "Idx:..; ID:..; " prefix, no newline).
 void FormatElementOcsd(const EteElement& e, std::string* out);
 // The lister's whole line: "Idx:21; ID:1; " + FormatElementOcsd (no newline).
 void FormatElementLine(const EteElement& e, std::string* out);
-// Appends one JSON object (no newline): {"source":..,"trace_id":..,"offset":..,"elem":"instr_range",...}
-// with addresses as "0x..." strings.
+// Appends one JSON object (no newline):
+// {"source":..,"trace_id":..,"offset":..,"elem":"instr_range",...} with addresses as "0x..."
+// strings.
 void FormatElementJson(const EteElement& e, std::string_view source, std::string* out);
 
 }  // namespace mabutrace::ete_decode

@@ -24,13 +24,15 @@ armisa::FollowOptions FollowOptionsOf(const ete::EteConfig& c) {
 }  // namespace
 
 EteElementDecoder::EteElementDecoder(const ete::EteConfig& config, const armisa::MemoryImage* image,
-                                     ElementCallback on_element, void* ctx, DecodeErrorCallback on_error,
-                                     unsigned cache_log2)
+                                     ElementCallback on_element, void* ctx,
+                                     DecodeErrorCallback on_error, unsigned cache_log2)
     : out_(config.trace_id(), on_element, ctx),
       ctx_(ctx),
       on_error_(on_error),
-      queue_(config.max_spec(), ((config.trcidr0 >> 30) & 1) == 0),  // TRCIDR0.COMMTRANS = 0: TSTART is P0
-      walker_(image, FollowOptionsOf(config), (config.trcconfigr >> 12) & 1 /* TRCCONFIGR.RS */, &out_, cache_log2),
+      queue_(config.max_spec(),
+             ((config.trcidr0 >> 30) & 1) == 0),  // TRCIDR0.COMMTRANS = 0: TSTART is P0
+      walker_(image, FollowOptionsOf(config), (config.trcconfigr >> 12) & 1 /* TRCCONFIGR.RS */,
+              &out_, cache_log2),
       // OpenCSD: TS markers gate timestamps when ETE >= 1.1 and TRCIDR0.TSMARK (bit 23).
       ts_marker_mode_(config.full_version() >= 0x51 && ((config.trcidr0 >> 23) & 1)),
       cci_((config.trcconfigr >> 4) & 1) {}
@@ -78,9 +80,10 @@ bool EteElementDecoder::SequenceError(uint64_t index, const char* what) {
 }
 
 void EteElementDecoder::BadImage(uint64_t index) {
-  Error(index,
-        "executed range does not continue the previous one (program image does not match the trace); "
-        "decoder resynchronises");
+  Error(
+      index,
+      "executed range does not continue the previous one (program image does not match the trace); "
+      "decoder resynchronises");
   Resynchronise(UnsyncReason::kBadImage, index);
 }
 
@@ -122,7 +125,8 @@ void EteElementDecoder::OnPacket(const ete::EtePacket& p) {
         return;
       }
       QueuePacket(p);
-      if (state_ == State::kDecode && (res_commit_ || res_cancel_ || res_mispredict_ || res_discard_)) {
+      if (state_ == State::kDecode &&
+          (res_commit_ || res_cancel_ || res_mispredict_ || res_discard_)) {
         Resolve();
         if (state_ == State::kNoSync) {  // discard / overflow: NO_SYNC at this packet
           EmitNoSync(p.index);
@@ -136,7 +140,8 @@ void EteElementDecoder::OnPacket(const ete::EtePacket& p) {
 void EteElementDecoder::TraceInfo(const ete::EtePacket& p) {
   queue_.PushUnseen(p.spec, p.index);  // §4.4, §5.7: SPEC unseen P0s precede this point
   queue_.Push(QueuedKind::kTraceInfo, p.index);
-  if ((p.info >> 6) & 1) queue_.Push(QueuedKind::kTransInit, p.index);  // INFO.T: inside a transaction
+  if ((p.info >> 6) & 1)
+    queue_.Push(QueuedKind::kTransInit, p.index);  // INFO.T: inside a transaction
 }
 
 void EteElementDecoder::QueueContext(const ete::EtePacket& p) {
@@ -162,7 +167,8 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
   }
   if (ete::IsAddressWithContextPacket(p.type) || ete::IsTargetAddressPacket(p.type)) {
     last_is_ = p.addr.isa;
-    if (ete::IsAddressWithContextPacket(p.type)) QueueContext(p);  // first: it applies to the address
+    if (ete::IsAddressWithContextPacket(p.type))
+      QueueContext(p);  // first: it applies to the address
     queue_.PushAddress(p.addr.value, p.addr.isa, p.index);
     return true;
   }
@@ -188,7 +194,8 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
       queue_.PushPeReset(p.exception_type, p.index);
       break;
     case PacketType::kQ:
-      queue_.PushQ(p.q_count, p.q_addr_present || p.q_addr_match, p.addr.value, p.addr.isa, p.index);
+      queue_.PushQ(p.q_count, p.q_addr_present || p.q_addr_match, p.addr.value, p.addr.isa,
+                   p.index);
       break;
     case PacketType::kTimestampMarker:
       queue_.Push(QueuedKind::kMarker, p.index);
@@ -218,7 +225,8 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
       if (p.commit_valid) res_commit_ = Count(p.commit);  // commit mode 0 (§4.9)
       break;
     case PacketType::kTimestamp: {
-      QueuedElement& e = queue_.Push(cci_ ? QueuedKind::kTimestampCycleCount : QueuedKind::kTimestamp, p.index);
+      QueuedElement& e =
+          queue_.Push(cci_ ? QueuedKind::kTimestampCycleCount : QueuedKind::kTimestamp, p.index);
       e.value = p.timestamp;
       e.cc = p.cycle_count;
       break;
@@ -228,7 +236,8 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
     case PacketType::kCancelF2:
     case PacketType::kCancelF3:
       res_mispredict_ = true;
-      if (p.atom_count) queue_.PushAtoms(p.atom_bits, p.atom_count, p.index);  // before the cancel (§4.10)
+      if (p.atom_count)
+        queue_.PushAtoms(p.atom_bits, p.atom_count, p.index);  // before the cancel (§4.10)
       res_cancel_ = Count(p.cancel);
       break;
     case PacketType::kCancelF1:
@@ -248,7 +257,8 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
     case PacketType::kReservedCfg:
     case PacketType::kBadSequence:
       // OpenCSD handleBadPacket: drop everything, NO_SYNC at the next packet.
-      Error(p.index, std::string("bad packet (") + ete::PacketTypeName(p.type) + "); element decoder resynchronises");
+      Error(p.index, std::string("bad packet (") + ete::PacketTypeName(p.type) +
+                         "); element decoder resynchronises");
       ResetState();
       state_ = State::kNoSync;
       unsync_ = UnsyncReason::kBadPacket;
@@ -304,7 +314,8 @@ void EteElementDecoder::Finish() {
 
 // ---------------------------------------------------------------- committed elements
 
-bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* context, const QueuedElement* address) {
+bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* context,
+                                const QueuedElement* address) {
   switch (e.kind) {
     case QueuedKind::kTraceOn: {
       walker_.BreakChain();
@@ -434,8 +445,8 @@ void EteElementDecoder::Timed(const QueuedElement& e) {
     case QueuedKind::kTransCommit:
     case QueuedKind::kTransFail: {
       EteElement& o = out_.New(ElemType::kMemTrans, e.index);
-      o.mem_trans = e.kind == QueuedKind::kTransInit    ? MemTrans::kTraceInit
-                    : e.kind == QueuedKind::kTransStart ? MemTrans::kStart
+      o.mem_trans = e.kind == QueuedKind::kTransInit     ? MemTrans::kTraceInit
+                    : e.kind == QueuedKind::kTransStart  ? MemTrans::kStart
                     : e.kind == QueuedKind::kTransCommit ? MemTrans::kCommit
                                                          : MemTrans::kFail;
       out_.Emit(o);

@@ -17,9 +17,12 @@ constexpr uint32_t kColorInfo = 0x1000000 | 0x7ed321;
 
 const char* TimeBaseName(TimeBase base) {
   switch (base) {
-    case TimeBase::kTimestamp: return "timestamp";
-    case TimeBase::kCycleCount: return "cycle_count";
-    case TimeBase::kElementOrder: return "element_order";
+    case TimeBase::kTimestamp:
+      return "timestamp";
+    case TimeBase::kCycleCount:
+      return "cycle_count";
+    case TimeBase::kElementOrder:
+      return "element_order";
   }
   return "";
 }
@@ -75,7 +78,8 @@ void TimelineBuilder::OnElement(size_t source, const EteElement& e) {
       break;
     }
     case ElemType::kExceptionRet:
-      sink_->OnInstant(track, "exception return", t.cursor, static_cast<uint32_t>(source), kColorException);
+      sink_->OnInstant(track, "exception return", t.cursor, static_cast<uint32_t>(source),
+                       kColorException);
       break;
     case ElemType::kAddrNacc:
       std::snprintf(buf, sizeof buf, "address not accessible 0x%" PRIx64, e.start);
@@ -95,10 +99,11 @@ void TimelineBuilder::OnElement(size_t source, const EteElement& e) {
 
 bool TimelineBuilder::Finish() {
   sink_->OnMetadata("ete.time_base", TimeBaseName(base_));
-  sink_->OnMetadata("ete.time_unit",
-                    base_ == TimeBase::kTimestamp    ? "timestamp ticks (as ns), from the first timestamp"
-                    : base_ == TimeBase::kCycleCount ? "cycles (as ns)"
-                                                     : "one ns per executed range");
+  sink_->OnMetadata("ete.time_unit", base_ == TimeBase::kTimestamp
+                                         ? "timestamp ticks (as ns), from the first timestamp"
+                                     : base_ == TimeBase::kCycleCount
+                                         ? "cycles (as ns)"
+                                         : "one ns per executed range");
   sink_->OnMetadata("ete.range_slices", static_cast<int64_t>(slices_));
   sink_->OnMetadata("ete.instants", static_cast<int64_t>(instants_));
   sink_->OnMetadata("ete.clamped_times", static_cast<int64_t>(clamped_));

@@ -4,7 +4,10 @@
 namespace mabutrace::ete_decode {
 
 SpeculationQueue::SpeculationQueue(uint32_t max_spec, bool transaction_start_is_p0)
-    : max_spec_(max_spec < kMaxCount ? max_spec : kMaxCount), tstart_p0_(transaction_start_is_p0), buf_(64), mask_(63) {}
+    : max_spec_(max_spec < kMaxCount ? max_spec : kMaxCount),
+      tstart_p0_(transaction_start_is_p0),
+      buf_(64),
+      mask_(63) {}
 
 void SpeculationQueue::Clear() {
   head_ = n_ = 0;
@@ -49,8 +52,8 @@ QueuedElement& SpeculationQueue::PushPeReset(uint16_t type, uint64_t index) {
   return e;
 }
 
-QueuedElement& SpeculationQueue::PushQ(uint32_t count, bool has_address, uint64_t address, uint8_t is,
-                                       uint64_t index) {
+QueuedElement& SpeculationQueue::PushQ(uint32_t count, bool has_address, uint64_t address,
+                                       uint8_t is, uint64_t index) {
   QueuedElement& e = Append(QueuedKind::kQ, true, index);
   e.q_count = count;
   if (has_address) {
@@ -71,7 +74,8 @@ QueuedElement& SpeculationQueue::PushTransactionStart(uint64_t index) {
 }
 
 void SpeculationQueue::PushUnseen(uint32_t spec, uint64_t index) {
-  const uint32_t n = spec < kMaxElements / 2 ? spec : kMaxElements / 2;  // bounded memory on bad input
+  const uint32_t n =
+      spec < kMaxElements / 2 ? spec : kMaxElements / 2;  // bounded memory on bad input
   for (uint32_t i = 0; i < n; ++i) Append(QueuedKind::kUnseen, true, index);
   depth_ += static_cast<int32_t>(n);
 }
@@ -91,8 +95,10 @@ bool SpeculationQueue::Cancel(int32_t count) {
       if (e.atom_num == 0) PopBack();
       continue;
     }
-    if (e.is_p0) --count;
-    else if (IsTiming(e.kind) && nkeep < sizeof keep / sizeof keep[0]) keep[nkeep++] = e;
+    if (e.is_p0)
+      --count;
+    else if (IsTiming(e.kind) && nkeep < sizeof keep / sizeof keep[0])
+      keep[nkeep++] = e;
     PopBack();
   }
   while (nkeep) {
@@ -110,8 +116,10 @@ SpeculationQueue::MispredictResult SpeculationQueue::Mispredict() {
       e.atom_bits ^= 1u << (e.atom_num - 1);
       return MispredictResult::kFlipped;
     }
-    if (e.kind == QueuedKind::kAddress) Erase(i);
-    else if (e.kind == QueuedKind::kUnseen) return MispredictResult::kBeforeSync;
+    if (e.kind == QueuedKind::kAddress)
+      Erase(i);
+    else if (e.kind == QueuedKind::kUnseen)
+      return MispredictResult::kBeforeSync;
   }
   return MispredictResult::kNoAtom;
 }

@@ -60,8 +60,23 @@ namespace mabutrace::ete_decode {
 
 // The elements that wait (OpenCSD's p0_elem_t; §5.1 element classes).
 enum class QueuedKind : uint8_t {
-  kAtom, kAddress, kSourceAddress, kContext, kTraceOn, kException, kEvent, kTimestamp, kCycleCount,
-  kTimestampCycleCount, kMarker, kQ, kTransInit, kTransStart, kTransCommit, kTransFail, kInstrumentation,
+  kAtom,
+  kAddress,
+  kSourceAddress,
+  kContext,
+  kTraceOn,
+  kException,
+  kEvent,
+  kTimestamp,
+  kCycleCount,
+  kTimestampCycleCount,
+  kMarker,
+  kQ,
+  kTransInit,
+  kTransStart,
+  kTransCommit,
+  kTransFail,
+  kInstrumentation,
   kUnseen,  // a P0 before the Trace Info that synchronised (SPEC > 0, §5.7)
   kTraceInfo,
 };
@@ -69,18 +84,18 @@ enum class QueuedKind : uint8_t {
 struct QueuedElement {  // 64 bytes
   QueuedKind kind;
   bool is_p0;
-  bool pe_reset;      // kException: PE Reset (no address)
-  bool prev_same;     // kException: E = 0b10, the return address is also the previous P0's target
-  bool q_has_addr;    // kQ: the address came in the Q packet
-  uint8_t is;         // address sub-ISA (IS0 / IS1)
-  uint8_t atom_num;   // kAtom: atoms left
-  uint8_t ite_el;     // kInstrumentation
-  uint16_t number;    // exception type / event mask
-  uint32_t atom_bits; // kAtom: bit 0 = oldest left, 1 = E
+  bool pe_reset;       // kException: PE Reset (no address)
+  bool prev_same;      // kException: E = 0b10, the return address is also the previous P0's target
+  bool q_has_addr;     // kQ: the address came in the Q packet
+  uint8_t is;          // address sub-ISA (IS0 / IS1)
+  uint8_t atom_num;    // kAtom: atoms left
+  uint8_t ite_el;      // kInstrumentation
+  uint16_t number;     // exception type / event mask
+  uint32_t atom_bits;  // kAtom: bit 0 = oldest left, 1 = E
   uint32_t q_count;
-  uint32_t cc;        // cycle count
-  uint64_t index;     // byte index of the packet
-  uint64_t value;     // address; timestamp (kTimestamp*); instrumentation value
+  uint32_t cc;     // cycle count
+  uint64_t index;  // byte index of the packet
+  uint64_t value;  // address; timestamp (kTimestamp*); instrumentation value
   ete::PacketContext ctx;
 };
 
@@ -88,7 +103,8 @@ struct QueuedElement {  // 64 bytes
 // by Cancel, output by Discard and at the end of the trace.
 inline bool IsTiming(QueuedKind k) {
   return k == QueuedKind::kEvent || k == QueuedKind::kTimestamp || k == QueuedKind::kCycleCount ||
-         k == QueuedKind::kTimestampCycleCount || k == QueuedKind::kMarker || k == QueuedKind::kInstrumentation;
+         k == QueuedKind::kTimestampCycleCount || k == QueuedKind::kMarker ||
+         k == QueuedKind::kInstrumentation;
 }
 
 class SpeculationQueue {
@@ -107,7 +123,9 @@ class SpeculationQueue {
   int32_t depth() const { return depth_; }
   uint32_t max_spec() const { return max_spec_; }
   // P0s beyond MAXSPEC: they commit now (§5.2).
-  int32_t Excess() const { return depth_ > static_cast<int32_t>(max_spec_) ? depth_ - static_cast<int32_t>(max_spec_) : 0; }
+  int32_t Excess() const {
+    return depth_ > static_cast<int32_t>(max_spec_) ? depth_ - static_cast<int32_t>(max_spec_) : 0;
+  }
   void Clear();
 
   // ---- the window grows, one packet's elements at a time
@@ -130,7 +148,8 @@ class SpeculationQueue {
   QueuedElement& PushException(uint16_t type, bool prev_same, uint64_t index);
   QueuedElement& PushPeReset(uint16_t type, uint64_t index);
   // Q (§5.10): with its address it counts now, else once the address comes.
-  QueuedElement& PushQ(uint32_t count, bool has_address, uint64_t address, uint8_t is, uint64_t index);
+  QueuedElement& PushQ(uint32_t count, bool has_address, uint64_t address, uint8_t is,
+                       uint64_t index);
   QueuedElement& PushTransactionStart(uint64_t index);  // P0 iff COMMTRANS = 0
   // Trace Info with SPEC > 0 (§5.7): `spec` unseen P0s (capped so that they fit).
   void PushUnseen(uint32_t spec, uint64_t index);
@@ -196,7 +215,9 @@ inline QueuedElement& SpeculationQueue::Append(QueuedKind kind, bool p0, uint64_
   return e;
 }
 
-inline QueuedElement& SpeculationQueue::Push(QueuedKind kind, uint64_t index) { return Append(kind, false, index); }
+inline QueuedElement& SpeculationQueue::Push(QueuedKind kind, uint64_t index) {
+  return Append(kind, false, index);
+}
 
 inline void SpeculationQueue::PushAtoms(uint32_t bits, uint8_t count, uint64_t index) {
   QueuedElement& e = Append(QueuedKind::kAtom, true, index);
@@ -222,16 +243,19 @@ inline QueuedElement& SpeculationQueue::PushAddress(uint64_t address, uint8_t is
 // ---- templates
 
 template <class Consumer>
-bool SpeculationQueue::CommitAtomsAtOnce(uint32_t bits, uint8_t count, uint64_t index, Consumer& c) {
+bool SpeculationQueue::CommitAtomsAtOnce(uint32_t bits, uint8_t count, uint64_t index,
+                                         Consumer& c) {
   const uint32_t now = count - max_spec_;
   for (uint32_t i = 0; i < now; ++i, bits >>= 1)
     if (!c.Atom(bits & 1, index)) return false;
-  if (max_spec_) PushAtoms(bits, static_cast<uint8_t>(max_spec_), index);  // the youngest stay speculative
+  if (max_spec_)
+    PushAtoms(bits, static_cast<uint8_t>(max_spec_), index);  // the youngest stay speculative
   return true;
 }
 
 template <class Consumer>
-SpeculationQueue::CommitResult SpeculationQueue::Commit(int32_t count, Consumer& c, uint64_t* last_index) {
+SpeculationQueue::CommitResult SpeculationQueue::Commit(int32_t count, Consumer& c,
+                                                        uint64_t* last_index) {
   const int32_t requested = count;
   while (count > 0) {
     if (n_ == 0) return CommitResult::kShort;
@@ -246,12 +270,14 @@ SpeculationQueue::CommitResult SpeculationQueue::Commit(int32_t count, Consumer&
         --count;
       }
       if (e.atom_num) break;  // the rest stays speculative
-    } else if ((e.kind == QueuedKind::kException && !e.pe_reset) || (e.kind == QueuedKind::kQ && !e.q_has_addr)) {
+    } else if ((e.kind == QueuedKind::kException && !e.pe_reset) ||
+               (e.kind == QueuedKind::kQ && !e.q_has_addr)) {
       // Its address (and a context before it) follow it (§5.8, §5.10).
       size_t i = 1;
       const QueuedElement* context = nullptr;
       if (i < n_ && at(i).kind == QueuedKind::kContext) context = &at(i++);
-      const QueuedElement* address = i < n_ && at(i).kind == QueuedKind::kAddress ? &at(i) : nullptr;
+      const QueuedElement* address =
+          i < n_ && at(i).kind == QueuedKind::kAddress ? &at(i) : nullptr;
       if (!c.Element(e, context, address)) return CommitResult::kStopped;
       if (address) {
         Erase(i);

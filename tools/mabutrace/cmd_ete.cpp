@@ -50,8 +50,10 @@ struct Output {
 
 void OnPacket(void* c, size_t source, const ete::EtePacket& p) {
   auto* o = static_cast<Output*>(c);
-  if (o->jsonl) ete::FormatJson(p, o->source_names[source], &o->buf);
-  else ete::FormatLine(p, &o->buf);
+  if (o->jsonl)
+    ete::FormatJson(p, o->source_names[source], &o->buf);
+  else
+    ete::FormatLine(p, &o->buf);
   o->buf.push_back('\n');
   if (o->buf.size() > (1u << 16)) o->Flush();
 }
@@ -73,13 +75,16 @@ bool Feed(const std::string& path, ete::BufferDecoder* dec) {
   size_t n;
   while ((n = std::fread(chunk.data(), 1, chunk.size(), in->get())) > 0) dec->Push(chunk.data(), n);
   const bool ok = !std::ferror(in->get());
-  if (!ok) std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in->name().c_str(), std::strerror(errno));
+  if (!ok)
+    std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in->name().c_str(),
+                 std::strerror(errno));
   dec->Finish();
   return ok;
 }
 
 int DecodeBuffer(const snapshot::BufferFormat format, std::vector<ete::SourceSpec> sources,
-                 const std::string& file, const std::string& buffer_name, const EteOptions& opt, Output* out) {
+                 const std::string& file, const std::string& buffer_name, const EteOptions& opt,
+                 Output* out) {
   out->source_names.clear();
   for (const auto& s : sources) out->source_names.push_back(s.name);
   out->file = file;
@@ -122,7 +127,8 @@ int RunEtePackets(const EteOptions& opt) {
         }
         if (sources.empty()) continue;
         any = true;
-        int r = DecodeBuffer(buf.format, std::move(sources), buf.file.string(), buf.name, opt, &out);
+        int r =
+            DecodeBuffer(buf.format, std::move(sources), buf.file.string(), buf.name, opt, &out);
         if (r != kExitOk) rc = r;
       }
       if (!any) {
@@ -137,14 +143,18 @@ int RunEtePackets(const EteOptions& opt) {
         return kExitBadInput;
       }
       if (opt.config.empty()) {
-        std::fprintf(stderr, "%s: a raw trace file needs --config TRACE_UNIT.ini\n", opt.input.c_str());
+        std::fprintf(stderr, "%s: a raw trace file needs --config TRACE_UNIT.ini\n",
+                     opt.input.c_str());
         return kExitUsage;
       }
       snapshot::Device dev = snapshot::ReadDeviceIni(opt.config);
       snapshot::BufferFormat fmt;
-      if (opt.input_format == "source_data") fmt = snapshot::BufferFormat::kSourceData;
-      else if (opt.input_format == "coresight") fmt = snapshot::BufferFormat::kCoresight;
-      else if (opt.input_format == "dstream_coresight") fmt = snapshot::BufferFormat::kDstreamCoresight;
+      if (opt.input_format == "source_data")
+        fmt = snapshot::BufferFormat::kSourceData;
+      else if (opt.input_format == "coresight")
+        fmt = snapshot::BufferFormat::kCoresight;
+      else if (opt.input_format == "dstream_coresight")
+        fmt = snapshot::BufferFormat::kDstreamCoresight;
       else {
         std::fprintf(stderr, "ete packets: unknown --input-format %s\n", opt.input_format.c_str());
         return kExitUsage;
@@ -163,28 +173,37 @@ int RunEtePackets(const EteOptions& opt) {
   return rc;
 }
 
-Registration reg{"ete", [](CLI::App& app) {
-  auto o = std::make_shared<EteOptions>();
-  auto* ete = app.add_subcommand("ete", "Arm ETE trace: packets, full decode and timeline export of snapshots and raw buffers");
-  ete->require_subcommand(1);
-  auto* pk = ete->add_subcommand("packets", "List the ETE packets, one per line (OpenCSD-lister text or JSON lines)");
-  pk->add_option("INPUT", o->input, "snapshot directory, or a raw trace file ('-' = stdin) with --config")
-      ->required();
-  pk->add_option("--source", o->source, "only this trace source (device name in the snapshot)");
-  pk->add_option("--buffer", o->buffer, "only this trace buffer (name in trace.ini)");
-  pk->add_option("--format", o->format, "text (default) or jsonl")->check(CLI::IsMember({"text", "jsonl"}));
-  pk->add_option("--config", o->config, "trace unit .ini ([device] + [regs]) for a raw trace file");
-  pk->add_option("--input-format", o->input_format,
-                 "raw file format: source_data (default), coresight, dstream_coresight")
-      ->check(CLI::IsMember({"source_data", "coresight", "dstream_coresight"}));
-  pk->add_option("-o,--output", o->output, "output file ('-' = stdout, default)");
-  pk->add_flag("--opencsd", o->opencsd,
-               "after a reserved header, carry on at the next byte like OpenCSD 1.8.0 "
-               "(default: resynchronise at the next A-Sync)");
-  // `ete` is the parent of `ete decode` / `ete export` (cmd_ete_decode.cpp,
-  // registered after this one, order 41/42); the runner is `ete packets`.
-  return Runner{pk, [o] { return RunEtePackets(*o); }};
-}, 40};
+Registration reg{
+    "ete",
+    [](CLI::App& app) {
+      auto o = std::make_shared<EteOptions>();
+      auto* ete = app.add_subcommand(
+          "ete",
+          "Arm ETE trace: packets, full decode and timeline export of snapshots and raw buffers");
+      ete->require_subcommand(1);
+      auto* pk = ete->add_subcommand(
+          "packets", "List the ETE packets, one per line (OpenCSD-lister text or JSON lines)");
+      pk->add_option("INPUT", o->input,
+                     "snapshot directory, or a raw trace file ('-' = stdin) with --config")
+          ->required();
+      pk->add_option("--source", o->source, "only this trace source (device name in the snapshot)");
+      pk->add_option("--buffer", o->buffer, "only this trace buffer (name in trace.ini)");
+      pk->add_option("--format", o->format, "text (default) or jsonl")
+          ->check(CLI::IsMember({"text", "jsonl"}));
+      pk->add_option("--config", o->config,
+                     "trace unit .ini ([device] + [regs]) for a raw trace file");
+      pk->add_option("--input-format", o->input_format,
+                     "raw file format: source_data (default), coresight, dstream_coresight")
+          ->check(CLI::IsMember({"source_data", "coresight", "dstream_coresight"}));
+      pk->add_option("-o,--output", o->output, "output file ('-' = stdout, default)");
+      pk->add_flag("--opencsd", o->opencsd,
+                   "after a reserved header, carry on at the next byte like OpenCSD 1.8.0 "
+                   "(default: resynchronise at the next A-Sync)");
+      // `ete` is the parent of `ete decode` / `ete export` (cmd_ete_decode.cpp,
+      // registered after this one, order 41/42); the runner is `ete packets`.
+      return Runner{pk, [o] { return RunEtePackets(*o); }};
+    },
+    40};
 
 }  // namespace
 }  // namespace mabutrace::cli

@@ -31,7 +31,9 @@ struct Harness {
     FormatElementOcsd(e, &s);
     static_cast<Harness*>(c)->out.push_back(s);
   }
-  static void OnErr(void* c, uint64_t, const std::string& m) { static_cast<Harness*>(c)->errors.push_back(m); }
+  static void OnErr(void* c, uint64_t, const std::string& m) {
+    static_cast<Harness*>(c)->errors.push_back(m);
+  }
 
   EtePacket P(PacketType t) {
     EtePacket p;
@@ -90,15 +92,19 @@ TEST(ElementDecoder, SyncAtomsAndDirectBranches) {
                           "0 OCSD_GEN_TRC_ELEM_NO_SYNC( [init-decoder])",
                           "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
                           "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
-                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1000:[0x100c] num_i(3) last_sz(4) (ISA=A64) E BR  )",
-                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )",
-                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR A64:ret )",
+                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1000:[0x100c] num_i(3) "
+                          "last_sz(4) (ISA=A64) E BR  )",
+                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) "
+                          "last_sz(4) (ISA=A64) E BR  b+link )",
+                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) "
+                          "last_sz(4) (ISA=A64) E iBR A64:ret )",
                       }));
   // After the RET the next address comes from an address packet.
   h.Addr(0x1028);
   h.Atoms("N");
-  EXPECT_EQ(h.Take(), (std::vector<std::string>{"7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1028:[0x1030] num_i(2) "
-                                                "last_sz(4) (ISA=A64) N BR   <cond>)"}));
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{
+                          "7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1028:[0x1030] num_i(2) "
+                          "last_sz(4) (ISA=A64) N BR   <cond>)"}));
   h.dec.Finish();
   EXPECT_EQ(h.Take(), (std::vector<std::string>{"7 OCSD_GEN_TRC_ELEM_EO_TRACE( [end-of-trace])"}));
   EXPECT_TRUE(h.errors.empty());
@@ -128,14 +134,16 @@ TEST(ElementDecoder, SpeculationCancelMispredictCommit) {
   h.Send(h.P(PacketType::kMispredict));  // 8: the remaining atom becomes N
   h.Commit(1);                           // 9
   // Trace On and Context wait on the queue with the atoms until a commit.
-  EXPECT_EQ(h.Take(), (std::vector<std::string>{"2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
-                                                "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
-                                                "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1000:[0x100c] num_i(3) "
-                                                "last_sz(4) (ISA=A64) N BR  )"}));
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{
+                          "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
+                          "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
+                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1000:[0x100c] num_i(3) "
+                          "last_sz(4) (ISA=A64) N BR  )"}));
   h.Atoms("E");  // 10
   h.Commit(1);
-  EXPECT_EQ(h.Take(), (std::vector<std::string>{"10 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x100c:[0x1028] "
-                                                "num_i(7) last_sz(4) (ISA=A64) E BR  b+link )"}));
+  EXPECT_EQ(h.Take(),
+            (std::vector<std::string>{"10 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x100c:[0x1028] "
+                                      "num_i(7) last_sz(4) (ISA=A64) E BR  b+link )"}));
 }
 
 TEST(ElementDecoder, DepthAboveMaxSpecCommitsImplicitly) {
@@ -161,8 +169,10 @@ TEST(ElementDecoder, MissingMemoryGivesAddrNaccAndDecodingGoesOn) {
   const auto got = h.Take();
   ASSERT_EQ(got.size(), 5u);
   EXPECT_EQ(got[3], "5 OCSD_GEN_TRC_ELEM_ADDR_NACC( 0x2000; Memspace [0x2:EL1N] )");
-  EXPECT_EQ(got[4], "7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR "
-                    "A64:ret )");
+  EXPECT_EQ(got[4],
+            "7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) "
+            "(ISA=A64) E iBR "
+            "A64:ret )");
   EXPECT_EQ(h.dec.stats().nacc, 1u);
 }
 
@@ -179,7 +189,8 @@ TEST(ElementDecoder, ExceptionWalksToPreferredReturnAddress) {
   EXPECT_EQ(h.Take(), (std::vector<std::string>{
                           "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
                           "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
-                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x100c:[0x1018] num_i(3) last_sz(4) (ISA=A64) E --- )",
+                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x100c:[0x1018] num_i(3) "
+                          "last_sz(4) (ISA=A64) E --- )",
                           "5 OCSD_GEN_TRC_ELEM_EXCEPTION(pref ret addr:0x1018; excep num (0x0e) )",
                       }));
 }
@@ -210,7 +221,7 @@ TEST(ElementDecoder, BadPacketGivesNoSyncAtNextPacket) {
   h.Sync();
   h.Take();
   h.Send(h.P(PacketType::kReserved));  // 4
-  h.Atoms("E");                         // 5
+  h.Atoms("E");                        // 5
   EXPECT_EQ(h.Take(), (std::vector<std::string>{"5 OCSD_GEN_TRC_ELEM_NO_SYNC( [bad-packet])"}));
   EXPECT_EQ(h.errors.size(), 1u);
 }
@@ -225,8 +236,9 @@ TEST(ElementDecoder, DiscardDropsSpeculativeAtoms) {
   ts.timestamp = 0x1234;
   h.Send(ts);
   h.Send(h.P(PacketType::kDiscard));  // 7
-  EXPECT_EQ(h.Take(), (std::vector<std::string>{"6 OCSD_GEN_TRC_ELEM_TIMESTAMP( [ TS=0x000000001234]; )",
-                                                "7 OCSD_GEN_TRC_ELEM_NO_SYNC( [discard])"}));
+  EXPECT_EQ(h.Take(),
+            (std::vector<std::string>{"6 OCSD_GEN_TRC_ELEM_TIMESTAMP( [ TS=0x000000001234]; )",
+                                      "7 OCSD_GEN_TRC_ELEM_NO_SYNC( [discard])"}));
 }
 
 TEST(ElementDecoder, ReturnStackGivesTheReturnAddress) {
@@ -238,8 +250,10 @@ TEST(ElementDecoder, ReturnStackGivesTheReturnAddress) {
   h.Atoms("EEN");  // bl 0x1040 (push 0x1028); ret (no address: pop); b.eq not taken
   const auto got = h.Take();
   ASSERT_EQ(got.size(), 6u);
-  EXPECT_EQ(got[5], "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1028:[0x1030] num_i(2) last_sz(4) (ISA=A64) N BR  "
-                    " <cond>)");
+  EXPECT_EQ(got[5],
+            "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1028:[0x1030] num_i(2) last_sz(4) "
+            "(ISA=A64) N BR  "
+            " <cond>)");
 }
 
 TEST(ElementDecoder, TimestampsCycleCountsEventsInOrder) {
@@ -263,7 +277,8 @@ TEST(ElementDecoder, TimestampsCycleCountsEventsInOrder) {
                           "6 OCSD_GEN_TRC_ELEM_TIMESTAMP( [ TS=0x000000007406]; )",
                           "7 OCSD_GEN_TRC_ELEM_CYCLE_COUNT( [CC=22]; )",
                           "8 OCSD_GEN_TRC_ELEM_EVENT( Numbered:1; )",
-                          "9 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )",
+                          "9 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) "
+                          "last_sz(4) (ISA=A64) E BR  b+link )",
                       }));
 }
 
@@ -295,8 +310,10 @@ TEST(ElementDecoder, JsonHasAddressesAsHexStrings) {
   std::string s;
   FormatElementJson(e, "ETE_0", &s);
   EXPECT_EQ(s,
-            "{\"source\":\"ETE_0\",\"trace_id\":1,\"offset\":21,\"elem\":\"instr_range\",\"start\":\"0xc1484\","
-            "\"end\":\"0xc1490\",\"num_instr\":3,\"isa\":\"A64\",\"last_instr_type\":\"iBR\",\"last_instr_subtype\":"
+            "{\"source\":\"ETE_0\",\"trace_id\":1,\"offset\":21,\"elem\":\"instr_range\",\"start\":"
+            "\"0xc1484\","
+            "\"end\":\"0xc1490\",\"num_instr\":3,\"isa\":\"A64\",\"last_instr_type\":\"iBR\","
+            "\"last_instr_subtype\":"
             "\"A64:ret\",\"last_instr_size\":4,\"last_instr_cond\":false,\"taken\":true}");
 }
 

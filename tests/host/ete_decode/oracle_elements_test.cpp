@@ -87,7 +87,8 @@ TEST_P(OracleElements, MatchesOpenCsd) {
   size_t lines = 0, parsed = 0;
   {
     std::ifstream in(ppl);
-    for (std::string l; std::getline(in, l);) lines += l.find("OCSD_GEN_TRC_ELEM_") != std::string::npos;
+    for (std::string l; std::getline(in, l);)
+      lines += l.find("OCSD_GEN_TRC_ELEM_") != std::string::npos;
   }
   for (const auto& [id, w] : want) parsed += w.size();
   ASSERT_EQ(parsed, lines);
@@ -104,8 +105,9 @@ TEST_P(OracleElements, MatchesOpenCsd) {
     for (size_t j = i >= 3 ? i - 3 : 0; j < i; ++j) ctx += "    = " + w[j] + "\n";
     for (size_t j = i; j < i + 4 && j < w.size(); ++j) ctx += "  want " + w[j] + "\n";
     for (size_t j = i; j < i + 4 && j < g.size(); ++j) ctx += "  got  " + g[j] + "\n";
-    ADD_FAILURE() << GetParam() << ": first difference at element " << i << " of " << w.size() << " (we have "
-                  << g.size() << ")\n" << ctx;
+    ADD_FAILURE() << GetParam() << ": first difference at element " << i << " of " << w.size()
+                  << " (we have " << g.size() << ")\n"
+                  << ctx;
   }
   for (const auto& [id, g] : got)
     EXPECT_TRUE(want.count(id)) << "extra elements for trace ID " << id << ": " << g.size();

@@ -21,10 +21,14 @@ TEST(PeContext, SecurityAndMemorySpaceFromNseNsAndEl) {
     uint8_t space;
   };
   const Case cases[] = {
-      {1, false, false, Security::kSecure, armisa::kMemEL1S},   {3, false, false, Security::kSecure, armisa::kMemEL3},
-      {2, false, false, Security::kSecure, armisa::kMemEL2S},   {0, false, true, Security::kNonSecure, armisa::kMemEL1N},
-      {2, false, true, Security::kNonSecure, armisa::kMemEL2N}, {3, true, false, Security::kRoot, armisa::kMemRoot},
-      {1, true, true, Security::kRealm, armisa::kMemEL1R},      {2, true, true, Security::kRealm, armisa::kMemEL2R},
+      {1, false, false, Security::kSecure, armisa::kMemEL1S},
+      {3, false, false, Security::kSecure, armisa::kMemEL3},
+      {2, false, false, Security::kSecure, armisa::kMemEL2S},
+      {0, false, true, Security::kNonSecure, armisa::kMemEL1N},
+      {2, false, true, Security::kNonSecure, armisa::kMemEL2N},
+      {3, true, false, Security::kRoot, armisa::kMemRoot},
+      {1, true, true, Security::kRealm, armisa::kMemEL1R},
+      {2, true, true, Security::kRealm, armisa::kMemEL2R},
   };
   for (const Case& c : cases) {
     PeContext pe;
@@ -36,7 +40,9 @@ TEST(PeContext, SecurityAndMemorySpaceFromNseNsAndEl) {
   }
 }
 
-TEST(PeContext, BeforeAnyContextTheSpaceIsSecure) { EXPECT_EQ(PeContext().mem_space(), armisa::kMemS); }
+TEST(PeContext, BeforeAnyContextTheSpaceIsSecure) {
+  EXPECT_EQ(PeContext().mem_space(), armisa::kMemS);
+}
 
 TEST(PeContext, InstructionSetFromSfAndIs) {
   PeContext pe;
