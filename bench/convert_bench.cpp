@@ -22,9 +22,7 @@
 namespace {
 
 std::string g_stream;
-void Capture(const uint8_t* data, size_t len) {
-  g_stream.append(reinterpret_cast<const char*>(data), len);
-}
+void Capture(const uint8_t* data, size_t len) { g_stream.append(reinterpret_cast<const char*>(data), len); }
 
 // Records ~`items` work items into g_stream (once).
 const std::string& Stream() {

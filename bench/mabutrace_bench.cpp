@@ -96,8 +96,7 @@ void TeardownHot(const benchmark::State&) {
   static uint64_t reported = 0;
   mabutrace_stats_t s;
   if (mabutrace_get_stats(&s) != MABUTRACE_OK || s.events_dropped <= reported) return;
-  fprintf(stderr, "mabutrace_bench: warning: %llu events dropped\n",
-          (unsigned long long)(s.events_dropped - reported));
+  fprintf(stderr, "mabutrace_bench: warning: %llu events dropped\n", (unsigned long long)(s.events_dropped - reported));
   reported = s.events_dropped;
 }
 
@@ -185,10 +184,9 @@ void BM_TraceFlow(benchmark::State& state) {
 
 // Names of realistic length (the exporter escapes and copies each one).
 const char* const kNames[] = {
-    "Renderer::DrawFrame",      "net::HttpClient::SendRequest", "decode_audio_packet",
-    "JobSystem::RunWorker",     "physics::World::Integrate",    "ui::LayoutEngine::Measure",
-    "db::Query::Execute",       "compress_block_lz4",           "Scheduler::PickNextTask",
-    "storage::Journal::Commit", "image::Resize(bilinear)",      "ParseConfig",
+    "Renderer::DrawFrame",       "net::HttpClient::SendRequest", "decode_audio_packet",     "JobSystem::RunWorker",
+    "physics::World::Integrate", "ui::LayoutEngine::Measure",    "db::Query::Execute",      "compress_block_lz4",
+    "Scheduler::PickNextTask",   "storage::Journal::Commit",     "image::Resize(bilinear)", "ParseConfig",
 };
 constexpr unsigned kNumNames = sizeof kNames / sizeof kNames[0];
 
@@ -274,10 +272,8 @@ void BM_Export(benchmark::State& state) {
   state.SetItemsProcessed(iters * int64_t(records));
   state.counters["buffer_bytes"] = double(stats.bytes_in_use);
   state.counters["records"] = double(records);
-  state.counters["json_bytes"] =
-      benchmark::Counter(double(sink.bytes), benchmark::Counter::kAvgIterations);
-  state.counters["json_bytes_per_second"] =
-      benchmark::Counter(double(sink.bytes), benchmark::Counter::kIsRate);
+  state.counters["json_bytes"] = benchmark::Counter(double(sink.bytes), benchmark::Counter::kAvgIterations);
+  state.counters["json_bytes_per_second"] = benchmark::Counter(double(sink.bytes), benchmark::Counter::kIsRate);
 }
 
 void BM_ExportJson(benchmark::State& state) { BM_Export<mabutrace_export_json>(state); }

@@ -44,9 +44,7 @@ void OnElement(void* c, const EteElement& e) {
   if (s->text.empty()) abort();
 }
 
-void OnPacket(void* c, const mabutrace::ete::EtePacket& p) {
-  static_cast<State*>(c)->dec->OnPacket(p);
-}
+void OnPacket(void* c, const mabutrace::ete::EtePacket& p) { static_cast<State*>(c)->dec->OnPacket(p); }
 
 void OnError(void*, uint64_t, const std::string& message) {
   if (message.empty()) abort();
@@ -77,8 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   mabutrace::ete_decode::EteElementDecoder dec(cfg, &image, &OnElement, &s, &OnError,
                                                /*cache_log2=*/6);
   s.dec = &dec;
-  mabutrace::ete::EtePacketProcessor proc(cfg, &OnPacket, &s, nullptr,
-                                          mabutrace::ete::ErrorPolicy::kOpenCsd);
+  mabutrace::ete::EtePacketProcessor proc(cfg, &OnPacket, &s, nullptr, mabutrace::ete::ErrorPolicy::kOpenCsd);
   proc.Push(0, data + 1, size - 1);
   proc.Finish();
   dec.Finish();

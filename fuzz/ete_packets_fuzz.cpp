@@ -26,9 +26,7 @@ struct State {
 
 void OnPacket(void* c, size_t source, const mabutrace::ete::EtePacket& p) {
   auto* s = static_cast<State*>(c);
-  if (p.size == 0 || p.size > mabutrace::ete::EtePacketProcessor::kMaxPacketBytes ||
-      p.raw == nullptr)
-    abort();
+  if (p.size == 0 || p.size > mabutrace::ete::EtePacketProcessor::kMaxPacketBytes || p.raw == nullptr) abort();
   if (p.index > s->limit) abort();
   (void)source;
   s->text.clear();
@@ -55,17 +53,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cfg.trcdevarch = (sel & 4) ? 0x47735A13 : 0x47705A13;  // ETE r3 (ITE) / r0
   cfg.trcidr8 = (sel & 8) ? 0x78 : 0;                    // MAXSPEC
   cfg.trctraceidr = 0x10;
-  const auto policy =
-      (sel & 16) ? mabutrace::ete::ErrorPolicy::kOpenCsd : mabutrace::ete::ErrorPolicy::kResync;
-  const auto format = (sel & 32) ? mabutrace::snapshot::BufferFormat::kCoresight
-                                 : mabutrace::snapshot::BufferFormat::kSourceData;
+  const auto policy = (sel & 16) ? mabutrace::ete::ErrorPolicy::kOpenCsd : mabutrace::ete::ErrorPolicy::kResync;
+  const auto format =
+      (sel & 32) ? mabutrace::snapshot::BufferFormat::kCoresight : mabutrace::snapshot::BufferFormat::kSourceData;
   const size_t chunk = (sel & 64) ? 1 + (sel >> 7) * 6 : size + 1;
   State s;
   s.limit = size;
   std::vector<mabutrace::ete::SourceSpec> sources{{"fuzz", cfg}};
   mabutrace::ete::BufferDecoder dec(format, sources, &OnPacket, &OnError, &s, policy);
-  for (size_t pos = 0; pos < size; pos += chunk)
-    dec.Push(data + pos, size - pos < chunk ? size - pos : chunk);
+  for (size_t pos = 0; pos < size; pos += chunk) dec.Push(data + pos, size - pos < chunk ? size - pos : chunk);
   dec.Finish();
   return 0;
 }

@@ -42,8 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     char head[kMaxHead];
     const size_t n = FormatHead(r, true, head, sizeof head);
     if (n == 0 || n > sizeof head) abort();
-    if (r.framing == Framing::kLength && r.send_body && WriteBody(r, Discard, nullptr) != 0)
-      abort();
+    if (r.framing == Framing::kLength && r.send_body && WriteBody(r, Discard, nullptr) != 0) abort();
   }
   return 0;
 }

@@ -22,8 +22,7 @@ using namespace mabutrace;
 
 #if MABUTRACE_STM_FUZZ_CPTRACER
 struct Sink final : stm::StpPacketSink, cptracer::TracerMessageSink {
-  explicit Sink(uint64_t limit)
-      : tracer(cptracer::DefaultLayout(), this), md(&tracer), limit(limit) {}
+  explicit Sink(uint64_t limit) : tracer(cptracer::DefaultLayout(), this), md(&tracer), limit(limit) {}
   void OnPacket(const stm::StpPacket& p) override {
     if (p.raw.size() > limit || p.offset > limit) std::abort();
     md.OnPacket(p);
@@ -67,8 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<std::string> warnings;
     stm::FeedBytes(data, size, true, id, &dec, &warnings);
   } else {
-    for (size_t at = 0; at < size; at += block)
-      dec.Push(at, data + at, size - at < block ? size - at : block);
+    for (size_t at = 0; at < size; at += block) dec.Push(at, data + at, size - at < block ? size - at : block);
     dec.Finish();
   }
   sink.Finish();

@@ -20,8 +20,8 @@
 #if defined(ESP_PLATFORM) || defined(ARDUINO_ARCH_ESP32)
 // ESP-IDF, Arduino-ESP32 (FreeRTOS).
 #include "port/freertos/mabutrace_port_inline.h"
-#elif (defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__)) && !defined(__linux__) && \
-    !defined(__ZEPHYR__) && !defined(__MBED__) && !defined(ARDUINO_ARCH_MBED)
+#elif (defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__)) && !defined(__linux__) && !defined(__ZEPHYR__) && \
+    !defined(__MBED__) && !defined(ARDUINO_ARCH_MBED)
 // Bare-metal Armv7-M (Cortex-M3/M4/M7), e.g. Arduino Due. Not under an
 // RTOS: the port's writer contexts are "Thread mode" and "Handler mode".
 #include "port/cortex-m/mabutrace_port_inline.h"

@@ -53,8 +53,7 @@ void LoadReal(Capture* c) {
   uint64_t address = 0, length = 0;
   bool in_dump = false;
   auto flush = [&] {
-    if (in_dump && !file.empty())
-      c->image.AddFile((dir / file).string(), address, kMemAny, nullptr, 0, length);
+    if (in_dump && !file.empty()) c->image.AddFile((dir / file).string(), address, kMemAny, nullptr, 0, length);
     file.clear();
     address = length = 0;
   };
@@ -80,16 +79,15 @@ void LoadReal(Capture* c) {
     if (at == std::string::npos) continue;
     unsigned long long s = 0, e = 0;
     unsigned n = 0;
-    if (std::sscanf(line.c_str() + at, "exec range=0x%llx:[0x%llx] num_i(%u)", &s, &e, &n) != 3)
-      continue;
+    if (std::sscanf(line.c_str() + at, "exec range=0x%llx:[0x%llx] num_i(%u)", &s, &e, &n) != 3) continue;
     c->starts.emplace_back(s, line.find("ISA=A32") != std::string::npos ? Isa::kA32 : Isa::kA64);
     c->instructions += n;
   }
   c->trace_bytes = fs::exists(dir / "session1.bin") ? fs::file_size(dir / "session1.bin") : 0;
   const MemSpan code = c->image.Span(0x10000);  // OTHERS_exec, 270 KB of A64
   for (uint64_t i = 0; i + 4 <= code.size; i += 4) {
-    c->a64_words.push_back(uint32_t{code.data[i]} | uint32_t{code.data[i + 1]} << 8 |
-                           uint32_t{code.data[i + 2]} << 16 | uint32_t{code.data[i + 3]} << 24);
+    c->a64_words.push_back(uint32_t{code.data[i]} | uint32_t{code.data[i + 1]} << 8 | uint32_t{code.data[i + 2]} << 16 |
+                           uint32_t{code.data[i + 3]} << 24);
   }
   c->real = !c->starts.empty() && !c->a64_words.empty();
 }
@@ -178,16 +176,13 @@ void BM_ClassifyA32(benchmark::State& state) {
 BENCHMARK(BM_ClassifyA32);
 
 void SetFollowCounters(benchmark::State& state, const Capture& c, uint64_t ranges) {
-  const double per_range_bytes =
-      static_cast<double>(c.trace_bytes) / static_cast<double>(c.starts.size());
-  const double per_range_instr =
-      static_cast<double>(c.instructions) / static_cast<double>(c.starts.size());
-  state.counters["ranges/s"] =
-      benchmark::Counter(static_cast<double>(ranges), benchmark::Counter::kIsRate);
-  state.counters["instr/s"] = benchmark::Counter(static_cast<double>(ranges) * per_range_instr,
-                                                 benchmark::Counter::kIsRate);
-  state.counters["trace_MB/s_equiv"] = benchmark::Counter(
-      static_cast<double>(ranges) * per_range_bytes / 1e6, benchmark::Counter::kIsRate);
+  const double per_range_bytes = static_cast<double>(c.trace_bytes) / static_cast<double>(c.starts.size());
+  const double per_range_instr = static_cast<double>(c.instructions) / static_cast<double>(c.starts.size());
+  state.counters["ranges/s"] = benchmark::Counter(static_cast<double>(ranges), benchmark::Counter::kIsRate);
+  state.counters["instr/s"] =
+      benchmark::Counter(static_cast<double>(ranges) * per_range_instr, benchmark::Counter::kIsRate);
+  state.counters["trace_MB/s_equiv"] =
+      benchmark::Counter(static_cast<double>(ranges) * per_range_bytes / 1e6, benchmark::Counter::kIsRate);
   state.SetLabel(c.real ? "001-ack_test" : "synthetic");
 }
 
@@ -229,8 +224,7 @@ void BM_FollowUncached(benchmark::State& state) {
   InstrFollower follower(&c.image);
   uint64_t ranges = 0;
   for (auto _ : state) {
-    for (const auto& [a, isa] : c.starts)
-      benchmark::DoNotOptimize(follower.WalkTo(a, isa, ~uint64_t{0}));
+    for (const auto& [a, isa] : c.starts) benchmark::DoNotOptimize(follower.WalkTo(a, isa, ~uint64_t{0}));
     ranges += c.starts.size();
   }
   SetFollowCounters(state, c, ranges);

@@ -22,10 +22,8 @@ struct CommonArgs {
   explicit CommonArgs(int default_repeat) : repeat(default_repeat) {}
   void AddTo(CLI::App& app) {
     app.add_option("--snapshots", snapshots, "folder of the ETE snapshots (inputs)");
-    app.add_option("--min-mib", min_mib, "input size, MiB (captures repeated)")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--repeat", repeat, "runs of each decoder; the best counts")
-        ->check(CLI::PositiveNumber);
+    app.add_option("--min-mib", min_mib, "input size, MiB (captures repeated)")->check(CLI::PositiveNumber);
+    app.add_option("--repeat", repeat, "runs of each decoder; the best counts")->check(CLI::PositiveNumber);
     app.add_option("--chunk", chunk, "bytes per decode call")->check(CLI::PositiveNumber);
     app.add_flag("--json", json, "one JSON line instead of text");
   }
@@ -72,8 +70,8 @@ inline std::vector<uint8_t> Repeat(const std::vector<uint8_t>& unit, double min_
 // failed (setup: the last setup call's result; what: the decoder's name).
 // OpenCSD stops on fatal errors: the tree is then reset and what it did not
 // take is skipped (at least one byte).
-inline void FeedOpenCsd(dcd_tree_handle_t tree, ocsd_err_t setup, const char* what,
-                        const std::vector<uint8_t>& in, size_t chunk) {
+inline void FeedOpenCsd(dcd_tree_handle_t tree, ocsd_err_t setup, const char* what, const std::vector<uint8_t>& in,
+                        size_t chunk) {
   if (setup != OCSD_OK) {
     std::fprintf(stderr, "OpenCSD %s setup failed: error %d\n", what, static_cast<int>(setup));
     std::exit(1);
@@ -81,8 +79,7 @@ inline void FeedOpenCsd(dcd_tree_handle_t tree, ocsd_err_t setup, const char* wh
   for (size_t i = 0; i < in.size();) {
     const uint32_t n = static_cast<uint32_t>(std::min(chunk, in.size() - i));
     uint32_t used = 0;
-    const ocsd_datapath_resp_t r =
-        ocsd_dt_process_data(tree, OCSD_OP_DATA, i, n, in.data() + i, &used);
+    const ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, i, n, in.data() + i, &used);
     if (OCSD_DATA_RESP_IS_FATAL(r)) {
       ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, nullptr);
       if (used == 0) used = 1;

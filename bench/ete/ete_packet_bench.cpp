@@ -89,14 +89,12 @@ void OurPacket(void* c, const ete::EtePacket& p) {
 Count RunOurs(const std::vector<uint8_t>& in, size_t chunk) {
   Count c;
   ete::EtePacketProcessor proc(BenchConfig(), &OurPacket, &c, nullptr, ete::ErrorPolicy::kOpenCsd);
-  for (size_t i = 0; i < in.size(); i += chunk)
-    proc.Push(i, in.data() + i, std::min(chunk, in.size() - i));
+  for (size_t i = 0; i < in.size(); i += chunk) proc.Push(i, in.data() + i, std::min(chunk, in.size() - i));
   proc.Finish();
   return c;
 }
 
-ocsd_datapath_resp_t OcsdPacket(const void* ctx, const ocsd_datapath_op_t op,
-                                const ocsd_trc_index_t, const void* pkt) {
+ocsd_datapath_resp_t OcsdPacket(const void* ctx, const ocsd_datapath_op_t op, const ocsd_trc_index_t, const void* pkt) {
   auto* k = static_cast<Count*>(const_cast<void*>(ctx));
   if (op == OCSD_OP_DATA && pkt) {
     ++k->packets;
@@ -126,11 +124,9 @@ Count RunOpenCsd(const std::vector<uint8_t>& in, size_t chunk) {
   cfg.arch_ver = ARCH_AA64;
   cfg.core_prof = profile_CortexA;
   unsigned char csid = 0;
-  ocsd_err_t err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I,
-                                          OCSD_CREATE_FLG_PACKET_PROC, &cfg, &csid);
+  ocsd_err_t err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_PACKET_PROC, &cfg, &csid);
   if (err == OCSD_OK)
-    err = ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK,
-                                         reinterpret_cast<void*>(&OcsdPacket), &c);
+    err = ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK, reinterpret_cast<void*>(&OcsdPacket), &c);
   mabutrace::bench::FeedOpenCsd(tree, err, "ETE packet processor", in, chunk);
   return c;
 }
@@ -157,17 +153,15 @@ int main(int argc, char** argv) {
         "{\"input_bytes\":%zu,\"chunk\":%zu,\"repeat\":%d,\"opencsd_version\":\"%s\","
         "\"mabutrace\":{\"seconds\":%.6f,\"mb_per_s\":%.1f,\"packets\":%" PRIu64
         "},"
-        "\"opencsd\":{\"seconds\":%.6f,\"mb_per_s\":%.1f,\"packets\":%" PRIu64
-        "},\"ratio\":%.2f}\n",
-        in.size(), a.chunk, a.repeat, ocsd_get_version_str(), t_ours, ours_mbs, ours.packets,
-        t_ocsd, ocsd_mbs, ocsd.packets, ours_mbs / ocsd_mbs);
+        "\"opencsd\":{\"seconds\":%.6f,\"mb_per_s\":%.1f,\"packets\":%" PRIu64 "},\"ratio\":%.2f}\n",
+        in.size(), a.chunk, a.repeat, ocsd_get_version_str(), t_ours, ours_mbs, ours.packets, t_ocsd, ocsd_mbs,
+        ocsd.packets, ours_mbs / ocsd_mbs);
   } else {
-    std::printf("input: %.1f MiB (%zu bytes), chunk %zu, best of %d\n",
-                static_cast<double>(in.size()) / 1048576.0, in.size(), a.chunk, a.repeat);
-    std::printf("mabutrace ETE packets : %8.1f MB/s  (%" PRIu64 " packets)\n", ours_mbs,
-                ours.packets);
-    std::printf("OpenCSD %-6s packets: %8.1f MB/s  (%" PRIu64 " packets)\n", ocsd_get_version_str(),
-                ocsd_mbs, ocsd.packets);
+    std::printf("input: %.1f MiB (%zu bytes), chunk %zu, best of %d\n", static_cast<double>(in.size()) / 1048576.0,
+                in.size(), a.chunk, a.repeat);
+    std::printf("mabutrace ETE packets : %8.1f MB/s  (%" PRIu64 " packets)\n", ours_mbs, ours.packets);
+    std::printf("OpenCSD %-6s packets: %8.1f MB/s  (%" PRIu64 " packets)\n", ocsd_get_version_str(), ocsd_mbs,
+                ocsd.packets);
     std::printf("ratio: %.2fx\n", ours_mbs / ocsd_mbs);
   }
   return 0;

@@ -61,8 +61,7 @@ void OurError(void*, size_t, uint64_t, const std::string&) {}
 Count RunOurs(const ed::DecodeBuffer& buf, const std::vector<uint8_t>& in, size_t chunk) {
   Count c;
   ed::BufferElementDecoder dec(buf, &OurElement, &OurError, &c);
-  for (size_t i = 0; i < in.size(); i += chunk)
-    dec.Push(in.data() + i, std::min(chunk, in.size() - i));
+  for (size_t i = 0; i < in.size(); i += chunk) dec.Push(in.data() + i, std::min(chunk, in.size() - i));
   dec.Finish();
   return c;
 }
@@ -84,8 +83,8 @@ struct Dump {
   std::vector<uint8_t> bytes;
 };
 
-Count RunOpenCsd(const mabutrace::ete::EteConfig& e, const std::vector<Dump>& dumps,
-                 const std::vector<uint8_t>& in, size_t chunk) {
+Count RunOpenCsd(const mabutrace::ete::EteConfig& e, const std::vector<Dump>& dumps, const std::vector<uint8_t>& in,
+                 size_t chunk) {
   Count c;
   dcd_tree_handle_t tree = mabutrace::bench::NewOpenCsdTree();
   ocsd_ete_cfg cfg{};
@@ -99,8 +98,7 @@ Count RunOpenCsd(const mabutrace::ete::EteConfig& e, const std::vector<Dump>& du
   cfg.arch_ver = ARCH_AA64;
   cfg.core_prof = profile_CortexA;
   unsigned char csid = 0;
-  ocsd_err_t err =
-      ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETE, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid);
+  ocsd_err_t err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETE, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid);
   if (err == OCSD_OK) err = ocsd_dt_set_gen_elem_outfn(tree, &OcsdElement, &c);
   for (const Dump& d : dumps)
     if (err == OCSD_OK)
@@ -128,8 +126,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", ex.what());
     return 1;
   }
-  if (snap.buffers.empty() ||
-      snap.buffers[0].buffer.format != mabutrace::snapshot::BufferFormat::kSourceData) {
+  if (snap.buffers.empty() || snap.buffers[0].buffer.format != mabutrace::snapshot::BufferFormat::kSourceData) {
     std::fprintf(stderr, "%s: needs a source_data (raw) ETE buffer\n", a.capture.c_str());
     return 1;
   }
@@ -146,34 +143,31 @@ int main(int argc, char** argv) {
   const double t_ours = mabutrace::bench::BestSeconds(
       a.repeat, [&] { return RunOurs(buf, in, a.chunk); }, &ours);
   const double t_ocsd =
-      a.ours_only
-          ? 1e30
-          : mabutrace::bench::BestSeconds(
-                a.repeat, [&] { return RunOpenCsd(buf.sources[0].config, dumps, in, a.chunk); },
-                &ocsd);
+      a.ours_only ? 1e30
+                  : mabutrace::bench::BestSeconds(
+                        a.repeat, [&] { return RunOpenCsd(buf.sources[0].config, dumps, in, a.chunk); }, &ocsd);
   const double mb = static_cast<double>(in.size()) / 1e6;
   const double ours_mbs = mb / t_ours, ocsd_mbs = mb / t_ocsd;
   if (a.json) {
     std::printf(
         "{\"capture\":\"%s\",\"input_bytes\":%zu,\"chunk\":%zu,\"repeat\":%d,\"opencsd_version\":"
         "\"%s\","
-        "\"mabutrace\":{\"seconds\":%.6f,\"mb_per_s\":%.2f,\"elements\":%" PRIu64
-        ",\"ranges\":%" PRIu64 ",\"instructions\":%" PRIu64
+        "\"mabutrace\":{\"seconds\":%.6f,\"mb_per_s\":%.2f,\"elements\":%" PRIu64 ",\"ranges\":%" PRIu64
+        ",\"instructions\":%" PRIu64
         "},"
-        "\"opencsd\":{\"seconds\":%.6f,\"mb_per_s\":%.2f,\"elements\":%" PRIu64
-        ",\"ranges\":%" PRIu64 ",\"instructions\":%" PRIu64 "},\"ratio\":%.2f}\n",
-        a.capture.c_str(), in.size(), a.chunk, a.repeat, ocsd_get_version_str(), t_ours, ours_mbs,
-        ours.elements, ours.ranges, ours.instructions, t_ocsd, ocsd_mbs, ocsd.elements, ocsd.ranges,
-        ocsd.instructions, ours_mbs / ocsd_mbs);
+        "\"opencsd\":{\"seconds\":%.6f,\"mb_per_s\":%.2f,\"elements\":%" PRIu64 ",\"ranges\":%" PRIu64
+        ",\"instructions\":%" PRIu64 "},\"ratio\":%.2f}\n",
+        a.capture.c_str(), in.size(), a.chunk, a.repeat, ocsd_get_version_str(), t_ours, ours_mbs, ours.elements,
+        ours.ranges, ours.instructions, t_ocsd, ocsd_mbs, ocsd.elements, ocsd.ranges, ocsd.instructions,
+        ours_mbs / ocsd_mbs);
   } else {
-    std::printf("input: %s x %zu = %.1f MiB (%zu bytes), chunk %zu, best of %d\n",
-                a.capture.c_str(), in.size() / unit.size(),
-                static_cast<double>(in.size()) / 1048576.0, in.size(), a.chunk, a.repeat);
-    std::printf("mabutrace full decode  : %8.2f MB/s  (%" PRIu64 " elements, %" PRIu64
-                " ranges, %" PRIu64 " instructions)\n",
+    std::printf("input: %s x %zu = %.1f MiB (%zu bytes), chunk %zu, best of %d\n", a.capture.c_str(),
+                in.size() / unit.size(), static_cast<double>(in.size()) / 1048576.0, in.size(), a.chunk, a.repeat);
+    std::printf("mabutrace full decode  : %8.2f MB/s  (%" PRIu64 " elements, %" PRIu64 " ranges, %" PRIu64
+                " instructions)\n",
                 ours_mbs, ours.elements, ours.ranges, ours.instructions);
-    std::printf("OpenCSD %-6s full dec.: %8.2f MB/s  (%" PRIu64 " elements, %" PRIu64
-                " ranges, %" PRIu64 " instructions)\n",
+    std::printf("OpenCSD %-6s full dec.: %8.2f MB/s  (%" PRIu64 " elements, %" PRIu64 " ranges, %" PRIu64
+                " instructions)\n",
                 ocsd_get_version_str(), ocsd_mbs, ocsd.elements, ocsd.ranges, ocsd.instructions);
     std::printf("ratio: %.2fx\n", ours_mbs / ocsd_mbs);
   }

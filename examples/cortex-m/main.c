@@ -48,9 +48,7 @@ static volatile uint32_t g_sink; /* keeps the busy work */
 
 static uint8_t g_trace_memory[128 * 1024] __attribute__((aligned(64))); /* mabutrace storage */
 
-__attribute__((unused)) static void uart_output(const uint8_t* data, size_t len) {
-  uart0_write(data, len);
-}
+__attribute__((unused)) static void uart_output(const uint8_t* data, size_t len) { uart0_write(data, len); }
 
 void SysTick_Handler(void) {
   mabutrace_cortex_m_clock_poll();

@@ -21,24 +21,15 @@ namespace {
 
 const char* StatusText(int rc) {
   switch (rc) {
-    case MABUTRACE_ERR_NOT_INITIALIZED:
-      return "not initialized";
-    case MABUTRACE_ERR_ALREADY_INITIALIZED:
-      return "already initialized";
-    case MABUTRACE_ERR_INVALID_ARG:
-      return "invalid argument";
-    case MABUTRACE_ERR_NO_MEMORY:
-      return "out of memory";
-    case MABUTRACE_ERR_IO:
-      return "I/O error";
-    case MABUTRACE_ERR_SERVER:
-      return "server error";
-    case MABUTRACE_ERR_ALREADY_RUNNING:
-      return "already running";
-    case MABUTRACE_ERR_UNSUPPORTED:
-      return "HTTP server not available in this build";
-    default:
-      return "unknown error";
+    case MABUTRACE_ERR_NOT_INITIALIZED: return "not initialized";
+    case MABUTRACE_ERR_ALREADY_INITIALIZED: return "already initialized";
+    case MABUTRACE_ERR_INVALID_ARG: return "invalid argument";
+    case MABUTRACE_ERR_NO_MEMORY: return "out of memory";
+    case MABUTRACE_ERR_IO: return "I/O error";
+    case MABUTRACE_ERR_SERVER: return "server error";
+    case MABUTRACE_ERR_ALREADY_RUNNING: return "already running";
+    case MABUTRACE_ERR_UNSUPPORTED: return "HTTP server not available in this build";
+    default: return "unknown error";
   }
 }
 
@@ -118,8 +109,7 @@ int RunDemo(const Options& opt) {
   cfg.process_name = "mabutrace-pipeline-demo";
   int rc = mabutrace_init_with_config(&cfg);
   if (rc != MABUTRACE_OK) {
-    fprintf(stderr, "mabutrace_init_with_config(buffer %zu KiB) failed: %s\n", opt.buffer_kib,
-            StatusText(rc));
+    fprintf(stderr, "mabutrace_init_with_config(buffer %zu KiB) failed: %s\n", opt.buffer_kib, StatusText(rc));
     return kExitRuntimeError;
   }
   NameThisThread("main");
@@ -129,8 +119,7 @@ int RunDemo(const Options& opt) {
     if (rc == MABUTRACE_ERR_SERVER) {
       fprintf(stderr, "cannot listen on %s (port in use?)\n", HostPort(opt.bind, opt.port).c_str());
     } else {
-      fprintf(stderr, "cannot listen on %s: %s\n", HostPort(opt.bind, opt.port).c_str(),
-              StatusText(rc));
+      fprintf(stderr, "cannot listen on %s: %s\n", HostPort(opt.bind, opt.port).c_str(), StatusText(rc));
     }
     mabutrace_deinit();
     CloseCounterLog();
@@ -159,9 +148,8 @@ int RunDemo(const Options& opt) {
       "uploaded\n",
       (unsigned long long)pipeline.produced.load(), (unsigned long long)pipeline.dropped.load(),
       (unsigned long long)pipeline.processed.load(), (unsigned long long)pipeline.uploaded.load());
-  printf("events: %llu written, %llu overwritten, %llu dropped\n",
-         (unsigned long long)st.events_written, (unsigned long long)st.events_overwritten,
-         (unsigned long long)st.events_dropped);
+  printf("events: %llu written, %llu overwritten, %llu dropped\n", (unsigned long long)st.events_written,
+         (unsigned long long)st.events_overwritten, (unsigned long long)st.events_dropped);
 
   int exit_code = kExitOk;
   std::string path, error;

@@ -18,13 +18,10 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       "mabutrace-pipeline-demo"};
   app.option_defaults()->always_capture_default();
   app.add_option("--seconds", opt->seconds, "How long to run")->check(CLI::Range(0.001, 1e6));
-  app.add_option("--port", opt->port, "HTTP port of the live trace (0: any free port)")
-      ->check(CLI::Range(0, 65535));
-  app.add_option("--out", opt->out,
-                 "Directory for trace.json and trace.pftrace (created if missing)");
+  app.add_option("--port", opt->port, "HTTP port of the live trace (0: any free port)")->check(CLI::Range(0, 65535));
+  app.add_option("--out", opt->out, "Directory for trace.json and trace.pftrace (created if missing)");
   app.add_option("--bind", opt->bind, "Address the HTTP server binds (0.0.0.0: all)");
-  app.add_option("--buffer-kib", opt->buffer_kib,
-                 "Trace buffer in KiB; when full the oldest events are overwritten")
+  app.add_option("--buffer-kib", opt->buffer_kib, "Trace buffer in KiB; when full the oldest events are overwritten")
       ->check(CLI::Range(size_t(4), size_t(1) << 20));
   app.add_option("--counter-log", opt->counter_log,
                  "Also write every counter sample as '<counter> <value> <thread>' lines");

@@ -48,8 +48,7 @@ bool WriteTraceFile(const std::string& dir, TraceFormat format, std::string* pat
     *error = "cannot write " + tmp_path.string() + ": " + strerror(errno);
     return false;
   }
-  const int rc = json ? mabutrace_export_json(WriteToFile, &sink)
-                      : mabutrace_export_perfetto(WriteToFile, &sink);
+  const int rc = json ? mabutrace_export_json(WriteToFile, &sink) : mabutrace_export_perfetto(WriteToFile, &sink);
   const bool closed = fclose(sink.file) == 0;  // flushes: may fail late (ENOSPC)
   if (!closed && !sink.error) sink.error = errno;
   if (rc != MABUTRACE_OK || !closed) {

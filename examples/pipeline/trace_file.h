@@ -12,7 +12,6 @@ enum class TraceFormat { kJson, kPerfetto };
 // Writes dir/trace.json (mabutrace_export_json) or dir/trace.pftrace
 // (mabutrace_export_perfetto), creating dir. On success returns true and
 // sets *path and *bytes; else sets *error.
-bool WriteTraceFile(const std::string& dir, TraceFormat format, std::string* path, uint64_t* bytes,
-                    std::string* error);
+bool WriteTraceFile(const std::string& dir, TraceFormat format, std::string* path, uint64_t* bytes, std::string* error);
 
 #endif  // PIPELINE_TRACE_FILE_H

@@ -52,26 +52,13 @@ bool SetRaw(int fd, unsigned baud) {
   tio.c_cflag |= CLOCAL | CREAD;
   speed_t s = B115200;
   switch (baud) {
-    case 9600:
-      s = B9600;
-      break;
-    case 57600:
-      s = B57600;
-      break;
-    case 115200:
-      s = B115200;
-      break;
-    case 230400:
-      s = B230400;
-      break;
-    case 460800:
-      s = B460800;
-      break;
-    case 921600:
-      s = B921600;
-      break;
-    default:
-      return false;
+    case 9600: s = B9600; break;
+    case 57600: s = B57600; break;
+    case 115200: s = B115200; break;
+    case 230400: s = B230400; break;
+    case 460800: s = B460800; break;
+    case 921600: s = B921600; break;
+    default: return false;
   }
   ::cfsetispeed(&tio, s);
   ::cfsetospeed(&tio, s);

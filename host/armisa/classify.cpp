@@ -264,44 +264,32 @@ constexpr int64_t SignExtend(uint64_t value, unsigned bits) {
 // Direct-branch target; A32/T32 results are 32-bit addresses.
 uint64_t BranchTarget(Target kind, uint32_t i, uint64_t pc, Isa* target_isa) {
   switch (kind) {
-    case Target::kA64Imm26:
-      return pc + SignExtend(i & 0x03FFFFFF, 26) * 4;
-    case Target::kA64Imm19:
-      return pc + SignExtend((i >> 5) & 0x7FFFF, 19) * 4;
-    case Target::kA64Imm14:
-      return pc + SignExtend((i >> 5) & 0x3FFF, 14) * 4;
-    case Target::kA64Imm9:
-      return pc + SignExtend((i >> 5) & 0x1FF, 9) * 4;
-    case Target::kA32Imm24:
-      return static_cast<uint32_t>(pc + 8 + SignExtend(i & 0xFFFFFF, 24) * 4);
+    case Target::kA64Imm26: return pc + SignExtend(i & 0x03FFFFFF, 26) * 4;
+    case Target::kA64Imm19: return pc + SignExtend((i >> 5) & 0x7FFFF, 19) * 4;
+    case Target::kA64Imm14: return pc + SignExtend((i >> 5) & 0x3FFF, 14) * 4;
+    case Target::kA64Imm9: return pc + SignExtend((i >> 5) & 0x1FF, 9) * 4;
+    case Target::kA32Imm24: return static_cast<uint32_t>(pc + 8 + SignExtend(i & 0xFFFFFF, 24) * 4);
     case Target::kA32Blx:
       *target_isa = Isa::kT32;
-      return static_cast<uint32_t>(pc + 8 +
-                                   SignExtend(((i & 0xFFFFFF) << 1) | ((i >> 24) & 1), 25) * 2);
-    case Target::kT32B1:
-      return static_cast<uint32_t>(pc + 4 + SignExtend((i >> 16) & 0xFF, 8) * 2);
-    case Target::kT32B2:
-      return static_cast<uint32_t>(pc + 4 + SignExtend((i >> 16) & 0x7FF, 11) * 2);
+      return static_cast<uint32_t>(pc + 8 + SignExtend(((i & 0xFFFFFF) << 1) | ((i >> 24) & 1), 25) * 2);
+    case Target::kT32B1: return static_cast<uint32_t>(pc + 4 + SignExtend((i >> 16) & 0xFF, 8) * 2);
+    case Target::kT32B2: return static_cast<uint32_t>(pc + 4 + SignExtend((i >> 16) & 0x7FF, 11) * 2);
     case Target::kT32B3: {
       const uint32_t s = (i >> 26) & 1, j1 = (i >> 13) & 1, j2 = (i >> 11) & 1;
-      const uint32_t imm =
-          (s << 19) | (j2 << 18) | (j1 << 17) | (((i >> 16) & 0x3F) << 11) | (i & 0x7FF);
+      const uint32_t imm = (s << 19) | (j2 << 18) | (j1 << 17) | (((i >> 16) & 0x3F) << 11) | (i & 0x7FF);
       return static_cast<uint32_t>(pc + 4 + SignExtend(imm, 20) * 2);
     }
     case Target::kT32B4:
     case Target::kT32Blx: {
       const uint32_t s = (i >> 26) & 1;
       const uint32_t i1 = ~((i >> 13) ^ s) & 1, i2 = ~((i >> 11) ^ s) & 1;
-      const uint32_t imm =
-          (s << 23) | (i1 << 22) | (i2 << 21) | (((i >> 16) & 0x3FF) << 11) | (i & 0x7FF);
+      const uint32_t imm = (s << 23) | (i1 << 22) | (i2 << 21) | (((i >> 16) & 0x3FF) << 11) | (i & 0x7FF);
       if (kind == Target::kT32B4) return static_cast<uint32_t>(pc + 4 + SignExtend(imm, 24) * 2);
       *target_isa = Isa::kA32;  // imm10L:'00' - imm[0] is H, which must be 0
       return static_cast<uint32_t>(((pc + 4) & ~uint64_t{3}) + SignExtend(imm & ~1u, 24) * 2);
     }
-    case Target::kT32Cbz:
-      return static_cast<uint32_t>(pc + 4 + ((((i >> 25) & 1) << 6) | (((i >> 19) & 0x1F) << 1)));
-    case Target::kNone:
-      break;
+    case Target::kT32Cbz: return static_cast<uint32_t>(pc + 4 + ((((i >> 25) & 1) << 6) | (((i >> 19) & 0x1F) << 1)));
+    case Target::kNone: break;
   }
   return 0;
 }
@@ -315,8 +303,7 @@ constexpr std::array<uint64_t, 256> BuildIndex(const Rule (&rules)[N]) {
   std::array<uint64_t, 256> index{};
   for (uint32_t top = 0; top < 256; ++top) {
     for (size_t r = 0; r < N; ++r) {
-      if (((top << 24) & rules[r].mask & 0xFF000000u) == (rules[r].value & 0xFF000000u))
-        index[top] |= uint64_t{1} << r;
+      if (((top << 24) & rules[r].mask & 0xFF000000u) == (rules[r].value & 0xFF000000u)) index[top] |= uint64_t{1} << r;
     }
   }
   return index;
@@ -329,14 +316,12 @@ constexpr bool ValuesWithinMasks(const Rule (&rules)[N]) {
   }
   return true;
 }
-static_assert(ValuesWithinMasks(kA64Rules) && ValuesWithinMasks(kA32Rules) &&
-              ValuesWithinMasks(kT32Rules));
+static_assert(ValuesWithinMasks(kA64Rules) && ValuesWithinMasks(kA32Rules) && ValuesWithinMasks(kT32Rules));
 constexpr std::array<uint64_t, 256> kA64Index = BuildIndex(kA64Rules);
 constexpr std::array<uint64_t, 256> kA32Index = BuildIndex(kA32Rules);
 constexpr std::array<uint64_t, 256> kT32Index = BuildIndex(kT32Rules);
 
-InstrInfo Decide(const Rule& r, uint32_t opcode, uint64_t address, Isa isa,
-                 const ClassifyOptions& options) {
+InstrInfo Decide(const Rule& r, uint32_t opcode, uint64_t address, Isa isa, const ClassifyOptions& options) {
   InstrInfo info;
   info.target_isa = isa;
   if (r.type == kOther) return info;
@@ -356,8 +341,8 @@ InstrInfo Decide(const Rule& r, uint32_t opcode, uint64_t address, Isa isa,
 
 // First matching row among those the index selects for the top byte.
 template <size_t N>
-inline InstrInfo Apply(const Rule (&rules)[N], const std::array<uint64_t, 256>& index,
-                       uint32_t opcode, uint64_t address, Isa isa, const ClassifyOptions& options) {
+inline InstrInfo Apply(const Rule (&rules)[N], const std::array<uint64_t, 256>& index, uint32_t opcode,
+                       uint64_t address, Isa isa, const ClassifyOptions& options) {
   for (uint64_t rows = index[opcode >> 24]; rows != 0; rows &= rows - 1) {
     const size_t k = static_cast<size_t>(__builtin_ctzll(rows));
     if (k >= N) break;  // never: the index only holds row numbers < N
@@ -387,15 +372,11 @@ namespace internal {
 InstrInfo ClassifyA64Slow(uint32_t opcode, uint64_t address, const ClassifyOptions& options) {
   return Apply(kA64Rules, kA64Index, opcode, address, Isa::kA64, options);
 }
-InstrInfo ClassifyLinear(Isa isa, uint32_t opcode, uint64_t address,
-                         const ClassifyOptions& options) {
+InstrInfo ClassifyLinear(Isa isa, uint32_t opcode, uint64_t address, const ClassifyOptions& options) {
   switch (isa) {
-    case Isa::kA64:
-      return ApplyLinear(kA64Rules, opcode, address, isa, options);
-    case Isa::kA32:
-      return ApplyLinear(kA32Rules, opcode, address, isa, options);
-    case Isa::kT32:
-      return ApplyLinear(kT32Rules, opcode, address, isa, options);
+    case Isa::kA64: return ApplyLinear(kA64Rules, opcode, address, isa, options);
+    case Isa::kA32: return ApplyLinear(kA32Rules, opcode, address, isa, options);
+    case Isa::kT32: return ApplyLinear(kT32Rules, opcode, address, isa, options);
   }
   return InstrInfo{};
 }
@@ -433,24 +414,19 @@ InstrInfo ClassifyT32(uint32_t opcode, uint32_t address, const ClassifyOptions& 
 
 InstrInfo Classify(Isa isa, uint32_t opcode, uint64_t address, const ClassifyOptions& options) {
   switch (isa) {
-    case Isa::kA64:
-      return ClassifyA64(opcode, address, options);
-    case Isa::kA32:
-      return ClassifyA32(opcode, static_cast<uint32_t>(address), options);
-    case Isa::kT32:
-      return ClassifyT32(opcode, static_cast<uint32_t>(address), options);
+    case Isa::kA64: return ClassifyA64(opcode, address, options);
+    case Isa::kA32: return ClassifyA32(opcode, static_cast<uint32_t>(address), options);
+    case Isa::kT32: return ClassifyT32(opcode, static_cast<uint32_t>(address), options);
   }
   return InstrInfo{};
 }
 
 std::string_view OcsdTypeName(InstrType type) {
-  static constexpr std::array<std::string_view, 7> kNames = {"---",     "BR",      "iBR",   "ISB",
-                                                             "DSB.DMB", "WFI.WFE", "TSTART"};
+  static constexpr std::array<std::string_view, 7> kNames = {"---", "BR", "iBR", "ISB", "DSB.DMB", "WFI.WFE", "TSTART"};
   return kNames[static_cast<size_t>(type)];
 }
 std::string_view OcsdSubtypeName(InstrSubtype subtype) {
-  static constexpr std::array<std::string_view, 5> kNames = {"", "b+link", "A64:ret", "A64:eret",
-                                                             "V7:impl ret"};
+  static constexpr std::array<std::string_view, 5> kNames = {"", "b+link", "A64:ret", "A64:eret", "V7:impl ret"};
   return kNames[static_cast<size_t>(subtype)];
 }
 std::string_view OcsdTypeEnumName(InstrType type) {
@@ -460,9 +436,9 @@ std::string_view OcsdTypeEnumName(InstrType type) {
   return kNames[static_cast<size_t>(type)];
 }
 std::string_view OcsdSubtypeEnumName(InstrSubtype subtype) {
-  static constexpr std::array<std::string_view, 5> kNames = {
-      "OCSD_S_INSTR_NONE", "OCSD_S_INSTR_BR_LINK", "OCSD_S_INSTR_V8_RET", "OCSD_S_INSTR_V8_ERET",
-      "OCSD_S_INSTR_V7_IMPLIED_RET"};
+  static constexpr std::array<std::string_view, 5> kNames = {"OCSD_S_INSTR_NONE", "OCSD_S_INSTR_BR_LINK",
+                                                             "OCSD_S_INSTR_V8_RET", "OCSD_S_INSTR_V8_ERET",
+                                                             "OCSD_S_INSTR_V7_IMPLIED_RET"};
   return kNames[static_cast<size_t>(subtype)];
 }
 std::string_view IsaName(Isa isa) {

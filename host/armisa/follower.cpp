@@ -58,14 +58,10 @@ class Cursor {
 
 std::string_view WalkStatusName(WalkStatus status) {
   switch (status) {
-    case WalkStatus::kP0:
-      return "P0";
-    case WalkStatus::kStopReached:
-      return "stop reached";
-    case WalkStatus::kNotAccessible:
-      return "address not accessible";
-    case WalkStatus::kLimit:
-      return "instruction limit";
+    case WalkStatus::kP0: return "P0";
+    case WalkStatus::kStopReached: return "stop reached";
+    case WalkStatus::kNotAccessible: return "address not accessible";
+    case WalkStatus::kLimit: return "instruction limit";
   }
   return "?";
 }
@@ -88,8 +84,7 @@ WalkResult InstrFollower::FindNextP0(uint64_t address, Isa isa, uint8_t space) {
   ++stats_.lookups;
   // Fibonacci hashing of the address (instructions are 2- or 4-aligned).
   const uint64_t h =
-      ((address >> 1) ^ (uint64_t{static_cast<uint8_t>(isa)} << 62) ^ (uint64_t{space} << 54)) *
-      0x9E3779B97F4A7C15ull;
+      ((address >> 1) ^ (uint64_t{static_cast<uint8_t>(isa)} << 62) ^ (uint64_t{space} << 54)) * 0x9E3779B97F4A7C15ull;
   Entry& e = cache_[h >> (64 - cache_log2_)];
   if (e.valid && e.result.start == address && e.result.isa == isa && e.space == space) {
     ++stats_.hits;
@@ -112,12 +107,9 @@ WalkResult InstrFollower::WalkTo(uint64_t address, Isa isa, uint64_t stop_addres
 
 WalkResult InstrFollower::Walk(uint64_t address, Isa isa, uint64_t stop_address, uint8_t space) {
   switch (isa) {
-    case Isa::kA64:
-      return WalkIsa<Isa::kA64>(address, stop_address, space);
-    case Isa::kA32:
-      return WalkIsa<Isa::kA32>(address, stop_address, space);
-    case Isa::kT32:
-      break;
+    case Isa::kA64: return WalkIsa<Isa::kA64>(address, stop_address, space);
+    case Isa::kA32: return WalkIsa<Isa::kA32>(address, stop_address, space);
+    case Isa::kT32: break;
   }
   return WalkIsa<Isa::kT32>(address, stop_address, space);
 }
@@ -138,8 +130,7 @@ static bool FetchOpcode(Cursor& cursor, Pc pc, uint32_t* opcode, unsigned* size)
     cursor.Advance(2);
     *size = T32Size(static_cast<uint16_t>(hw1));
     if (*size == 4) {
-      if (!cursor.Fetch(static_cast<Pc>(pc + 2), 2, &hw2))
-        return false;  // the first halfword was readable
+      if (!cursor.Fetch(static_cast<Pc>(pc + 2), 2, &hw2)) return false;  // the first halfword was readable
       cursor.Advance(2);
     }
     *opcode = T32Opcode(static_cast<uint16_t>(hw1), static_cast<uint16_t>(hw2));
@@ -222,19 +213,15 @@ std::optional<InstrInfo> InstrFollower::Decode(uint64_t address, Isa isa, uint8_
       if (!FetchOpcode<Isa::kA64>(cursor, address, &op, &size)) return std::nullopt;
       return ClassifyIsa<Isa::kA64>(op, address, options_.classify);
     case Isa::kA32:
-      if (!FetchOpcode<Isa::kA32>(cursor, static_cast<uint32_t>(address), &op, &size))
-        return std::nullopt;
+      if (!FetchOpcode<Isa::kA32>(cursor, static_cast<uint32_t>(address), &op, &size)) return std::nullopt;
       return ClassifyIsa<Isa::kA32>(op, address, options_.classify);
-    case Isa::kT32:
-      break;
+    case Isa::kT32: break;
   }
-  if (!FetchOpcode<Isa::kT32>(cursor, static_cast<uint32_t>(address), &op, &size))
-    return std::nullopt;
+  if (!FetchOpcode<Isa::kT32>(cursor, static_cast<uint32_t>(address), &op, &size)) return std::nullopt;
   return ClassifyIsa<Isa::kT32>(op, address, options_.classify);
 }
 
-std::optional<uint32_t> InstrFollower::CountInstructions(uint64_t start, uint64_t end, Isa isa,
-                                                         uint8_t space) const {
+std::optional<uint32_t> InstrFollower::CountInstructions(uint64_t start, uint64_t end, Isa isa, uint8_t space) const {
   if (end <= start) return 0;
   if (isa != Isa::kT32) return static_cast<uint32_t>((end - start) / 4);
   Cursor cursor(image_, space);

@@ -73,8 +73,7 @@ class InstrFollower {
  public:
   // cache_log2: the cache holds 2^cache_log2 walks (72 bytes each; 16 -> 4.5 MiB),
   // clamped to [1, 24]. Colliding walks replace each other (direct-mapped).
-  explicit InstrFollower(const MemoryImage* image, FollowOptions options = {},
-                         unsigned cache_log2 = 16);
+  explicit InstrFollower(const MemoryImage* image, FollowOptions options = {}, unsigned cache_log2 = 16);
   InstrFollower(const InstrFollower&) = delete;
   InstrFollower& operator=(const InstrFollower&) = delete;
 
@@ -97,8 +96,7 @@ class InstrFollower {
   // The number of instructions in [start, end) executed in sequence: A64
   // and A32 from the distance, T32 by reading each first halfword (16- and
   // 32-bit encodings); nullopt when a T32 instruction cannot be read.
-  std::optional<uint32_t> CountInstructions(uint64_t start, uint64_t end, Isa isa,
-                                            uint8_t space = kMemAny) const;
+  std::optional<uint32_t> CountInstructions(uint64_t start, uint64_t end, Isa isa, uint8_t space = kMemAny) const;
 
   void InvalidateCache();
   const FollowStats& stats() const { return stats_; }

@@ -90,15 +90,13 @@ namespace internal {
 InstrInfo ClassifyA64Slow(uint32_t opcode, uint64_t address, const ClassifyOptions& options);
 // The table rows scanned in order, without the per-top-byte index and
 // without the A32 condition / T32 IT post-processing: for tests.
-InstrInfo ClassifyLinear(Isa isa, uint32_t opcode, uint64_t address,
-                         const ClassifyOptions& options);
+InstrInfo ClassifyLinear(Isa isa, uint32_t opcode, uint64_t address, const ClassifyOptions& options);
 }  // namespace internal
 
 // A64: every P0 instruction sits in the encoding group "Branches, exception
 // generating and system instructions" (Arm ARM C4.1, op0 = x101, i.e.
 // opcode[28:26] == 0b101), so most opcodes are rejected by one test here.
-inline InstrInfo ClassifyA64(uint32_t opcode, uint64_t address,
-                             const ClassifyOptions& options = {}) {
+inline InstrInfo ClassifyA64(uint32_t opcode, uint64_t address, const ClassifyOptions& options = {}) {
   if (((opcode >> 26) & 7u) != 5u) return InstrInfo{};
   return internal::ClassifyA64Slow(opcode, address, options);
 }

@@ -17,11 +17,10 @@ std::optional<uint8_t> ParseMemSpace(std::string_view text) {
     uint8_t bits;
   };
   static constexpr Name kNames[] = {
-      {"EL1S", kMemEL1S}, {"EL1N", kMemEL1N}, {"EL1R", kMemEL1R}, {"EL2S", kMemEL2S},
-      {"EL2", kMemEL2N},  {"EL2N", kMemEL2N}, {"EL2R", kMemEL2R}, {"EL3", kMemEL3},
-      {"ROOT", kMemRoot}, {"S", kMemS},       {"N", kMemN},       {"R", kMemR},
-      {"ANY", kMemAny},   {"H", kMemEL2N},    {"P", kMemEL1N},    {"NP", kMemEL1N},
-      {"SP", kMemEL1S},
+      {"EL1S", kMemEL1S}, {"EL1N", kMemEL1N}, {"EL1R", kMemEL1R}, {"EL2S", kMemEL2S}, {"EL2", kMemEL2N},
+      {"EL2N", kMemEL2N}, {"EL2R", kMemEL2R}, {"EL3", kMemEL3},   {"ROOT", kMemRoot}, {"S", kMemS},
+      {"N", kMemN},       {"R", kMemR},       {"ANY", kMemAny},   {"H", kMemEL2N},    {"P", kMemEL1N},
+      {"NP", kMemEL1N},   {"SP", kMemEL1S},
   };
   for (const Name& n : kNames) {
     if (n.name == up) return n.bits;
@@ -29,11 +28,9 @@ std::optional<uint8_t> ParseMemSpace(std::string_view text) {
   return std::nullopt;
 }
 
-bool MemoryImage::AddRegion(uint64_t address, const uint8_t* bytes, size_t size, uint8_t spaces,
-                            std::string* error) {
+bool MemoryImage::AddRegion(uint64_t address, const uint8_t* bytes, size_t size, uint8_t spaces, std::string* error) {
   if (size == 0 || address + size < address || spaces == 0) {
-    if (error)
-      *error = "memory region at 0x" + std::to_string(address) + ": empty, wrapping or no space";
+    if (error) *error = "memory region at 0x" + std::to_string(address) + ": empty, wrapping or no space";
     return false;
   }
   const uint64_t end = address + size;
@@ -41,10 +38,9 @@ bool MemoryImage::AddRegion(uint64_t address, const uint8_t* bytes, size_t size,
     if ((r.spaces & spaces) != 0 && address < r.end && r.start < end) {
       if (error) {
         char buf[128];
-        std::snprintf(
-            buf, sizeof buf, "memory region 0x%llx-0x%llx overlaps 0x%llx-0x%llx",
-            static_cast<unsigned long long>(address), static_cast<unsigned long long>(end),
-            static_cast<unsigned long long>(r.start), static_cast<unsigned long long>(r.end));
+        std::snprintf(buf, sizeof buf, "memory region 0x%llx-0x%llx overlaps 0x%llx-0x%llx",
+                      static_cast<unsigned long long>(address), static_cast<unsigned long long>(end),
+                      static_cast<unsigned long long>(r.start), static_cast<unsigned long long>(r.end));
         *error = buf;
       }
       return false;
@@ -57,13 +53,12 @@ bool MemoryImage::AddRegion(uint64_t address, const uint8_t* bytes, size_t size,
   regions_.insert(at, std::move(region));
   max_end_.resize(regions_.size());
   uint64_t max_end = 0;
-  for (size_t i = 0; i < regions_.size(); ++i)
-    max_end_[i] = max_end = std::max(max_end, regions_[i].end);
+  for (size_t i = 0; i < regions_.size(); ++i) max_end_[i] = max_end = std::max(max_end, regions_[i].end);
   return true;
 }
 
-bool MemoryImage::AddFile(const std::string& path, uint64_t address, uint8_t spaces,
-                          std::string* error, uint64_t offset, uint64_t length) {
+bool MemoryImage::AddFile(const std::string& path, uint64_t address, uint8_t spaces, std::string* error,
+                          uint64_t offset, uint64_t length) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) {
     if (error) *error = path + ": cannot open";
@@ -71,8 +66,7 @@ bool MemoryImage::AddFile(const std::string& path, uint64_t address, uint8_t spa
   }
   const uint64_t file_size = static_cast<uint64_t>(in.tellg());
   if (offset > file_size || (length != 0 && length > file_size - offset)) {
-    if (error)
-      *error = path + ": offset/length beyond the file (" + std::to_string(file_size) + " bytes)";
+    if (error) *error = path + ": offset/length beyond the file (" + std::to_string(file_size) + " bytes)";
     return false;
   }
   if (length == 0) length = file_size - offset;

@@ -62,12 +62,11 @@ class MemoryImage {
   // Adds a copy of bytes at address. Fails (false, *error set) if the
   // region is empty, wraps past 2^64, or overlaps a region whose spaces
   // intersect `spaces`.
-  bool AddRegion(uint64_t address, const uint8_t* bytes, size_t size, uint8_t spaces,
-                 std::string* error);
+  bool AddRegion(uint64_t address, const uint8_t* bytes, size_t size, uint8_t spaces, std::string* error);
   // Reads `length` bytes of the file from `offset` (length 0: to the end)
   // and adds them at address. The error names the file.
-  bool AddFile(const std::string& path, uint64_t address, uint8_t spaces, std::string* error,
-               uint64_t offset = 0, uint64_t length = 0);
+  bool AddFile(const std::string& path, uint64_t address, uint8_t spaces, std::string* error, uint64_t offset = 0,
+               uint64_t length = 0);
   // Convenience for (path, address) pairs, all in kMemAny.
   struct FileAt {
     std::string path;

@@ -25,14 +25,10 @@ bool IsFullFsyncFrame(const uint8_t* f) {
 
 const char* DeformatterErrorName(DeformatterErrorKind kind) {
   switch (kind) {
-    case DeformatterErrorKind::kUnknownId:
-      return "unknown-id";
-    case DeformatterErrorKind::kReservedId:
-      return "reserved-id";
-    case DeformatterErrorKind::kTruncatedFrame:
-      return "truncated-frame";
-    case DeformatterErrorKind::kBadSync:
-      return "bad-sync";
+    case DeformatterErrorKind::kUnknownId: return "unknown-id";
+    case DeformatterErrorKind::kReservedId: return "reserved-id";
+    case DeformatterErrorKind::kTruncatedFrame: return "truncated-frame";
+    case DeformatterErrorKind::kBadSync: return "bad-sync";
   }
   return "?";
 }
@@ -56,9 +52,9 @@ bool FrameDeformatter::Accepts(uint8_t id, uint64_t offset) {
   if (id > kMaxDataTraceId) {
     if (!reported_[id]) {
       reported_[id] = true;
-      sink_->OnError({DeformatterErrorKind::kReservedId, offset, id,
-                      "reserved trace ID " + Hex(id) + " at input offset " +
-                          std::to_string(offset) + "; its bytes are dropped"});
+      sink_->OnError(
+          {DeformatterErrorKind::kReservedId, offset, id,
+           "reserved trace ID " + Hex(id) + " at input offset " + std::to_string(offset) + "; its bytes are dropped"});
     }
     return false;
   }
@@ -66,16 +62,15 @@ bool FrameDeformatter::Accepts(uint8_t id, uint64_t offset) {
     if (!reported_[id]) {
       reported_[id] = true;
       sink_->OnError({DeformatterErrorKind::kUnknownId, offset, id,
-                      "data for unknown trace ID " + Hex(id) + " at input offset " +
-                          std::to_string(offset) + "; its bytes are dropped"});
+                      "data for unknown trace ID " + Hex(id) + " at input offset " + std::to_string(offset) +
+                          "; its bytes are dropped"});
     }
     return false;
   }
   return true;
 }
 
-void FrameDeformatter::Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t first_offset,
-                            const uint64_t* offsets) {
+void FrameDeformatter::Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t first_offset, const uint64_t* offsets) {
   if (n == 0) return;
   if (id == 0xFF) {  // no ID seen yet
     stats_.unowned_bytes += n;
@@ -175,8 +170,7 @@ void FrameDeformatter::Push(const uint8_t* data, size_t n) {
   for (; pos < n; ++pos) {
     if (partial_len_ == 0) partial_start_ = input_offset_ + pos;
     partial_[partial_len_++] = data[pos];
-    if (options_.has_fsyncs && partial_len_ <= 4 &&
-        std::memcmp(partial_.data(), kFsync, partial_len_) == 0) {
+    if (options_.has_fsyncs && partial_len_ <= 4 && std::memcmp(partial_.data(), kFsync, partial_len_) == 0) {
       if (partial_len_ == 4) {
         partial_len_ = 0;
         stats_.sync_bytes += 4;

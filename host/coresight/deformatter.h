@@ -97,8 +97,8 @@ class DeformatterSink {
   virtual ~DeformatterSink() = default;
   // `n` (1..15) bytes of trace ID `trace_id` (0x01-0x6F); see the file
   // comment for the offsets. `input_offsets` is currently always nullptr.
-  virtual void OnData(uint8_t trace_id, uint64_t stream_offset, uint64_t input_offset,
-                      const uint8_t* data, size_t n, const uint64_t* input_offsets) = 0;
+  virtual void OnData(uint8_t trace_id, uint64_t stream_offset, uint64_t input_offset, const uint8_t* data, size_t n,
+                      const uint64_t* input_offsets) = 0;
   // A problem in the framed input; decoding goes on.
   virtual void OnError(const DeformatterError& error) = 0;
   // A reset point (4 x FSYNC barrier with reset_on_4x_fsync): downstream
@@ -136,8 +136,7 @@ class FrameDeformatter {
 
  private:
   void ProcessFrame(const uint8_t* frame, uint64_t frame_offset);
-  void Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t first_offset,
-            const uint64_t* offsets);
+  void Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t first_offset, const uint64_t* offsets);
   bool Accepts(uint8_t id, uint64_t offset);
 
   DeformatterOptions options_;

@@ -40,14 +40,13 @@ struct Timing {
 
 // The rule above. false + *error only when window_s does not fit the
 // window register at clock_hz.
-bool ResolveTiming(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_freq_hz,
-                   const TimingOptions& options, Timing* out, std::string* error);
+bool ResolveTiming(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_freq_hz, const TimingOptions& options,
+                   Timing* out, std::string* error);
 
 // Tracer cycles between the first two statistics messages of the first
 // tracer that has two with increasing timestamps; 0 when none has, or when
 // a frequency is 0.
-uint64_t EstimateWindowCycles(const std::vector<TracerMessage>& msgs, double clock_hz,
-                              double ts_hz);
+uint64_t EstimateWindowCycles(const std::vector<TracerMessage>& msgs, double clock_hz, double ts_hz);
 
 // The metrics of statistics message `m` (its counters over the window).
 Metrics StatisticsMetrics(const TracerMessage& m, const Timing& t);

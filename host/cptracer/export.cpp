@@ -12,9 +12,8 @@ constexpr uint32_t kTracerPidBase = 1000;
 constexpr uint32_t kTracerTid = 1;
 }  // namespace
 
-bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_freq_hz,
-                    const TimingOptions& options, model::EventSink* out, ExportSummary* summary,
-                    std::string* error) {
+bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_freq_hz, const TimingOptions& options,
+                    model::EventSink* out, ExportSummary* summary, std::string* error) {
   ExportSummary s;
   if (!ResolveTiming(msgs, stream_ts_freq_hz, options, &s.timing, error)) return false;
   const Timing& t = s.timing;
@@ -23,9 +22,7 @@ bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_f
     return false;
   }
   model::Normalizer norm(*out);
-  auto ns_of = [&](uint64_t ts) {
-    return static_cast<uint64_t>(static_cast<double>(ts) * 1e9 / t.ts_hz);
-  };
+  auto ns_of = [&](uint64_t ts) { return static_cast<uint64_t>(static_cast<double>(ts) * 1e9 / t.ts_hz); };
   std::set<uint32_t> tracers, masters;
   uint64_t last_ts = 0;
   char name[160];
@@ -47,13 +44,10 @@ bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_f
         if (t.window_cycles == 0 || !(t.clock_hz > 0)) break;
         const Metrics x = StatisticsMetrics(m, t);
         norm.OnCounter(ttrack, "bandwidth_bytes_per_s", ns, std::llround(x.bandwidth_bytes_per_s));
-        norm.OnCounter(ttrack, "bandwidth1_bytes_per_s", ns,
-                       std::llround(x.bandwidth1_bytes_per_s));
+        norm.OnCounter(ttrack, "bandwidth1_bytes_per_s", ns, std::llround(x.bandwidth1_bytes_per_s));
         norm.OnCounter(ttrack, "transactions_per_s", ns, std::llround(x.transactions_per_s));
-        norm.OnCounter(ttrack, "contention_milli_percent", ns,
-                       std::llround(x.contention_percent * 1000));
-        if (x.has_grants)
-          norm.OnCounter(ttrack, "min_avg_latency_ns", ns, std::llround(x.min_avg_latency_ns));
+        norm.OnCounter(ttrack, "contention_milli_percent", ns, std::llround(x.contention_percent * 1000));
+        if (x.has_grants) norm.OnCounter(ttrack, "min_avg_latency_ns", ns, std::llround(x.min_avg_latency_ns));
         break;
       }
       case MsgType::kStatus:
@@ -72,18 +66,13 @@ bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_f
           std::snprintf(name, sizeof name, "master 0x%02x", m.mid);
           norm.OnThread(mt, name);
         }
-        const char letter = m.type == MsgType::kEventB   ? 'B'
-                            : m.type == MsgType::kEventC ? 'C'
-                                                         : 'E';
-        std::snprintf(name, sizeof name, "%c %s tracer %u addr 0x%03x xid %u%s", letter,
-                      m.write ? "write" : "read", m.tracer, m.address, m.xid,
-                      m.overflow ? " OVERFLOW" : "");
+        const char letter = m.type == MsgType::kEventB ? 'B' : m.type == MsgType::kEventC ? 'C' : 'E';
+        std::snprintf(name, sizeof name, "%c %s tracer %u addr 0x%03x xid %u%s", letter, m.write ? "write" : "read",
+                      m.tracer, m.address, m.xid, m.overflow ? " OVERFLOW" : "");
         norm.OnInstant(mt, name, ns, 0, 0);
         break;
       }
-      case MsgType::kUnknown:
-        ++s.unknown;
-        break;
+      case MsgType::kUnknown: ++s.unknown; break;
     }
   }
   norm.OnMetadata("cptracer.clock_hz", static_cast<int64_t>(t.clock_hz));
@@ -101,14 +90,13 @@ bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_f
 
 std::string ExportSummaryText(const ExportSummary& s) {
   char buf[256];
-  std::snprintf(
-      buf, sizeof buf,
-      "%llu statistics, %llu event, %llu status, %llu unknown messages; window %llu cycles%s at "
-      "%.0f Hz",
-      static_cast<unsigned long long>(s.statistics), static_cast<unsigned long long>(s.events),
-      static_cast<unsigned long long>(s.status), static_cast<unsigned long long>(s.unknown),
-      static_cast<unsigned long long>(s.timing.window_cycles),
-      s.timing.window_estimated ? " (estimated)" : "", s.timing.clock_hz);
+  std::snprintf(buf, sizeof buf,
+                "%llu statistics, %llu event, %llu status, %llu unknown messages; window %llu cycles%s at "
+                "%.0f Hz",
+                static_cast<unsigned long long>(s.statistics), static_cast<unsigned long long>(s.events),
+                static_cast<unsigned long long>(s.status), static_cast<unsigned long long>(s.unknown),
+                static_cast<unsigned long long>(s.timing.window_cycles),
+                s.timing.window_estimated ? " (estimated)" : "", s.timing.clock_hz);
   return buf;
 }
 

@@ -35,9 +35,8 @@ struct ExportSummary {
   Timing timing;
 };
 
-bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_freq_hz,
-                    const TimingOptions& options, model::EventSink* sink, ExportSummary* summary,
-                    std::string* error);
+bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_freq_hz, const TimingOptions& options,
+                    model::EventSink* sink, ExportSummary* summary, std::string* error);
 
 // "N statistics, N event, N status, N unknown messages; window N cycles
 // (estimated) at F Hz", for the command's report.

@@ -9,9 +9,8 @@
 namespace mabutrace::cptracer {
 namespace {
 
-constexpr const char* kFieldNames[] = {
-    "sid", "group",   "access_status", "mid",         "xid",  "overflow",
-    "rw",  "address", "throughput0",   "throughput1", "wait", "grants"};
+constexpr const char* kFieldNames[] = {"sid", "group",   "access_status", "mid",         "xid",  "overflow",
+                                       "rw",  "address", "throughput0",   "throughput1", "wait", "grants"};
 static_assert(sizeof kFieldNames / sizeof *kFieldNames == static_cast<size_t>(Field::kCount));
 
 FieldSpec F(uint8_t word, uint8_t lsb, uint8_t width) { return FieldSpec{true, word, lsb, width}; }
@@ -99,18 +98,12 @@ int Handler(void* user, const char* section, const char* name, const char* value
 
 const char* MsgTypeName(MsgType t) {
   switch (t) {
-    case MsgType::kStatus:
-      return "status";
-    case MsgType::kEventB:
-      return "event_b";
-    case MsgType::kEventC:
-      return "event_c";
-    case MsgType::kEventE:
-      return "event_e";
-    case MsgType::kStatistics:
-      return "statistics";
-    case MsgType::kUnknown:
-      break;
+    case MsgType::kStatus: return "status";
+    case MsgType::kEventB: return "event_b";
+    case MsgType::kEventC: return "event_c";
+    case MsgType::kEventE: return "event_e";
+    case MsgType::kStatistics: return "statistics";
+    case MsgType::kUnknown: break;
   }
   return "unknown";
 }
@@ -168,8 +161,7 @@ bool LoadLayout(const std::string& path, Layout* out, std::string* error) {
     return false;
   }
   if (rc != 0) {
-    *error =
-        path + ":" + std::to_string(rc) + ": " + (ctx.error.empty() ? "syntax error" : ctx.error);
+    *error = path + ":" + std::to_string(rc) + ": " + (ctx.error.empty() ? "syntax error" : ctx.error);
     return false;
   }
   return true;

@@ -9,8 +9,7 @@ namespace mabutrace::cptracer {
 
 using exporter::JsonString;
 
-TracerDecoder::TracerDecoder(Layout layout, TracerMessageSink* sink)
-    : layout_(std::move(layout)), sink_(sink) {
+TracerDecoder::TracerDecoder(Layout layout, TracerMessageSink* sink) : layout_(std::move(layout)), sink_(sink) {
   for (const auto& m : layout_.messages)
     if (m.words > max_words_) max_words_ = m.words;
 }
@@ -22,8 +21,7 @@ void TracerDecoder::Bad(uint16_t channel, Pending* p, const std::string& why) {
   t.stm_channel = channel;
   t.words = p->words;
   char buf[64];
-  std::snprintf(buf, sizeof buf,
-                "STM byte offset %llu: ", static_cast<unsigned long long>(p->offset));
+  std::snprintf(buf, sizeof buf, "STM byte offset %llu: ", static_cast<unsigned long long>(p->offset));
   t.error = buf + why;
   ++unknown_;
   sink_->OnTracerMessage(t);
@@ -38,9 +36,7 @@ void TracerDecoder::OnMessage(const stm::StmMessage& m) {
   if (p.words.empty()) p.offset = m.offset;
   if (m.size_bits != 32) {
     p.words.push_back(static_cast<uint32_t>(m.data));
-    return Bad(
-        m.channel, &p,
-        "tracer word is not a 32-bit data packet (" + std::to_string(m.size_bits) + " bits)");
+    return Bad(m.channel, &p, "tracer word is not a 32-bit data packet (" + std::to_string(m.size_bits) + " bits)");
   }
   p.words.push_back(static_cast<uint32_t>(m.data));
   if (m.marker) return Complete(m.channel, &p, &m);
@@ -59,9 +55,9 @@ void TracerDecoder::Complete(uint16_t channel, Pending* p, const stm::StmMessage
     break;
   }
   if (!spec) {
-    return Bad(channel, p,
-               std::to_string(n) + "-word message with type field " + std::to_string(type_value) +
-                   " matches no layout entry");
+    return Bad(
+        channel, p,
+        std::to_string(n) + "-word message with type field " + std::to_string(type_value) + " matches no layout entry");
   }
   TracerMessage t;
   t.offset = p->offset;
@@ -92,9 +88,7 @@ void TracerDecoder::Complete(uint16_t channel, Pending* p, const stm::StmMessage
 void TracerDecoder::OnSyncLost(uint64_t offset) {
   for (auto& [ch, p] : pending_)
     if (!p.words.empty())
-      Bad(ch, &p,
-          "message cut off by loss of STM synchronisation at byte offset " +
-              std::to_string(offset));
+      Bad(ch, &p, "message cut off by loss of STM synchronisation at byte offset " + std::to_string(offset));
 }
 
 void TracerDecoder::Finish() {
@@ -120,13 +114,12 @@ std::string TracerMessageJson(const TracerMessage& m) {
     case MsgType::kEventB:
     case MsgType::kEventC:
     case MsgType::kEventE:
-      add(",\"sid\":%u,\"mid\":%u,\"xid\":%u,\"overflow\":%s,\"rw\":\"%s\",\"address\":\"0x%03x\"",
-          m.sid, m.mid, m.xid, m.overflow ? "true" : "false", m.write ? "write" : "read",
-          m.address);
+      add(",\"sid\":%u,\"mid\":%u,\"xid\":%u,\"overflow\":%s,\"rw\":\"%s\",\"address\":\"0x%03x\"", m.sid, m.mid, m.xid,
+          m.overflow ? "true" : "false", m.write ? "write" : "read", m.address);
       break;
     case MsgType::kStatistics:
-      add(",\"throughput0\":%u,\"throughput1\":%u,\"wait_cycles\":%u,\"grants\":%u", m.throughput0,
-          m.throughput1, m.wait_cycles, m.grants);
+      add(",\"throughput0\":%u,\"throughput1\":%u,\"wait_cycles\":%u,\"grants\":%u", m.throughput0, m.throughput1,
+          m.wait_cycles, m.grants);
       break;
     case MsgType::kUnknown:
       s += ",\"words\":[";
@@ -157,9 +150,8 @@ struct Chain final : stm::StpPacketSink, TracerMessageSink {
 };
 }  // namespace
 
-bool DecodeTracerCapture(const std::filesystem::path& path, const Layout& layout,
-                         const stm::CaptureOptions& options, std::vector<TracerMessage>* out,
-                         uint64_t* ts_freq_hz, std::vector<std::string>* warnings,
+bool DecodeTracerCapture(const std::filesystem::path& path, const Layout& layout, const stm::CaptureOptions& options,
+                         std::vector<TracerMessage>* out, uint64_t* ts_freq_hz, std::vector<std::string>* warnings,
                          std::string* error) {
   Chain chain(layout, out, warnings);
   stm::StpDecoder dec(&chain);

@@ -92,9 +92,8 @@ namespace mabutrace::cptracer {
 // Whole pipeline on a capture (stm_capture.h: snapshot dir, TI .bin/.dcm
 // or raw STP): every tracer message into `out`; `ts_freq_hz` = last FREQ
 // seen (0 = none); STP errors and warnings appended to `warnings`.
-bool DecodeTracerCapture(const std::filesystem::path& path, const Layout& layout,
-                         const stm::CaptureOptions& options, std::vector<TracerMessage>* out,
-                         uint64_t* ts_freq_hz, std::vector<std::string>* warnings,
+bool DecodeTracerCapture(const std::filesystem::path& path, const Layout& layout, const stm::CaptureOptions& options,
+                         std::vector<TracerMessage>* out, uint64_t* ts_freq_hz, std::vector<std::string>* warnings,
                          std::string* error);
 
 }  // namespace mabutrace::cptracer

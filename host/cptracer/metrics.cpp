@@ -43,8 +43,7 @@ std::string MetricsJson(const Metrics& m) {
          ",\"transactions_per_s\":" + JsonNumber(m.transactions_per_s) +
          ",\"contention_percent\":" + JsonNumber(m.contention_percent) +
          ",\"min_avg_latency_cycles\":" + opt(m.min_avg_latency_cycles) +
-         ",\"min_avg_latency_ns\":" + opt(m.min_avg_latency_ns) +
-         ",\"window_s\":" + JsonNumber(m.window_s) + "}";
+         ",\"min_avg_latency_ns\":" + opt(m.min_avg_latency_ns) + ",\"window_s\":" + JsonNumber(m.window_s) + "}";
 }
 
 std::string MetricsText(const Metrics& m) {

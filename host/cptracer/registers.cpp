@@ -46,16 +46,14 @@ const std::vector<RegDef>& Table() {
         {"QUALIF_TH0", 6, 2, "throughput 0 R/W: bit0 reads, bit1 writes"},
         {"QUALIF_TH1", 8, 2, "throughput 1 R/W: bit0 reads, bit1 writes"},
         {"QUALIF_TRACE", 10, 2, "event export R/W: bit0 reads, bit1 writes"},
-        {"QUALIF_DTYPE_TRIGGER", 12, 4,
-         "trigger data types: bit0 CPU data, bit1 CPU instr, bit2 DMA"},
+        {"QUALIF_DTYPE_TRIGGER", 12, 4, "trigger data types: bit0 CPU data, bit1 CPU instr, bit2 DMA"},
         {"QUALIF_DTYPE_TH0", 16, 4, "throughput 0 data types"},
         {"QUALIF_DTYPE_TH1", 20, 4, "throughput 1 data types"},
         {"QUALIF_DTYPE_TRACE", 24, 4, "event export data types"}}},
       {"MODULE_CTRL_STATUS",
        0x08,
        false,
-       {{"EXPORT_SELECT", 0, 5,
-         "bit0 statistics, bit1 event B, bit2 event C, bit3 event E, bit4 status"},
+       {{"EXPORT_SELECT", 0, 5, "bit0 statistics, bit1 event B, bit2 event C, bit3 event E, bit4 status"},
         {"ACC_WAIT_CNT_EN", 5, 1, "accumulated wait-time counter enable"},
         {"NUM_GRANT_CNT_EN", 6, 1, "grant counter enable"},
         {"EXCL_ADDR_FILTER_EN", 7, 1, "address filter enable (only START..END counted)"},
@@ -63,10 +61,7 @@ const std::vector<RegDef>& Table() {
         {"SID", 11, 5, "read-only: tracer source ID"},
         {"UPPER_ADDRESS_BITS", 16, 16, "address bits above 31 for the filter"}}},
       {"SLIDING_TIME_WINDOW", 0x0C, false, {{"WINDOW", 0, 32, "window length in tracer cycles"}}},
-      {"MASTER_ID_SELECT_A",
-       0x10,
-       false,
-       {{"MID_0_31", 0, 32, "bit i: MID i (throughput 0, events)"}}},
+      {"MASTER_ID_SELECT_A", 0x10, false, {{"MID_0_31", 0, 32, "bit i: MID i (throughput 0, events)"}}},
       {"MASTER_ID_SELECT_B", 0x14, false, {{"MID_32_63", 0, 32, "bit i: MID 32+i"}}},
       {"MASTER_ID_SELECT_C", 0x18, false, {{"MID_64_95", 0, 32, "bit i: MID 64+i"}}},
       {"MASTER_ID_SELECT_D", 0x1C, false, {{"MID_96_127", 0, 32, "bit i: MID 96+i"}}},
@@ -76,14 +71,8 @@ const std::vector<RegDef>& Table() {
       {"MASTER_ID_SELECT_TH1_D", 0x2C, false, {{"MID_96_127", 0, 32, "bit i: MID 96+i"}}},
       {"START_ADDRESS", 0x30, false, {{"ADDRESS", 0, 32, "filter start, address bits 31..0"}}},
       {"END_ADDRESS", 0x34, false, {{"ADDRESS", 0, 32, "filter end (inclusive), bits 31..0"}}},
-      {"ADDRESS_MASK",
-       0x38,
-       false,
-       {{"EXPORT_SHIFT", 0, 6, "event messages carry address bits [SHIFT+9:SHIFT]"}}},
-      {"DESTINATION_ADDRESS",
-       0x3C,
-       false,
-       {{"ADDRESS", 0, 32, "STM stimulus address the tracer writes"}}},
+      {"ADDRESS_MASK", 0x38, false, {{"EXPORT_SHIFT", 0, 6, "event messages carry address bits [SHIFT+9:SHIFT]"}}},
+      {"DESTINATION_ADDRESS", 0x3C, false, {{"ADDRESS", 0, 32, "STM stimulus address the tracer writes"}}},
       {"THROUGHPUT_COUNT0", 0x40, true, {{"BYTES", 0, 32, "last window's throughput 0"}}},
       {"THROUGHPUT_COUNT1", 0x44, true, {{"BYTES", 0, 32, "last window's throughput 1"}}},
       {"ACC_WAIT_COUNT", 0x48, true, {{"CYCLES", 0, 32, "last window's accumulated wait"}}},
@@ -102,8 +91,7 @@ constexpr uint32_t kStmAtbId = 0x40;
 constexpr uint32_t kStmStimulusBase = 0x20000000, kStmChannelStride = 0x1000;
 constexpr struct {
   uint32_t bytes, sync;
-} kAtbSync[] = {{4096, 245},   {8192, 355},    {16384, 510},  {32768, 730},
-                {65536, 1040}, {131072, 1480}, {262144, 2090}};
+} kAtbSync[] = {{4096, 245}, {8192, 355}, {16384, 510}, {32768, 730}, {65536, 1040}, {131072, 1480}, {262144, 2090}};
 
 std::string Lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -232,8 +220,8 @@ bool ParseMidList(const std::string& s, std::vector<uint32_t>* mids, std::string
 bool WindowCycles(double seconds, double clock_hz, uint64_t* cycles, std::string* error) {
   const double c = std::round(seconds * clock_hz);
   if (!(c >= 1) || c > 4294967295.0) {
-    *error = "window of " + std::to_string(seconds) + " s at " + std::to_string(clock_hz) +
-             " Hz is " + std::to_string(c) + " cycles: must be 1..0xFFFFFFFF";
+    *error = "window of " + std::to_string(seconds) + " s at " + std::to_string(clock_hz) + " Hz is " +
+             std::to_string(c) + " cycles: must be 1..0xFFFFFFFF";
     return false;
   }
   *cycles = static_cast<uint64_t>(c);
@@ -294,14 +282,13 @@ bool ComputeConfig(const TracerConfig& cfg, ConfigResult* out, std::string* erro
                                      {"QUALIF_DTYPE_TH0", dt},
                                      {"QUALIF_DTYPE_TH1", dt},
                                      {"QUALIF_DTYPE_TRACE", dt}});
-  value_of("MODULE_CTRL_STATUS",
-           {{"EXPORT_SELECT", cfg.export_select},
-            {"ACC_WAIT_CNT_EN", cfg.wait_and_grant},
-            {"NUM_GRANT_CNT_EN", cfg.wait_and_grant},
-            {"EXCL_ADDR_FILTER_EN", cfg.address_filter},
-            {"ADDRESS_MODE", cfg.address_mode},
-            {"SID", cfg.sid},
-            {"UPPER_ADDRESS_BITS", static_cast<uint32_t>(cfg.address_start >> 32)}});
+  value_of("MODULE_CTRL_STATUS", {{"EXPORT_SELECT", cfg.export_select},
+                                  {"ACC_WAIT_CNT_EN", cfg.wait_and_grant},
+                                  {"NUM_GRANT_CNT_EN", cfg.wait_and_grant},
+                                  {"EXCL_ADDR_FILTER_EN", cfg.address_filter},
+                                  {"ADDRESS_MODE", cfg.address_mode},
+                                  {"SID", cfg.sid},
+                                  {"UPPER_ADDRESS_BITS", static_cast<uint32_t>(cfg.address_start >> 32)}});
   value_of("SLIDING_TIME_WINDOW", {{"WINDOW", static_cast<uint32_t>(window)}});
   auto selects = [&](const std::vector<uint32_t>& mids, const char* prefix) {
     uint32_t sel[4] = {0, 0, 0, 0};
@@ -314,10 +301,8 @@ bool ComputeConfig(const TracerConfig& cfg, ConfigResult* out, std::string* erro
   };
   selects(cfg.masters, "MASTER_ID_SELECT_");
   selects(cfg.masters1.empty() ? cfg.masters : cfg.masters1, "MASTER_ID_SELECT_TH1_");
-  value_of("START_ADDRESS",
-           {{"ADDRESS", cfg.address_filter ? static_cast<uint32_t>(cfg.address_start) : 0u}});
-  value_of("END_ADDRESS", {{"ADDRESS", cfg.address_filter ? static_cast<uint32_t>(cfg.address_end)
-                                                          : 0xFFFFFFFFu}});
+  value_of("START_ADDRESS", {{"ADDRESS", cfg.address_filter ? static_cast<uint32_t>(cfg.address_start) : 0u}});
+  value_of("END_ADDRESS", {{"ADDRESS", cfg.address_filter ? static_cast<uint32_t>(cfg.address_end) : 0xFFFFFFFFu}});
   value_of("ADDRESS_MASK", {{"EXPORT_SHIFT", cfg.address_export_shift}});
   const uint32_t channel = cfg.stm_channel ? cfg.stm_channel : cfg.sid;
   value_of("DESTINATION_ADDRESS", {{"ADDRESS", kStmStimulusBase + channel * kStmChannelStride}});
@@ -329,13 +314,11 @@ bool ComputeConfig(const TracerConfig& cfg, ConfigResult* out, std::string* erro
       Plain("STM_LOCK_ACCESS", kStmBase + 0xFB0, kCoreSightUnlock, "unlock key"),
       Plain("STM_SWMSTCNTL_0", kStmBase + 0x024, kStmSwMstCntl0Enable,
             "after claim (0x60000000): enabled [31:30]=10, trace enable bit16"),
-      Plain("STM_SWMSTCNTL_1", kStmBase + 0x028, 0x0C080400,
-            "software master selects 0x00/04/08/0C"),
+      Plain("STM_SWMSTCNTL_1", kStmBase + 0x028, 0x0C080400, "software master selects 0x00/04/08/0C"),
       Plain("STM_SWMSTCNTL_2", kStmBase + 0x02C, 0x03030303, "software master select masks"),
       Plain("STM_SWMSTCNTL_3", kStmBase + 0x030, 0x07070707, "as written by dsptop"),
       Plain("STM_SWMSTCNTL_4", kStmBase + 0x034, 0x07070707, "as written by dsptop"),
-      Plain("STM_HWMSTCNTL", kStmBase + 0x038, kStmHwMasterSelect,
-            "hardware master 0x80 = CP tracers"),
+      Plain("STM_HWMSTCNTL", kStmBase + 0x038, kStmHwMasterSelect, "hardware master 0x80 = CP tracers"),
       Plain("STM_PTICNTDOWN", kStmBase + 0x040, 0xFC, "master-ID re-emission period"),
       Plain("STM_ATBCONFIG", kStmBase + 0x044, kStmAtbEnable, "ATB port enable (STM 2.0)"),
       Plain("STM_ATBSYNCCNT", kStmBase + 0x048, sync, "ASYNC period for the trace buffer size"),
@@ -345,8 +328,7 @@ bool ComputeConfig(const TracerConfig& cfg, ConfigResult* out, std::string* erro
       Plain("TBR_LOCK_ACCESS", kTbrBase + 0xFB0, kCoreSightUnlock, "unlock key"),
       Plain("TBR_FFCR", kTbrBase + 0x304, 0x1, "bit0 TWP formatter enable"),
       Plain("TBR_ID_PERIOD", kTbrBase + 0x108, 8, "re-insert the ATB ID every 8 frames"),
-      Plain("TBR_SEQCNTL", kTbrBase + 0x10C, (0x6Fu << 16) | 0x10,
-            "sequence markers on ATB ID 0x6F"),
+      Plain("TBR_SEQCNTL", kTbrBase + 0x10C, (0x6Fu << 16) | 0x10, "sequence markers on ATB ID 0x6F"),
       Plain("TBR_CONTROL", kTbrBase + 0x020, 0x1, "bit0 capture enable, bit1 0 = buffer mode"),
   };
   return true;
@@ -407,8 +389,7 @@ int CfgHandler(void* user, const char* section, const char* name, const char* va
   else
     err = "unknown key";
   if (ok && err.empty()) return 1;
-  ctx->error = "[" + std::string(section) + "] " + name + " = " + value + ": " +
-               (err.empty() ? "bad value" : err);
+  ctx->error = "[" + std::string(section) + "] " + name + " = " + value + ": " + (err.empty() ? "bad value" : err);
   return 0;
 }
 }  // namespace
@@ -421,20 +402,17 @@ bool LoadTracerConfig(const std::string& path, TracerConfig* cfg, std::string* e
     return false;
   }
   if (rc != 0) {
-    *error =
-        path + ":" + std::to_string(rc) + ": " + (ctx.error.empty() ? "syntax error" : ctx.error);
+    *error = path + ":" + std::to_string(rc) + ": " + (ctx.error.empty() ? "syntax error" : ctx.error);
     return false;
   }
   return true;
 }
 
-bool DecodeRegister(const std::string& name, uint32_t value, double clock_hz, RegisterValue* out,
-                    std::string* error) {
+bool DecodeRegister(const std::string& name, uint32_t value, double clock_hz, RegisterValue* out, std::string* error) {
   if (const RegDef* d = FindDef(name)) {
     *out = Explain(*d, value);
     if (out->name == "SLIDING_TIME_WINDOW" && clock_hz > 0)
-      out->fields.push_back({"WINDOW_US",
-                             static_cast<uint32_t>(std::llround(value * 1e6 / clock_hz)),
+      out->fields.push_back({"WINDOW_US", static_cast<uint32_t>(std::llround(value * 1e6 / clock_hz)),
                              "window in microseconds at --clock-hz"});
     return true;
   }
@@ -450,8 +428,8 @@ std::vector<std::string> RegisterNames() {
 }
 
 std::string RegisterJson(const RegisterValue& r) {
-  std::string s = "{\"name\":" + JsonString(r.name) + ",\"offset\":\"" + Hex8(r.offset) +
-                  "\",\"value\":\"" + Hex8(r.value) + "\"";
+  std::string s =
+      "{\"name\":" + JsonString(r.name) + ",\"offset\":\"" + Hex8(r.offset) + "\",\"value\":\"" + Hex8(r.value) + "\"";
   if (r.read_only) s += ",\"read_only\":true";
   s += ",\"fields\":{";
   for (size_t i = 0; i < r.fields.size(); ++i)
@@ -468,8 +446,8 @@ std::string ConfigJson(const ConfigResult& r) {
   auto list = [&](const char* key, const std::vector<RegisterValue>& v) {
     s += std::string("],\"") + key + "\":[";
     for (size_t i = 0; i < v.size(); ++i)
-      s += std::string(i ? "," : "") + "{\"name\":" + JsonString(v[i].name) + ",\"address\":\"" +
-           Hex8(v[i].offset) + "\",\"value\":\"" + Hex8(v[i].value) + "\"}";
+      s += std::string(i ? "," : "") + "{\"name\":" + JsonString(v[i].name) + ",\"address\":\"" + Hex8(v[i].offset) +
+           "\",\"value\":\"" + Hex8(v[i].value) + "\"}";
   };
   list("stm_setup", r.stm);
   list("trace_buffer_setup", r.tbr);

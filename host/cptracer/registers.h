@@ -101,8 +101,7 @@ bool LoadTracerConfig(const std::string& path, TracerConfig* cfg, std::string* e
 // STM/TBR names). With the tracer clock (`clock_hz` > 0, else 0) a
 // SLIDING_TIME_WINDOW also gets WINDOW_US, the window in microseconds.
 // false if the name is unknown (*error lists the known ones).
-bool DecodeRegister(const std::string& name, uint32_t value, double clock_hz, RegisterValue* out,
-                    std::string* error);
+bool DecodeRegister(const std::string& name, uint32_t value, double clock_hz, RegisterValue* out, std::string* error);
 // Names of all CP_Tracer registers in the table.
 std::vector<std::string> RegisterNames();
 

@@ -48,9 +48,7 @@ int Handler(void* user, const char* section, const char* name, const char* value
   const double d = std::strtod(value, &end);
   const bool is_num = end != value && *end == '\0';
   const uint64_t u = std::strtoull(value, nullptr, 0);
-  auto boolean = [&] {
-    return !std::strcmp(value, "1") || !std::strcmp(value, "true") || !std::strcmp(value, "yes");
-  };
+  auto boolean = [&] { return !std::strcmp(value, "1") || !std::strcmp(value, "true") || !std::strcmp(value, "yes"); };
   auto fail = [&](const char* why) {
     ctx->error = std::string("[") + section + "] " + name + " = " + value + ": " + why;
     return 0;
@@ -125,8 +123,7 @@ std::vector<uint32_t> Pack(const MessageSpec& spec, const FieldSpec& type_field,
                            std::initializer_list<std::pair<Field, uint32_t>> values) {
   std::vector<uint32_t> words(spec.words, 0);
   if (spec.type_value >= 0 && type_field.word < words.size())
-    words[type_field.word] =
-        type_field.Insert(words[type_field.word], static_cast<uint32_t>(spec.type_value));
+    words[type_field.word] = type_field.Insert(words[type_field.word], static_cast<uint32_t>(spec.type_value));
   for (const auto& [f, v] : values) {
     const FieldSpec& fs = spec.f(f);
     if (fs.present && fs.word < words.size()) words[fs.word] = fs.Insert(words[fs.word], v);
@@ -148,8 +145,7 @@ bool LoadWorkload(const std::string& path, Workload* w, std::string* error) {
     return false;
   }
   if (rc != 0) {
-    *error =
-        path + ":" + std::to_string(rc) + ": " + (ctx.error.empty() ? "syntax error" : ctx.error);
+    *error = path + ":" + std::to_string(rc) + ": " + (ctx.error.empty() ? "syntax error" : ctx.error);
     return false;
   }
   return true;
@@ -163,8 +159,8 @@ bool Simulate(const Workload& w, const Layout& layout, SimResult* out, std::stri
     *error = "the layout has no event_b or statistics message";
     return false;
   }
-  if (w.window_cycles == 0 || w.windows == 0 || w.fifo_depth == 0 || w.drain_cycles == 0 ||
-      w.masters.empty() || !(w.clock_hz > 0) || w.clock_hz > 4294967295.0) {
+  if (w.window_cycles == 0 || w.windows == 0 || w.fifo_depth == 0 || w.drain_cycles == 0 || w.masters.empty() ||
+      !(w.clock_hz > 0) || w.clock_hz > 4294967295.0) {
     *error =
         "workload needs window_cycles, windows, fifo_depth, drain_cycles > 0, clock_hz "
         "in 1..2^32-1 and at least one [master ...]";
@@ -204,15 +200,13 @@ bool Simulate(const Workload& w, const Layout& layout, SimResult* out, std::stri
         t.master = mi;
         t.size = m.size_bytes;
         t.wait = static_cast<uint32_t>(std::lround(2.0 * m.wait_cycles * u01(rng)));
-        const uint64_t span =
-            m.address_end >= m.address_start ? m.address_end - m.address_start : 0;
+        const uint64_t span = m.address_end >= m.address_start ? m.address_end - m.address_start : 0;
         t.address = m.address_start + static_cast<uint64_t>(u01(rng) * static_cast<double>(span));
         t.write = u01(rng) * 100.0 >= m.read_percent;
         txns.push_back(t);
       }
     }
-    std::stable_sort(txns.begin(), txns.end(),
-                     [](const Txn& a, const Txn& b) { return a.cycle < b.cycle; });
+    std::stable_sort(txns.begin(), txns.end(), [](const Txn& a, const Txn& b) { return a.cycle < b.cycle; });
     SimWindow win;
     win.end_cycle = start + w.window_cycles;
     for (const Txn& t : txns) {
@@ -291,8 +285,7 @@ bool Simulate(const Workload& w, const Layout& layout, SimResult* out, std::stri
   for (size_t at = 0; at < d.size(); at += kFrameDataBytes) {
     uint8_t f[kFrameBytes] = {};
     uint8_t flags = 0;
-    f[0] = static_cast<uint8_t>((stm::kTiStmAtbId << 1) |
-                                1);  // ID byte; flag bit0 = 0: f[1] is new-ID data
+    f[0] = static_cast<uint8_t>((stm::kTiStmAtbId << 1) | 1);  // ID byte; flag bit0 = 0: f[1] is new-ID data
     f[1] = d[at];
     for (int k = 1; k < 7; ++k) {
       const uint8_t b = d[at + 2 * k - 1];
@@ -316,24 +309,20 @@ std::string TruthJson(const Workload& w, const SimResult& r) {
   for (size_t i = 0; i < r.windows.size(); ++i) {
     const auto& x = r.windows[i];
     s += (i ? "," : "") + std::string("{\"throughput0\":") + std::to_string(x.throughput0) +
-         ",\"throughput1\":" + std::to_string(x.throughput1) +
-         ",\"wait_cycles\":" + std::to_string(x.wait_cycles) +
+         ",\"throughput1\":" + std::to_string(x.throughput1) + ",\"wait_cycles\":" + std::to_string(x.wait_cycles) +
          ",\"grants\":" + std::to_string(x.grants) + "}";
   }
   s += "],\"events\":[";
   for (size_t i = 0; i < r.events.size(); ++i) {
     const auto& e = r.events[i];
-    s += (i ? "," : "") + std::string("{\"mid\":") + std::to_string(e.mid) +
-         ",\"xid\":" + std::to_string(e.xid) + ",\"address\":" + std::to_string(e.address) +
-         ",\"write\":" + (e.write ? "true" : "false") +
-         ",\"overflow\":" + (e.overflow ? "true" : "false") +
-         ",\"cycle\":" + std::to_string(e.cycle) + "}";
+    s += (i ? "," : "") + std::string("{\"mid\":") + std::to_string(e.mid) + ",\"xid\":" + std::to_string(e.xid) +
+         ",\"address\":" + std::to_string(e.address) + ",\"write\":" + (e.write ? "true" : "false") +
+         ",\"overflow\":" + (e.overflow ? "true" : "false") + ",\"cycle\":" + std::to_string(e.cycle) + "}";
   }
   return s + "]}\n";
 }
 
-bool WriteSimulation(const std::string& dir, const Workload& w, const SimResult& r,
-                     std::string* error) {
+bool WriteSimulation(const std::string& dir, const Workload& w, const SimResult& r, std::string* error) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -343,14 +332,11 @@ bool WriteSimulation(const std::string& dir, const Workload& w, const SimResult&
     if (!f) *error = (fs::path(dir) / name).string() + ": cannot write";
     return static_cast<bool>(f);
   };
-  auto text = [&](const char* name, const std::string& s) {
-    return write(name, s.data(), s.size());
-  };
+  auto text = [&](const char* name, const std::string& s) { return write(name, s.data(), s.size()); };
   char dev[160];
-  std::snprintf(
-      dev, sizeof dev,
-      "[device]\nname=STM_0\nclass=trace_source\ntype=STM\n\n[regs]\nSTMTCSR(0x3A0)=0x%08X\n",
-      (static_cast<unsigned>(stm::kTiStmAtbId) << 16) | 0x7u);
+  std::snprintf(dev, sizeof dev,
+                "[device]\nname=STM_0\nclass=trace_source\ntype=STM\n\n[regs]\nSTMTCSR(0x3A0)=0x%08X\n",
+                (static_cast<unsigned>(stm::kTiStmAtbId) << 16) | 0x7u);
   return write("stm.bin", r.framed.data(), r.framed.size()) &&
          text("stm.dcm",
               "STM_data_flip=0\nSTM_Buffer_Wrapped=0\nHEAD_Present_0=0\nHEAD_Pointer_0=0\n"
@@ -368,10 +354,9 @@ bool WriteSimulation(const std::string& dir, const Workload& w, const SimResult&
 std::string SimulationSummary(const SimResult& r) {
   uint64_t overflow = 0;
   for (const auto& e : r.events) overflow += e.overflow;
-  return std::to_string(r.windows.size()) + " windows, " + std::to_string(r.events.size()) +
-         " event messages (" + std::to_string(overflow) + " with O=1), " +
-         std::to_string(r.events_lost) + " events lost, " + std::to_string(r.stp.size()) +
-         " STP bytes in " + std::to_string(r.framed.size()) + " framed bytes";
+  return std::to_string(r.windows.size()) + " windows, " + std::to_string(r.events.size()) + " event messages (" +
+         std::to_string(overflow) + " with O=1), " + std::to_string(r.events_lost) + " events lost, " +
+         std::to_string(r.stp.size()) + " STP bytes in " + std::to_string(r.framed.size()) + " framed bytes";
 }
 
 }  // namespace mabutrace::cptracer

@@ -80,8 +80,7 @@ struct SimResult {
 bool LoadWorkload(const std::string& path, Workload* w, std::string* error);
 bool Simulate(const Workload& w, const Layout& layout, SimResult* out, std::string* error);
 // Writes the output files into `dir` (created if missing).
-bool WriteSimulation(const std::string& dir, const Workload& w, const SimResult& r,
-                     std::string* error);
+bool WriteSimulation(const std::string& dir, const Workload& w, const SimResult& r, std::string* error);
 std::string TruthJson(const Workload& w, const SimResult& r);
 // "N windows, N event messages (N with O=1), N events lost, N STP bytes in
 // N framed bytes", for the command's report.

@@ -9,9 +9,7 @@ namespace mabutrace::ete {
 EteConfig EteConfig::FromDevice(const snapshot::Device& d) {
   auto req = [&](const char* name) -> uint32_t {
     auto v = d.Reg(name);
-    if (!v)
-      throw snapshot::SnapshotError(d.ini_file.string(), std::string("[regs] ") + name,
-                                    "missing register");
+    if (!v) throw snapshot::SnapshotError(d.ini_file.string(), std::string("[regs] ") + name, "missing register");
     return static_cast<uint32_t>(*v);
   };
   EteConfig c;
@@ -27,14 +25,10 @@ EteConfig EteConfig::FromDevice(const snapshot::Device& d) {
 
 static unsigned SizeBytes(unsigned field) {
   switch (field) {
-    case 1:
-      return 1;
-    case 2:
-      return 2;
-    case 4:
-      return 4;
-    default:
-      return 0;
+    case 1: return 1;
+    case 2: return 2;
+    case 4: return 4;
+    default: return 0;
   }
 }
 
@@ -43,11 +37,10 @@ unsigned EteConfig::cid_bytes() const { return SizeBytes((trcidr2 >> 5) & 0x1F);
 
 std::string EteConfig::Describe() const {
   char buf[256];
-  std::snprintf(
-      buf, sizeof buf,
-      "ETE v%u.%u trace_id=0x%x commopt1=%d maxspec=%u q=%d vmid_bytes=%u cid_bytes=%u cc_bits=%u",
-      major_version(), minor_version(), trace_id(), commit_opt1() ? 1 : 0, max_spec(),
-      has_q() ? 1 : 0, vmid_bytes(), cid_bytes(), cc_size_bits());
+  std::snprintf(buf, sizeof buf,
+                "ETE v%u.%u trace_id=0x%x commopt1=%d maxspec=%u q=%d vmid_bytes=%u cid_bytes=%u cc_bits=%u",
+                major_version(), minor_version(), trace_id(), commit_opt1() ? 1 : 0, max_spec(), has_q() ? 1 : 0,
+                vmid_bytes(), cid_bytes(), cc_size_bits());
   return buf;
 }
 

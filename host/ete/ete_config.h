@@ -42,9 +42,7 @@ struct EteConfig {
 
   uint8_t major_version() const { return static_cast<uint8_t>((trcdevarch >> 12) & 0xF); }
   uint8_t minor_version() const { return static_cast<uint8_t>((trcdevarch >> 16) & 0xF); }
-  uint8_t full_version() const {
-    return static_cast<uint8_t>((major_version() << 4) | minor_version());
-  }
+  uint8_t full_version() const { return static_cast<uint8_t>((major_version() << 4) | minor_version()); }
   bool is_ete() const { return major_version() >= 5; }
   bool has_cycle_count_i() const { return (trcidr0 >> 7) & 1; }
   bool commit_opt1() const { return ((trcidr0 >> 29) & 1) && has_cycle_count_i(); }

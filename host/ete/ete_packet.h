@@ -95,15 +95,12 @@ const char* PacketTypeOcsdName(PacketType type);
 const char* PacketTypeOcsdDesc(PacketType type);
 // True for kNotSync .. kBadSequence (and kIncompleteEot).
 inline bool IsErrorPacket(PacketType t) {
-  return t == PacketType::kNotSync || t == PacketType::kIncompleteEot ||
-         t == PacketType::kReserved || t == PacketType::kReservedCfg ||
-         t == PacketType::kBadSequence;
+  return t == PacketType::kNotSync || t == PacketType::kIncompleteEot || t == PacketType::kReserved ||
+         t == PacketType::kReservedCfg || t == PacketType::kBadSequence;
 }
 
 // Packet families (each contiguous in PacketType).
-inline bool IsAtomPacket(PacketType t) {
-  return t >= PacketType::kAtomF1 && t <= PacketType::kAtomF6;
-}
+inline bool IsAtomPacket(PacketType t) { return t >= PacketType::kAtomF1 && t <= PacketType::kAtomF6; }
 inline bool IsAddressWithContextPacket(PacketType t) {
   return t >= PacketType::kTargetAddrCtxtL32Is0 && t <= PacketType::kTargetAddrCtxtL64Is1;
 }

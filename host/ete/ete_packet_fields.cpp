@@ -6,15 +6,12 @@
 namespace mabutrace::ete {
 namespace {
 
-constexpr unsigned kMaxPlctlBytes =
-    4;  // Trace Info control bytes accepted (docs/ete.md, difference 3)
+constexpr unsigned kMaxPlctlBytes = 4;              // Trace Info control bytes accepted (docs/ete.md, difference 3)
 constexpr unsigned kCountBytes = UlebMaxBytes(32);  // COMMIT, CANCEL, SPEC, CYCT, Q COUNT fields: 5
 constexpr unsigned kCycleBytes = UlebMaxBytes(20);  // cycle count COUNT fields: 3
 constexpr unsigned kTimestampBytes = 9;             // 8 x 7 bits, then bits[63:56] whole
 
-PacketExtent Malformed(size_t length, EteErrorKind error) {
-  return {static_cast<uint8_t>(length), true, error};
-}
+PacketExtent Malformed(size_t length, EteErrorKind error) { return {static_cast<uint8_t>(length), true, error}; }
 
 uint64_t LittleEndian(const uint8_t* f, unsigned bytes) {
   uint64_t v = 0;
@@ -24,8 +21,7 @@ uint64_t LittleEndian(const uint8_t* f, unsigned bytes) {
 
 // One ULEB128 field at p[*at..n): its value, *at moved past it. Returns false
 // with *extent set when the field is incomplete ({0}) or overlong.
-bool Field(const uint8_t* p, size_t n, size_t* at, unsigned max_bytes, uint32_t* value,
-           PacketExtent* extent) {
+bool Field(const uint8_t* p, size_t n, size_t* at, unsigned max_bytes, uint32_t* value, PacketExtent* extent) {
   const UlebResult r = ReadUleb(p + *at, n - *at, max_bytes);
   if (r.status == UlebStatus::kNeedMore) {
     *extent = {0};
@@ -88,8 +84,7 @@ PacketExtent PacketFields::TraceInfo(const uint8_t* p, size_t n, uint8_t /*is*/)
   uint32_t section[5] = {};
   PacketExtent extent;
   for (unsigned s = 0; s < 5; ++s)
-    if ((present & (1u << s)) && !Field(p, n, &at, kCountBytes, &section[s], &extent))
-      return extent;
+    if ((present & (1u << s)) && !Field(p, n, &at, kCountBytes, &section[s], &extent)) return extent;
 
   pkt_.tinfo_sections = present;
   pkt_.info = section[0];
@@ -163,8 +158,7 @@ PacketExtent PacketFields::Exception(const uint8_t* p, size_t n, uint8_t /*is*/)
   pkt_.exception_type = (info & 0x80) ? static_cast<uint16_t>(type | ((p[2] & 0x1F) << 5)) : type;
   if (config_.is_ete() && (pkt_.exception_type == 0 || pkt_.exception_type == 0x18)) {
     SetAddress64(0, 0);
-    pkt_.type =
-        pkt_.exception_type == 0x18 ? PacketType::kTransactionFailure : PacketType::kPeReset;
+    pkt_.type = pkt_.exception_type == 0x18 ? PacketType::kTransactionFailure : PacketType::kPeReset;
   }
   return {static_cast<uint8_t>(length)};
 }
@@ -206,18 +200,11 @@ PacketExtent PacketFields::CancelF1(const uint8_t* p, size_t n, uint8_t /*is*/) 
 }
 
 PacketExtent PacketFields::MispredictOrCancelF2(const uint8_t* p, size_t /*n*/, uint8_t /*is*/) {
-  switch (p[0] & 3) {  // AA: the atoms before the mispredict
-    case 1:
-      pkt_.atom_bits = 1, pkt_.atom_count = 1;
-      break;  // E
-    case 2:
-      pkt_.atom_bits = 3, pkt_.atom_count = 2;
-      break;  // E E
-    case 3:
-      pkt_.atom_bits = 0, pkt_.atom_count = 1;
-      break;  // N
-    default:
-      break;
+  switch (p[0] & 3) {                                        // AA: the atoms before the mispredict
+    case 1: pkt_.atom_bits = 1, pkt_.atom_count = 1; break;  // E
+    case 2: pkt_.atom_bits = 3, pkt_.atom_count = 2; break;  // E E
+    case 3: pkt_.atom_bits = 0, pkt_.atom_count = 1; break;  // N
+    default: break;
   }
   pkt_.cancel = (p[0] & 4) ? 1 : 0;  // 0x34-0x37: Cancel F2 cancels one
   return {1};

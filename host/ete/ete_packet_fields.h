@@ -64,12 +64,10 @@ constexpr AtomPattern AtomOf(unsigned h) {
   if (h >= 0xDC && h <= 0xDF) return {kF4[h & 3], 4, PacketType::kAtomF4};
   if (h >= 0xD8 && h <= 0xDB) return {h & 3, 2, PacketType::kAtomF2};
   if (h == 0xF5) return {0x1E, 5, PacketType::kAtomF5};  // F5.1 NEEEE
-  if (h >= 0xD5 && h <= 0xD7)
-    return {h == 0xD5 ? 0x00u : h == 0xD6 ? 0x0Au : 0x15u, 5, PacketType::kAtomF5};  // F5.2
+  if (h >= 0xD5 && h <= 0xD7) return {h == 0xD5 ? 0x00u : h == 0xD6 ? 0x0Au : 0x15u, 5, PacketType::kAtomF5};  // F5.2
   // F6 (0b11 A CCCCC): COUNT + 3 E atoms, then E (A = 0) or N (A = 1).
   const unsigned e = (h & 0x1F) + 3u;
-  return {((1u << e) - 1) | ((h & 0x20) ? 0u : 1u << e), static_cast<uint8_t>(e + 1),
-          PacketType::kAtomF6};
+  return {((1u << e) - 1) | ((h & 0x20) ? 0u : 1u << e), static_cast<uint8_t>(e + 1), PacketType::kAtomF6};
 }
 constexpr std::array<AtomPattern, 64> MakeAtomPatterns() {
   std::array<AtomPattern, 64> t{};
@@ -231,10 +229,8 @@ class PacketFields {
     return bytes;
   }
   static uint32_t Long32(const uint8_t* f, uint8_t is) {
-    const uint32_t low =
-        is == 0
-            ? (static_cast<uint32_t>(f[0] & 0x7F) << 2) | (static_cast<uint32_t>(f[1] & 0x7F) << 9)
-            : (static_cast<uint32_t>(f[0] & 0x7F) << 1) | (static_cast<uint32_t>(f[1]) << 8);
+    const uint32_t low = is == 0 ? (static_cast<uint32_t>(f[0] & 0x7F) << 2) | (static_cast<uint32_t>(f[1] & 0x7F) << 9)
+                                 : (static_cast<uint32_t>(f[0] & 0x7F) << 1) | (static_cast<uint32_t>(f[1]) << 8);
     return low | (static_cast<uint32_t>(f[2]) << 16) | (static_cast<uint32_t>(f[3]) << 24);
   }
   static uint64_t Long64(const uint8_t* f, uint8_t is) {

@@ -32,20 +32,16 @@ using Reader = PacketFields::Reader;
 
 const char* EteErrorKindName(EteErrorKind kind) {
   switch (kind) {
-    case EteErrorKind::kReservedHeader:
-      return "reserved-header";
-    case EteErrorKind::kBadSequence:
-      return "bad-sequence";
-    case EteErrorKind::kOverlongField:
-      return "overlong-field";
-    case EteErrorKind::kTruncated:
-      return "truncated";
+    case EteErrorKind::kReservedHeader: return "reserved-header";
+    case EteErrorKind::kBadSequence: return "bad-sequence";
+    case EteErrorKind::kOverlongField: return "overlong-field";
+    case EteErrorKind::kTruncated: return "truncated";
   }
   return "?";
 }
 
-EtePacketProcessor::EtePacketProcessor(const EteConfig& config, PacketCallback on_packet,
-                                       void* context, ErrorCallback on_error, ErrorPolicy policy)
+EtePacketProcessor::EtePacketProcessor(const EteConfig& config, PacketCallback on_packet, void* context,
+                                       ErrorCallback on_error, ErrorPolicy policy)
     : config_(config),
       fields_(config_),
       on_packet_(on_packet),
@@ -71,12 +67,8 @@ void EtePacketProcessor::Reset() {
 // The address packets come in two families of the same seven kinds, in
 // PacketType order: exact match, short IS0/IS1, long 32-bit IS0/IS1, long
 // 64-bit IS0/IS1 (target §4.12, source §4.14).
-static_assert(static_cast<int>(PacketType::kTargetAddrL64Is1) -
-                  static_cast<int>(PacketType::kTargetAddrExact) ==
-              6);
-static_assert(static_cast<int>(PacketType::kSourceAddrL64Is1) -
-                  static_cast<int>(PacketType::kSourceAddrExact) ==
-              6);
+static_assert(static_cast<int>(PacketType::kTargetAddrL64Is1) - static_cast<int>(PacketType::kTargetAddrExact) == 6);
+static_assert(static_cast<int>(PacketType::kSourceAddrL64Is1) - static_cast<int>(PacketType::kSourceAddrExact) == 6);
 
 EtePacketProcessor::HotKind EtePacketProcessor::HotKindOf(Reader reader) {
   if (reader == &PacketFields::NoPayload) return HotKind::kNoPayload;
@@ -106,8 +98,7 @@ void EtePacketProcessor::BuildTable() {
       readers_[static_cast<size_t>(h)] = nullptr;
     }
   };
-  auto set_addresses = [&](int exact, int short_is0, int long32_is0, int long64_is0,
-                           PacketType exact_type) {
+  auto set_addresses = [&](int exact, int short_is0, int long32_is0, int long64_is0, PacketType exact_type) {
     auto kind = [&](int k) { return static_cast<PacketType>(static_cast<int>(exact_type) + k); };
     set(exact, exact + 2, kind(0), &PacketFields::ExactMatchAddress);
     for (uint8_t is = 0; is < 2; ++is) {
@@ -128,8 +119,7 @@ void EtePacketProcessor::BuildTable() {
     reserve(0x07, 0x07, PacketType::kExceptionReturn, HotKind::kReservedCfg);
     set(0x0A, 0x0A, PacketType::kTransactionStart, &PacketFields::NoPayload);
     set(0x0B, 0x0B, PacketType::kTransactionCommit, &PacketFields::NoPayload);
-    if (config_.minor_version() >= 3)
-      set(0x09, 0x09, PacketType::kInstrumentation, &PacketFields::Instrumentation);
+    if (config_.minor_version() >= 3) set(0x09, 0x09, PacketType::kInstrumentation, &PacketFields::Instrumentation);
   } else {
     set(0x07, 0x07, PacketType::kExceptionReturn, &PacketFields::NoPayload);
   }
@@ -145,40 +135,34 @@ void EtePacketProcessor::BuildTable() {
   set(0x38, 0x3F, PacketType::kCancelF3, &PacketFields::CancelF3);
   for (int i = 0x40; i <= 0x6F; ++i) {
     // conditional trace: ETMv4 only (TRCIDR0.TRCCOND is RES0 in ETE)
-    if (i == 0x6C || i == 0x6D || (i >= 0x40 && i <= 0x4E && i != 0x47 && i != 0x4B) ||
-        (i >= 0x50 && i <= 0x5F) || (i >= 0x68 && i <= 0x6B) || i == 0x6E || i == 0x6F)
+    if (i == 0x6C || i == 0x6D || (i >= 0x40 && i <= 0x4E && i != 0x47 && i != 0x4B) || (i >= 0x50 && i <= 0x5F) ||
+        (i >= 0x68 && i <= 0x6B) || i == 0x6E || i == 0x6F)
       reserve(i, i, PacketType::kConditional, HotKind::kReservedCfg);
   }
-  if (config_.full_version() >= 0x43)
-    set(0x70, 0x70, PacketType::kIgnore, &PacketFields::NoPayload);
+  if (config_.full_version() >= 0x43) set(0x70, 0x70, PacketType::kIgnore, &PacketFields::NoPayload);
   set(0x71, 0x7F, PacketType::kEvent, &PacketFields::Event);
   set(0x80, 0x81, PacketType::kContext, &PacketFields::Context);
   set(0x82, 0x82, PacketType::kTargetAddrCtxtL32Is0, &PacketFields::AddressWithContext32, 0);
   set(0x83, 0x83, PacketType::kTargetAddrCtxtL32Is1, &PacketFields::AddressWithContext32, 1);
   set(0x85, 0x85, PacketType::kTargetAddrCtxtL64Is0, &PacketFields::AddressWithContext64, 0);
   set(0x86, 0x86, PacketType::kTargetAddrCtxtL64Is1, &PacketFields::AddressWithContext64, 1);
-  if (config_.full_version() >= 0x46)
-    set(0x88, 0x88, PacketType::kTimestampMarker, &PacketFields::NoPayload);
+  if (config_.full_version() >= 0x46) set(0x88, 0x88, PacketType::kTimestampMarker, &PacketFields::NoPayload);
   set_addresses(0x90, 0x95, 0x9A, 0x9D, PacketType::kTargetAddrExact);
   // Q (§4.13): TYPEs 3, 4, 7, 8, 9, 0xD, 0xE are reserved.
-  constexpr unsigned kReservedQ =
-      1u << 0x3 | 1u << 0x4 | 1u << 0x7 | 1u << 0x8 | 1u << 0x9 | 1u << 0xD | 1u << 0xE;
+  constexpr unsigned kReservedQ = 1u << 0x3 | 1u << 0x4 | 1u << 0x7 | 1u << 0x8 | 1u << 0x9 | 1u << 0xD | 1u << 0xE;
   for (int t = 0; t < 16; ++t) {
     if (config_.has_q() && !((kReservedQ >> t) & 1))
       set(0xA0 + t, 0xA0 + t, PacketType::kQ, &PacketFields::Q);
     else
       reserve(0xA0 + t, 0xA0 + t, PacketType::kQ, HotKind::kReserved);
   }
-  if (config_.full_version() >= 0x50)
-    set_addresses(0xB0, 0xB4, 0xB6, 0xB8, PacketType::kSourceAddrExact);
-  for (int h = 0xC0; h <= 0xFF; ++h)
-    set(h, h, PacketFields::AtomFormat(static_cast<uint8_t>(h)), &PacketFields::Atom);
+  if (config_.full_version() >= 0x50) set_addresses(0xB0, 0xB4, 0xB6, 0xB8, PacketType::kSourceAddrExact);
+  for (int h = 0xC0; h <= 0xFF; ++h) set(h, h, PacketFields::AtomFormat(static_cast<uint8_t>(h)), &PacketFields::Atom);
 }
 
 // ---- synchronised: one reader per packet kind
 
-void EtePacketProcessor::Emit(uint64_t index, uint64_t stream_offset, const uint8_t* p,
-                              size_t len) {
+void EtePacketProcessor::Emit(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t len) {
   EtePacket& pkt = fields_.packet();
   pkt.index = index;
   pkt.stream_offset = stream_offset;
@@ -188,40 +172,21 @@ void EtePacketProcessor::Emit(uint64_t index, uint64_t stream_offset, const uint
   on_packet_(context_, pkt);
 }
 
-__attribute__((always_inline)) inline size_t EtePacketProcessor::ReadPacket(uint64_t index,
-                                                                            uint64_t stream_offset,
-                                                                            const uint8_t* p,
-                                                                            size_t n) {
+__attribute__((always_inline)) inline size_t EtePacketProcessor::ReadPacket(uint64_t index, uint64_t stream_offset,
+                                                                            const uint8_t* p, size_t n) {
   const TableEntry& e = table_[p[0]];
   fields_.packet().type = e.type;
   PacketExtent x;
   switch (e.hot) {
-    case HotKind::kNoPayload:
-      x = fields_.NoPayload(p, n, e.is);
-      break;
-    case HotKind::kAtom:
-      x = fields_.Atom(p, n, e.is);
-      break;
-    case HotKind::kExactMatch:
-      x = fields_.ExactMatchAddress(p, n, e.is);
-      break;
-    case HotKind::kShortAddress:
-      x = fields_.ShortAddress(p, n, e.is);
-      break;
-    case HotKind::kLongAddress32:
-      x = fields_.LongAddress32(p, n, e.is);
-      break;
-    case HotKind::kLongAddress64:
-      x = fields_.LongAddress64(p, n, e.is);
-      break;
-    case HotKind::kCycleCountF2:
-      x = fields_.CycleCountF2(p, n, e.is);
-      break;
-    case HotKind::kCycleCountF3:
-      x = fields_.CycleCountF3(p, n, e.is);
-      break;
-    default:
-      return ReadOtherPacket(index, stream_offset, p, n);
+    case HotKind::kNoPayload: x = fields_.NoPayload(p, n, e.is); break;
+    case HotKind::kAtom: x = fields_.Atom(p, n, e.is); break;
+    case HotKind::kExactMatch: x = fields_.ExactMatchAddress(p, n, e.is); break;
+    case HotKind::kShortAddress: x = fields_.ShortAddress(p, n, e.is); break;
+    case HotKind::kLongAddress32: x = fields_.LongAddress32(p, n, e.is); break;
+    case HotKind::kLongAddress64: x = fields_.LongAddress64(p, n, e.is); break;
+    case HotKind::kCycleCountF2: x = fields_.CycleCountF2(p, n, e.is); break;
+    case HotKind::kCycleCountF3: x = fields_.CycleCountF3(p, n, e.is); break;
+    default: return ReadOtherPacket(index, stream_offset, p, n);
   }
   if (x.length == 0) return 0;
   Emit(index, stream_offset, p, x.length);
@@ -232,15 +197,13 @@ __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadPacket(uint
 // The hot loop: with kMaxPacketBytes in hand every packet is whole, so the
 // readers' length checks fold away. A function of its own, so that its few
 // live values stay in registers.
-__attribute__((noinline)) size_t EtePacketProcessor::ReadPackets(uint64_t index,
-                                                                 uint64_t stream_offset,
+__attribute__((noinline)) size_t EtePacketProcessor::ReadPackets(uint64_t index, uint64_t stream_offset,
                                                                  const uint8_t* data, size_t n) {
   // Offsets as the pointer plus a bias: fewer values live across the callback.
   const uint64_t index_bias = index - reinterpret_cast<uintptr_t>(data);
   const uint64_t stream_bias = stream_offset - reinterpret_cast<uintptr_t>(data);
   const uint8_t* p = data;
-  const uint8_t* const last =
-      data + n - kMaxPacketBytes;  // the last start with kMaxPacketBytes in hand
+  const uint8_t* const last = data + n - kMaxPacketBytes;  // the last start with kMaxPacketBytes in hand
   while (synced_ && p <= last) {
     const uintptr_t at = reinterpret_cast<uintptr_t>(p);
     p += ReadPacket(index_bias + at, stream_bias + at, p, kMaxPacketBytes);
@@ -258,8 +221,7 @@ static std::string HexBytes(const uint8_t* p, size_t n) {
   return s;
 }
 
-__attribute__((noinline)) size_t EtePacketProcessor::ReadOtherPacket(uint64_t index,
-                                                                     uint64_t stream_offset,
+__attribute__((noinline)) size_t EtePacketProcessor::ReadOtherPacket(uint64_t index, uint64_t stream_offset,
                                                                      const uint8_t* p, size_t n) {
   const uint8_t h = p[0];
   const TableEntry& e = table_[h];
@@ -290,8 +252,7 @@ __attribute__((noinline)) size_t EtePacketProcessor::ReadOtherPacket(uint64_t in
     Emit(index, stream_offset, p, x.length);
     fields_.ClearPacketFields();
     Error(x.error, index,
-          std::string(x.error == EteErrorKind::kOverlongField ? "overlong continuation field in "
-                                                              : "malformed ") +
+          std::string(x.error == EteErrorKind::kOverlongField ? "overlong continuation field in " : "malformed ") +
               PacketTypeName(pkt.err_type) + " packet [" + HexBytes(p, x.length) + "]");
     ApplyErrorPolicy();
     return x.length;
@@ -307,8 +268,7 @@ void EtePacketProcessor::Error(EteErrorKind kind, uint64_t index, const std::str
   ++stats_.errors;
   if (!on_error_) return;
   char head[96];
-  std::snprintf(head, sizeof head,
-                "byte %llu (trace ID 0x%x): ", static_cast<unsigned long long>(index),
+  std::snprintf(head, sizeof head, "byte %llu (trace ID 0x%x): ", static_cast<unsigned long long>(index),
                 config_.trace_id());
   on_error_(context_, EteError{kind, index, config_.trace_id(), head + what});
 }
@@ -417,8 +377,7 @@ void EtePacketProcessor::Push(uint64_t index, const uint8_t* data, size_t n) {
       continue;
     }
     if (pend_len_ == 0) {
-      if (n - pos >= kMaxPacketBytes)
-        pos += ReadPackets(index + pos, base + pos, data + pos, n - pos);
+      if (n - pos >= kMaxPacketBytes) pos += ReadPackets(index + pos, base + pos, data + pos, n - pos);
       if (!synced_ || pos >= n) continue;
       // The tail: read in place when the packet is whole, else keep it.
       if (const size_t len = ReadPacket(index + pos, base + pos, data + pos, n - pos)) {
@@ -455,8 +414,8 @@ void EtePacketProcessor::Finish() {
   pend_len_ = 0;
   unsync_continue_ = false;
   Error(EteErrorKind::kTruncated, pend_index_,
-        std::string("trace ends inside a ") + PacketTypeName(err) + " packet (" +
-            std::to_string(n) + " bytes [" + HexBytes(pend_.data(), n) + "])");
+        std::string("trace ends inside a ") + PacketTypeName(err) + " packet (" + std::to_string(n) + " bytes [" +
+            HexBytes(pend_.data(), n) + "])");
   unsync_fn_ = UnsyncFn::kNotSync;
 }
 

@@ -71,8 +71,8 @@ class EtePacketProcessor {
 
   // `on_packet` (required) and `on_error` (optional) are called synchronously
   // from Push()/Finish() with `context`.
-  EtePacketProcessor(const EteConfig& config, PacketCallback on_packet, void* context,
-                     ErrorCallback on_error = nullptr, ErrorPolicy policy = ErrorPolicy::kResync);
+  EtePacketProcessor(const EteConfig& config, PacketCallback on_packet, void* context, ErrorCallback on_error = nullptr,
+                     ErrorPolicy policy = ErrorPolicy::kResync);
   EtePacketProcessor(const EtePacketProcessor&) = delete;
   EtePacketProcessor& operator=(const EtePacketProcessor&) = delete;
 

@@ -77,8 +77,7 @@ constexpr Names kNames[] = {
     {"ATOM_F5", "I_ATOM_F5", "Atom format 5."},
     {"ATOM_F6", "I_ATOM_F6", "Atom format 6."},
 };
-static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(PacketType::kCount),
-              "one name per PacketType");
+static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(PacketType::kCount), "one name per PacketType");
 
 const Names& N(PacketType t) {
   size_t i = static_cast<size_t>(t);
@@ -132,17 +131,14 @@ void Atoms(const EtePacket& p, std::string* out) {
   for (int i = 0; i < p.atom_count; ++i, b >>= 1) out->push_back((b & 1) ? 'E' : 'N');
 }
 
-const char* kArmExceptions[16] = {"PE Reset",     "Debug Halt", "Call",       "Trap",
-                                  "System Error", "Reserved",   "Inst Debug", "Data Debug",
-                                  "Reserved",     "Reserved",   "Alignment",  "Inst Fault",
-                                  "Data Fault",   "Reserved",   "IRQ",        "FIQ"};
+const char* kArmExceptions[16] = {"PE Reset",   "Debug Halt", "Call",     "Trap",     "System Error", "Reserved",
+                                  "Inst Debug", "Data Debug", "Reserved", "Reserved", "Alignment",    "Inst Fault",
+                                  "Data Fault", "Reserved",   "IRQ",      "FIQ"};
 
 }  // namespace
 
 const char* PacketTypeName(PacketType type) { return N(type).id; }
-const char* ExceptionTypeName(uint16_t type) {
-  return type < 0x10 ? kArmExceptions[type] : "Reserved";
-}
+const char* ExceptionTypeName(uint16_t type) { return type < 0x10 ? kArmExceptions[type] : "Reserved"; }
 const char* PacketTypeOcsdName(PacketType type) { return N(type).ocsd; }
 const char* PacketTypeOcsdDesc(PacketType type) { return N(type).desc; }
 
@@ -167,8 +163,7 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
       out->append("; ");
       if (IsAddressWithContextPacket(p.type)) Context(p, out);
       return;
-    case AddressField::kNone:
-      break;
+    case AddressField::kNone: break;
   }
   if (IsAtomPacket(p.type)) {
     out->append("; ");
@@ -201,11 +196,9 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
       if (p.cc_valid) Appendf(out, "; CC=0x%x", p.cycle_count);
       break;
     case PacketType::kTraceInfo:
-      Appendf(out, "; INFO=0x%x { CC.%u, TSTATE.%u }", p.info & 0xFF, p.info & 1,
-              (p.info >> 6) & 1);
+      Appendf(out, "; INFO=0x%x { CC.%u, TSTATE.%u }", p.info & 0xFF, p.info & 1, (p.info >> 6) & 1);
       if (p.info & 1) Appendf(out, "; CC_THRESHOLD=0x%x", p.cc_threshold);
-      if (p.tinfo_initial && (p.tinfo_sections & 0x04))
-        Appendf(out, "; INIT SPEC DEPTH=%u", p.spec);
+      if (p.tinfo_initial && (p.tinfo_sections & 0x04)) Appendf(out, "; INIT SPEC DEPTH=%u", p.spec);
       if (p.tinfo_initial) out->append("; Decoder Sync point TINFO");
       break;
     case PacketType::kCycleCountF1:
@@ -214,12 +207,8 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
       Appendf(out, "; Count=0x%x", p.cycle_count);
       if (p.commit_valid) Appendf(out, "; Commit(%u)", p.commit);
       break;
-    case PacketType::kCancelF1:
-      Appendf(out, "; Cancel(%u)", p.cancel);
-      break;
-    case PacketType::kCancelF1Mispredict:
-      Appendf(out, "; Cancel(%u), Mispredict", p.cancel);
-      break;
+    case PacketType::kCancelF1: Appendf(out, "; Cancel(%u)", p.cancel); break;
+    case PacketType::kCancelF1Mispredict: Appendf(out, "; Cancel(%u), Mispredict", p.cancel); break;
     case PacketType::kMispredict:
     case PacketType::kCancelF2:
     case PacketType::kCancelF3:
@@ -234,9 +223,7 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
       else
         Appendf(out, "Cancel(%u), Mispredict", p.cancel);
       break;
-    case PacketType::kCommit:
-      Appendf(out, "; Commit(%u)", p.commit);
-      break;
+    case PacketType::kCommit: Appendf(out, "; Commit(%u)", p.commit); break;
     case PacketType::kQ:
       if (p.q_count_present)
         Appendf(out, "; Count(%u)", p.q_count);
@@ -248,11 +235,8 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
         Addr(p, out, 64);
       }
       break;
-    case PacketType::kInstrumentation:
-      Appendf(out, "; EL%u; Payload=0x%" PRIx64, p.ite_el, p.ite_value);
-      break;
-    default:
-      break;
+    case PacketType::kInstrumentation: Appendf(out, "; EL%u; Payload=0x%" PRIx64, p.ite_el, p.ite_value); break;
+    default: break;
   }
 }
 
@@ -311,12 +295,8 @@ void FormatJson(const EtePacket& p, std::string_view source, std::string* out) {
     case PacketType::kBadSequence:
     case PacketType::kIncompleteEot:
     case PacketType::kReservedCfg:
-    case PacketType::kReserved:
-      o.String("while_parsing", N(p.err_type).id);
-      break;
-    case PacketType::kContext:
-      JsonContext(p, o);
-      break;
+    case PacketType::kReserved: o.String("while_parsing", N(p.err_type).id); break;
+    case PacketType::kContext: JsonContext(p, o); break;
     case PacketType::kMispredict:
       JsonAtoms(p, o);
       o.Bool("mispredict", true);
@@ -333,8 +313,7 @@ void FormatJson(const EtePacket& p, std::string_view source, std::string* out) {
       break;
     case PacketType::kPeReset:
     case PacketType::kTransactionFailure:
-      o.Unsigned("exception_type", p.exception_type)
-          .Unsigned("address_follows", p.exception_addr_interp);
+      o.Unsigned("exception_type", p.exception_type).Unsigned("address_follows", p.exception_addr_interp);
       break;
     case PacketType::kTimestamp:
       o.Unsigned("timestamp", p.timestamp).Unsigned("timestamp_bits", p.ts_bits);
@@ -354,33 +333,21 @@ void FormatJson(const EtePacket& p, std::string_view source, std::string* out) {
     case PacketType::kCycleCountF2:
     case PacketType::kCycleCountF3:
       o.Unsigned("cycle_count", p.cycle_count);
-      if (p.type == PacketType::kCycleCountF1 && (p.raw[0] & 1))
-        o.Bool("cycle_count_unknown", true);
+      if (p.type == PacketType::kCycleCountF1 && (p.raw[0] & 1)) o.Bool("cycle_count_unknown", true);
       if (p.commit_valid) o.Unsigned("commit", p.commit);
       break;
-    case PacketType::kCommit:
-      o.Unsigned("commit", p.commit);
-      break;
-    case PacketType::kCancelF1:
-      o.Unsigned("cancel", p.cancel);
-      break;
-    case PacketType::kCancelF1Mispredict:
-      o.Unsigned("cancel", p.cancel).Bool("mispredict", true);
-      break;
+    case PacketType::kCommit: o.Unsigned("commit", p.commit); break;
+    case PacketType::kCancelF1: o.Unsigned("cancel", p.cancel); break;
+    case PacketType::kCancelF1Mispredict: o.Unsigned("cancel", p.cancel).Bool("mispredict", true); break;
     case PacketType::kQ:
       o.Unsigned("q_type", p.q_type);
       if (p.q_count_present) o.Unsigned("count", p.q_count);
       if (p.q_addr_match) o.Unsigned("match_index", p.exact_match_idx);
       if (p.q_addr_present || p.q_addr_match) JsonAddr(p, o);
       break;
-    case PacketType::kInstrumentation:
-      o.Unsigned("el", p.ite_el).Hex("value", p.ite_value);
-      break;
-    case PacketType::kEvent:
-      o.Unsigned("events", p.event);
-      break;
-    default:
-      break;
+    case PacketType::kInstrumentation: o.Unsigned("el", p.ite_el).Hex("value", p.ite_value); break;
+    case PacketType::kEvent: o.Unsigned("events", p.event); break;
+    default: break;
   }
   o.End();
 }

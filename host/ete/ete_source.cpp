@@ -22,8 +22,7 @@ struct BufferDecoder::Route {
 class BufferDecoder::FrameSink : public coresight::DeformatterSink {
  public:
   explicit FrameSink(BufferDecoder* owner) : owner_(owner) {}
-  void OnData(uint8_t id, uint64_t, uint64_t input_offset, const uint8_t* data, size_t n,
-              const uint64_t*) override {
+  void OnData(uint8_t id, uint64_t, uint64_t input_offset, const uint8_t* data, size_t n, const uint64_t*) override {
     if (Route* r = owner_->by_id_[id]) r->proc->Push(input_offset, data, n);
   }
   void OnError(const coresight::DeformatterError& e) override {
@@ -41,13 +40,9 @@ class BufferDecoder::FrameSink : public coresight::DeformatterSink {
 };
 
 BufferDecoder::BufferDecoder(snapshot::BufferFormat format, std::vector<SourceSpec> sources,
-                             SourcePacketCallback on_packet, SourceErrorCallback on_error,
-                             void* ctx, ErrorPolicy policy)
-    : format_(format),
-      sources_(std::move(sources)),
-      on_packet_(on_packet),
-      on_error_(on_error),
-      ctx_(ctx) {
+                             SourcePacketCallback on_packet, SourceErrorCallback on_error, void* ctx,
+                             ErrorPolicy policy)
+    : format_(format), sources_(std::move(sources)), on_packet_(on_packet), on_error_(on_error), ctx_(ctx) {
   if (format_ == snapshot::BufferFormat::kSourceData && sources_.size() > 1) sources_.resize(1);
   for (size_t i = 0; i < sources_.size(); ++i) {
     auto r = std::make_unique<Route>();
@@ -55,8 +50,7 @@ BufferDecoder::BufferDecoder(snapshot::BufferFormat format, std::vector<SourceSp
     r->source = i;
     EteConfig cfg = sources_[i].config;
     if (format_ == snapshot::BufferFormat::kSourceData) cfg.trctraceidr = 0;  // raw: no trace ID
-    r->proc = std::make_unique<EtePacketProcessor>(cfg, &Route::OnPacket, r.get(), &Route::OnError,
-                                                   policy);
+    r->proc = std::make_unique<EtePacketProcessor>(cfg, &Route::OnPacket, r.get(), &Route::OnError, policy);
     routes_.push_back(std::move(r));
   }
   if (format_ != snapshot::BufferFormat::kSourceData) {
@@ -95,8 +89,7 @@ uint64_t BufferDecoder::packets() const {
   return n;
 }
 
-std::vector<SourceSpec> SnapshotSources(const snapshot::Snapshot& snap,
-                                        const snapshot::TraceBuffer& buffer) {
+std::vector<SourceSpec> SnapshotSources(const snapshot::Snapshot& snap, const snapshot::TraceBuffer& buffer) {
   std::vector<SourceSpec> out;
   for (const snapshot::Device* d : snap.SourcesOfBuffer(buffer.name)) {
     std::string type;

@@ -36,14 +36,12 @@ struct SourceSpec {
 // Packet of source `source` (index into the sources vector).
 using SourcePacketCallback = void (*)(void* ctx, size_t source, const EtePacket& packet);
 // Error text with its byte index; source = index, or SIZE_MAX for framing errors.
-using SourceErrorCallback = void (*)(void* ctx, size_t source, uint64_t index,
-                                     const std::string& message);
+using SourceErrorCallback = void (*)(void* ctx, size_t source, uint64_t index, const std::string& message);
 
 class BufferDecoder {
  public:
-  BufferDecoder(snapshot::BufferFormat format, std::vector<SourceSpec> sources,
-                SourcePacketCallback on_packet, SourceErrorCallback on_error, void* ctx,
-                ErrorPolicy policy = ErrorPolicy::kResync);
+  BufferDecoder(snapshot::BufferFormat format, std::vector<SourceSpec> sources, SourcePacketCallback on_packet,
+                SourceErrorCallback on_error, void* ctx, ErrorPolicy policy = ErrorPolicy::kResync);
   ~BufferDecoder();
   BufferDecoder(const BufferDecoder&) = delete;
   BufferDecoder& operator=(const BufferDecoder&) = delete;
@@ -71,8 +69,7 @@ class BufferDecoder {
 // ETE / ETM4 trace sources attached to `buffer`, in [source_buffers] order.
 // For kSourceData only the first (OpenCSD decodes only that one).
 // Throws snapshot::SnapshotError for missing registers.
-std::vector<SourceSpec> SnapshotSources(const snapshot::Snapshot& snap,
-                                        const snapshot::TraceBuffer& buffer);
+std::vector<SourceSpec> SnapshotSources(const snapshot::Snapshot& snap, const snapshot::TraceBuffer& buffer);
 
 }  // namespace mabutrace::ete
 

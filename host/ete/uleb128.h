@@ -39,8 +39,7 @@ inline UlebResult ReadUleb(const uint8_t* p, size_t n, unsigned max_bytes) {
     if (i >= n) return {UlebStatus::kNeedMore, static_cast<uint8_t>(i), false, 0};
     v |= static_cast<uint64_t>(p[i] & 0x7F) << (7 * i);
     if ((p[i] & 0x80) == 0)
-      return {UlebStatus::kOk, static_cast<uint8_t>(i + 1), (v >> 32) != 0,
-              static_cast<uint32_t>(v)};
+      return {UlebStatus::kOk, static_cast<uint8_t>(i + 1), (v >> 32) != 0, static_cast<uint32_t>(v)};
   }
   return {UlebStatus::kOverlong, static_cast<uint8_t>(max_bytes), false, 0};
 }

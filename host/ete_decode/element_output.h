@@ -31,8 +31,7 @@ struct DecodeStats {
 
 class ElementOutput {
  public:
-  ElementOutput(uint8_t trace_id, ElementCallback on_element, void* ctx)
-      : on_element_(on_element), ctx_(ctx) {
+  ElementOutput(uint8_t trace_id, ElementCallback on_element, void* ctx) : on_element_(on_element), ctx_(ctx) {
     element_.trace_id = trace_id;
   }
   ElementOutput(const ElementOutput&) = delete;

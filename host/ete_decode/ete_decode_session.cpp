@@ -9,8 +9,7 @@ namespace mabutrace::ete_decode {
 LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir) {
   LoadedSnapshot out;
   out.snap = snapshot::ReadSnapshot(dir);
-  out.images.push_back(
-      std::make_unique<armisa::MemoryImage>());  // [0]: empty, for sources without a core
+  out.images.push_back(std::make_unique<armisa::MemoryImage>());  // [0]: empty, for sources without a core
   std::map<std::string, const armisa::MemoryImage*> by_core;
   auto image_of = [&](const snapshot::Device* core) -> const armisa::MemoryImage* {
     if (!core) return out.images[0].get();
@@ -19,8 +18,7 @@ LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir) {
     for (const snapshot::MemoryDump& d : core->dumps) {
       std::error_code ec;
       if (!std::filesystem::exists(d.file, ec)) {
-        out.warnings.push_back(core->ini_file.string() + ": [" + d.section + "] file " +
-                               d.file.string() +
+        out.warnings.push_back(core->ini_file.string() + ": [" + d.section + "] file " + d.file.string() +
                                " not found; its addresses will be reported as not accessible");
         continue;
       }
@@ -28,8 +26,8 @@ LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir) {
       if (!d.space.empty()) {
         auto s = armisa::ParseMemSpace(d.space);
         if (!s) {
-          out.warnings.push_back(core->ini_file.string() + ": [" + d.section + "] unknown space '" +
-                                 d.space + "', using ANY");
+          out.warnings.push_back(core->ini_file.string() + ": [" + d.section + "] unknown space '" + d.space +
+                                 "', using ANY");
         } else {
           space = *s;
         }
@@ -64,25 +62,23 @@ struct BufferElementDecoder::Sink {
   size_t source;
 };
 
-BufferElementDecoder::BufferElementDecoder(const DecodeBuffer& buffer,
-                                           SourceElementCallback on_element,
+BufferElementDecoder::BufferElementDecoder(const DecodeBuffer& buffer, SourceElementCallback on_element,
                                            SourceDecodeErrorCallback on_error, void* ctx)
     : buffer_(buffer), on_element_(on_element), on_error_(on_error), ctx_(ctx) {
   for (size_t i = 0; i < buffer.sources.size(); ++i) {
     sinks_.push_back(std::make_unique<Sink>(Sink{this, i}));
-    decoders_.push_back(std::make_unique<EteElementDecoder>(buffer.sources[i].config,
-                                                            buffer.images[i], &OnElement,
+    decoders_.push_back(std::make_unique<EteElementDecoder>(buffer.sources[i].config, buffer.images[i], &OnElement,
                                                             sinks_.back().get(), &OnElementError));
   }
-  packets_ = std::make_unique<ete::BufferDecoder>(buffer_.buffer.format, buffer_.sources, &OnPacket,
-                                                  &OnPacketError, this, ete::ErrorPolicy::kOpenCsd);
+  packets_ = std::make_unique<ete::BufferDecoder>(buffer_.buffer.format, buffer_.sources, &OnPacket, &OnPacketError,
+                                                  this, ete::ErrorPolicy::kOpenCsd);
 }
 
 BufferElementDecoder::~BufferElementDecoder() = default;
 
 void BufferElementDecoder::Reset() {
-  packets_ = std::make_unique<ete::BufferDecoder>(buffer_.buffer.format, buffer_.sources, &OnPacket,
-                                                  &OnPacketError, this, ete::ErrorPolicy::kOpenCsd);
+  packets_ = std::make_unique<ete::BufferDecoder>(buffer_.buffer.format, buffer_.sources, &OnPacket, &OnPacketError,
+                                                  this, ete::ErrorPolicy::kOpenCsd);
   for (auto& d : decoders_) d->Reset();
 }
 
@@ -93,16 +89,13 @@ void BufferElementDecoder::Finish() {
   for (auto& d : decoders_) d->Finish();
 }
 
-const DecodeStats& BufferElementDecoder::stats(size_t source) const {
-  return decoders_[source]->stats();
-}
+const DecodeStats& BufferElementDecoder::stats(size_t source) const { return decoders_[source]->stats(); }
 
 void BufferElementDecoder::OnPacket(void* ctx, size_t source, const ete::EtePacket& packet) {
   static_cast<BufferElementDecoder*>(ctx)->decoders_[source]->OnPacket(packet);
 }
 
-void BufferElementDecoder::OnPacketError(void* ctx, size_t source, uint64_t index,
-                                         const std::string& message) {
+void BufferElementDecoder::OnPacketError(void* ctx, size_t source, uint64_t index, const std::string& message) {
   auto* self = static_cast<BufferElementDecoder*>(ctx);
   if (self->on_error_) self->on_error_(self->ctx_, source, index, message);
 }
@@ -114,12 +107,11 @@ void BufferElementDecoder::OnElement(void* ctx, const EteElement& element) {
 
 void BufferElementDecoder::OnElementError(void* ctx, uint64_t index, const std::string& message) {
   auto* sink = static_cast<Sink*>(ctx);
-  if (sink->owner->on_error_)
-    sink->owner->on_error_(sink->owner->ctx_, sink->source, index, message);
+  if (sink->owner->on_error_) sink->owner->on_error_(sink->owner->ctx_, sink->source, index, message);
 }
 
-bool DecodeBufferFile(const DecodeBuffer& buffer, SourceElementCallback on_element,
-                      SourceDecodeErrorCallback on_error, void* ctx) {
+bool DecodeBufferFile(const DecodeBuffer& buffer, SourceElementCallback on_element, SourceDecodeErrorCallback on_error,
+                      void* ctx) {
   FILE* in = std::fopen(buffer.buffer.file.string().c_str(), "rb");
   if (!in) {
     if (on_error) on_error(ctx, SIZE_MAX, 0, buffer.buffer.file.string() + ": cannot open");

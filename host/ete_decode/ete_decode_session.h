@@ -52,8 +52,7 @@ LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir);
 using SourceElementCallback = void (*)(void* ctx, size_t source, const EteElement& element);
 // Packet-layer or element-layer error, with the byte index in its message;
 // source = SIZE_MAX for framing errors.
-using SourceDecodeErrorCallback = void (*)(void* ctx, size_t source, uint64_t index,
-                                           const std::string& message);
+using SourceDecodeErrorCallback = void (*)(void* ctx, size_t source, uint64_t index, const std::string& message);
 
 // Decodes one trace buffer: frame deformatter (if any), one packet
 // processor and one element decoder per source. The packet layer runs with
@@ -61,8 +60,8 @@ using SourceDecodeErrorCallback = void (*)(void* ctx, size_t source, uint64_t in
 // decoder then resynchronises, as OpenCSD does).
 class BufferElementDecoder {
  public:
-  BufferElementDecoder(const DecodeBuffer& buffer, SourceElementCallback on_element,
-                       SourceDecodeErrorCallback on_error, void* ctx);
+  BufferElementDecoder(const DecodeBuffer& buffer, SourceElementCallback on_element, SourceDecodeErrorCallback on_error,
+                       void* ctx);
   ~BufferElementDecoder();
   BufferElementDecoder(const BufferElementDecoder&) = delete;
   BufferElementDecoder& operator=(const BufferElementDecoder&) = delete;
@@ -93,8 +92,8 @@ class BufferElementDecoder {
 
 // Convenience: decode a whole buffer file. Returns false (and calls
 // on_error with the file name) when the file cannot be read.
-bool DecodeBufferFile(const DecodeBuffer& buffer, SourceElementCallback on_element,
-                      SourceDecodeErrorCallback on_error, void* ctx);
+bool DecodeBufferFile(const DecodeBuffer& buffer, SourceElementCallback on_element, SourceDecodeErrorCallback on_error,
+                      void* ctx);
 
 }  // namespace mabutrace::ete_decode
 

@@ -38,42 +38,29 @@ static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(ElemType
 // The lister pads type names to a fixed width (OCSD trc_gen_elem.cpp).
 const char* TypeText(armisa::InstrType t) {
   switch (t) {
-    case armisa::InstrType::kOther:
-      return "--- ";
-    case armisa::InstrType::kBranch:
-      return "BR  ";
-    case armisa::InstrType::kIndirectBranch:
-      return "iBR ";
-    case armisa::InstrType::kIsb:
-      return "ISB ";
-    case armisa::InstrType::kDsbDmb:
-      return "DSB.DMB";
-    case armisa::InstrType::kWfiWfe:
-      return "WFI.WFE";
-    case armisa::InstrType::kTstart:
-      return "TSTART";
+    case armisa::InstrType::kOther: return "--- ";
+    case armisa::InstrType::kBranch: return "BR  ";
+    case armisa::InstrType::kIndirectBranch: return "iBR ";
+    case armisa::InstrType::kIsb: return "ISB ";
+    case armisa::InstrType::kDsbDmb: return "DSB.DMB";
+    case armisa::InstrType::kWfiWfe: return "WFI.WFE";
+    case armisa::InstrType::kTstart: return "TSTART";
   }
   return "";
 }
 const char* SubtypeText(armisa::InstrSubtype s) {
   switch (s) {
-    case armisa::InstrSubtype::kNone:
-      return "";
-    case armisa::InstrSubtype::kBrLink:
-      return "b+link ";
-    case armisa::InstrSubtype::kV8Ret:
-      return "A64:ret ";
-    case armisa::InstrSubtype::kV8Eret:
-      return "A64:eret ";
-    case armisa::InstrSubtype::kV7ImpliedRet:
-      return "V7:impl ret";  // no trailing space (OpenCSD 1.8.0)
+    case armisa::InstrSubtype::kNone: return "";
+    case armisa::InstrSubtype::kBrLink: return "b+link ";
+    case armisa::InstrSubtype::kV8Ret: return "A64:ret ";
+    case armisa::InstrSubtype::kV8Eret: return "A64:eret ";
+    case armisa::InstrSubtype::kV7ImpliedRet: return "V7:impl ret";  // no trailing space (OpenCSD 1.8.0)
   }
   return "";
 }
 // Indexed by the enumerators (the static_asserts check the last one).
-constexpr const char* kUnsyncText[] = {"init-decoder", "reset-decoder", "overflow",
-                                       "discard",      "bad-packet",    "bad-program-image",
-                                       "end-of-trace"};
+constexpr const char* kUnsyncText[] = {"init-decoder", "reset-decoder",     "overflow",    "discard",
+                                       "bad-packet",   "bad-program-image", "end-of-trace"};
 static_assert(std::size(kUnsyncText) == static_cast<size_t>(UnsyncReason::kEndOfTrace) + 1);
 constexpr const char* kTraceOnText[] = {"begin or filter", "overflow", "debug restart"};
 static_assert(std::size(kTraceOnText) == static_cast<size_t>(TraceOnReason::kDebugExit) + 1);
@@ -88,38 +75,25 @@ const char* MemTransText(MemTrans m) { return kMemTransText[static_cast<size_t>(
 const char* SecurityText(Security s) { return kSecurityText[static_cast<size_t>(s)]; }
 const char* MemSpaceText(uint8_t m) {
   switch (m) {
-    case armisa::kMemEL1S:
-      return "EL1S";
-    case armisa::kMemEL1N:
-      return "EL1N";
-    case armisa::kMemEL2N:
-      return "EL2N";
-    case armisa::kMemEL3:
-      return "EL3";
-    case armisa::kMemEL2S:
-      return "EL2S";
-    case armisa::kMemEL1R:
-      return "EL1R";
-    case armisa::kMemEL2R:
-      return "EL2R";
-    case armisa::kMemRoot:
-      return "Root";
-    case armisa::kMemS:
-      return "S";
-    case armisa::kMemN:
-      return "N";
-    case armisa::kMemR:
-      return "R";
-    default:
-      return "Any";
+    case armisa::kMemEL1S: return "EL1S";
+    case armisa::kMemEL1N: return "EL1N";
+    case armisa::kMemEL2N: return "EL2N";
+    case armisa::kMemEL3: return "EL3";
+    case armisa::kMemEL2S: return "EL2S";
+    case armisa::kMemEL1R: return "EL1R";
+    case armisa::kMemEL2R: return "EL2R";
+    case armisa::kMemRoot: return "Root";
+    case armisa::kMemS: return "S";
+    case armisa::kMemN: return "N";
+    case armisa::kMemR: return "R";
+    default: return "Any";
   }
 }
 
 }  // namespace
 
 const char* ElemTypeOcsdName(ElemType type) {
-  return type < ElemType::kCount ? kNames[static_cast<int>(type)].ocsd
-                                 : "OCSD_GEN_TRC_ELEM_UNKNOWN";
+  return type < ElemType::kCount ? kNames[static_cast<int>(type)].ocsd : "OCSD_GEN_TRC_ELEM_UNKNOWN";
 }
 const char* ElemTypeName(ElemType type) {
   return type < ElemType::kCount ? kNames[static_cast<int>(type)].json : "unknown";
@@ -131,32 +105,24 @@ void FormatElementOcsd(const EteElement& e, std::string* out) {
   const std::string_view isa = armisa::IsaName(e.isa);
   switch (e.type) {
     case ElemType::kNoSync:
-    case ElemType::kEoTrace:
-      Appendf(out, " [%s]", UnsyncText(e.unsync));
-      break;
-    case ElemType::kTraceOn:
-      Appendf(out, " [%s]", TraceOnText(e.trace_on));
-      break;
+    case ElemType::kEoTrace: Appendf(out, " [%s]", UnsyncText(e.unsync)); break;
+    case ElemType::kTraceOn: Appendf(out, " [%s]", TraceOnText(e.trace_on)); break;
     case ElemType::kPeContext:
-      Appendf(out, "(ISA=%.*s) EL%u%s; %s; ", static_cast<int>(isa.size()), isa.data(), e.el,
-              SecurityText(e.security), e.bits64 ? "64-bit" : "32-bit");
+      Appendf(out, "(ISA=%.*s) EL%u%s; %s; ", static_cast<int>(isa.size()), isa.data(), e.el, SecurityText(e.security),
+              e.bits64 ? "64-bit" : "32-bit");
       if (e.vmid_valid) Appendf(out, "VMID=0x%x; ", e.vmid);
       if (e.context_id_valid) Appendf(out, "CTXTID=0x%x; ", e.context_id);
       break;
     case ElemType::kInstrRange:
-      Appendf(out,
-              "exec range=0x%" PRIx64 ":[0x%" PRIx64 "] num_i(%u) last_sz(%u) (ISA=%.*s) %s%s%s%s",
-              e.start, e.end, e.num_instr, e.last_size, static_cast<int>(isa.size()), isa.data(),
-              e.executed ? "E " : "N ", TypeText(e.last_type), SubtypeText(e.last_subtype),
-              e.last_cond ? " <cond>" : "");
+      Appendf(out, "exec range=0x%" PRIx64 ":[0x%" PRIx64 "] num_i(%u) last_sz(%u) (ISA=%.*s) %s%s%s%s", e.start, e.end,
+              e.num_instr, e.last_size, static_cast<int>(isa.size()), isa.data(), e.executed ? "E " : "N ",
+              TypeText(e.last_type), SubtypeText(e.last_subtype), e.last_cond ? " <cond>" : "");
       break;
     case ElemType::kInstrRangeNoPath:
-      Appendf(out, "first 0x%" PRIx64 ":[next 0x%" PRIx64 "] num_i(%u) ", e.start, e.end,
-              e.num_instr);
+      Appendf(out, "first 0x%" PRIx64 ":[next 0x%" PRIx64 "] num_i(%u) ", e.start, e.end, e.num_instr);
       break;
     case ElemType::kAddrNacc:
-      Appendf(out, " 0x%" PRIx64 "; Memspace [0x%x:%s] ", e.start, e.mem_space,
-              MemSpaceText(e.mem_space));
+      Appendf(out, " 0x%" PRIx64 "; Memspace [0x%x:%s] ", e.start, e.mem_space, MemSpaceText(e.mem_space));
       break;
     case ElemType::kException:
       if (e.exception_has_addr) {
@@ -166,27 +132,14 @@ void FormatElementOcsd(const EteElement& e, std::string* out) {
       }
       Appendf(out, "excep num (0x%02x) ", e.exception_number);
       break;
-    case ElemType::kExceptionRet:
-      break;
-    case ElemType::kTimestamp:
-      Appendf(out, " [ TS=0x%012" PRIx64 "]; ", e.timestamp);
-      break;
-    case ElemType::kCycleCount:
-      break;
-    case ElemType::kEvent:
-      Appendf(out, " Numbered:%u; ", e.event);
-      break;
-    case ElemType::kSyncMarker:
-      out->append(" [Timestamp marker(0x00000000)]");
-      break;
-    case ElemType::kMemTrans:
-      out->append(MemTransText(e.mem_trans));
-      break;
-    case ElemType::kInstrumentation:
-      Appendf(out, "EL%u; 0x%016" PRIx64, e.ite_el, e.ite_value);
-      break;
-    case ElemType::kCount:
-      break;
+    case ElemType::kExceptionRet: break;
+    case ElemType::kTimestamp: Appendf(out, " [ TS=0x%012" PRIx64 "]; ", e.timestamp); break;
+    case ElemType::kCycleCount: break;
+    case ElemType::kEvent: Appendf(out, " Numbered:%u; ", e.event); break;
+    case ElemType::kSyncMarker: out->append(" [Timestamp marker(0x00000000)]"); break;
+    case ElemType::kMemTrans: out->append(MemTransText(e.mem_trans)); break;
+    case ElemType::kInstrumentation: Appendf(out, "EL%u; 0x%016" PRIx64, e.ite_el, e.ite_value); break;
+    case ElemType::kCount: break;
   }
   if (e.has_cc) Appendf(out, " [CC=%u]; ", e.cycle_count);
   out->push_back(')');
@@ -206,17 +159,10 @@ void FormatElementJson(const EteElement& e, std::string_view source, std::string
   const std::string_view isa = armisa::IsaName(e.isa);
   switch (e.type) {
     case ElemType::kNoSync:
-    case ElemType::kEoTrace:
-      o.String("reason", UnsyncText(e.unsync));
-      break;
-    case ElemType::kTraceOn:
-      o.String("reason", TraceOnText(e.trace_on));
-      break;
+    case ElemType::kEoTrace: o.String("reason", UnsyncText(e.unsync)); break;
+    case ElemType::kTraceOn: o.String("reason", TraceOnText(e.trace_on)); break;
     case ElemType::kPeContext:
-      o.String("isa", isa)
-          .Unsigned("el", e.el)
-          .String("security", SecurityText(e.security))
-          .Bool("bits64", e.bits64);
+      o.String("isa", isa).Unsigned("el", e.el).String("security", SecurityText(e.security)).Bool("bits64", e.bits64);
       if (e.vmid_valid) o.Hex("vmid", e.vmid);
       if (e.context_id_valid) o.Hex("context_id", e.context_id);
       break;
@@ -232,33 +178,19 @@ void FormatElementJson(const EteElement& e, std::string_view source, std::string
           .Bool("taken", e.executed);
       break;
     case ElemType::kInstrRangeNoPath:
-      o.Hex("start", e.start)
-          .Hex("end", e.end)
-          .Unsigned("num_instr", e.num_instr)
-          .String("isa", isa);
+      o.Hex("start", e.start).Hex("end", e.end).Unsigned("num_instr", e.num_instr).String("isa", isa);
       break;
-    case ElemType::kAddrNacc:
-      o.Hex("address", e.start).String("mem_space", MemSpaceText(e.mem_space));
-      break;
+    case ElemType::kAddrNacc: o.Hex("address", e.start).String("mem_space", MemSpaceText(e.mem_space)); break;
     case ElemType::kException:
       o.Unsigned("number", e.exception_number);
       if (e.exception_has_addr) o.Hex("return_address", e.end);
       if (e.exception_prev_same) o.Bool("prev_same", true);
       break;
-    case ElemType::kTimestamp:
-      o.Unsigned("timestamp", e.timestamp);
-      break;
-    case ElemType::kEvent:
-      o.Unsigned("event", e.event);
-      break;
-    case ElemType::kMemTrans:
-      o.String("kind", MemTransText(e.mem_trans));
-      break;
-    case ElemType::kInstrumentation:
-      o.Unsigned("el", e.ite_el).Hex("value", e.ite_value);
-      break;
-    default:
-      break;
+    case ElemType::kTimestamp: o.Unsigned("timestamp", e.timestamp); break;
+    case ElemType::kEvent: o.Unsigned("event", e.event); break;
+    case ElemType::kMemTrans: o.String("kind", MemTransText(e.mem_trans)); break;
+    case ElemType::kInstrumentation: o.Unsigned("el", e.ite_el).Hex("value", e.ite_value); break;
+    default: break;
   }
   if (e.has_cc) o.Unsigned("cycle_count", e.cycle_count);
   o.End();

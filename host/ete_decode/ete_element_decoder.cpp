@@ -24,15 +24,14 @@ armisa::FollowOptions FollowOptionsOf(const ete::EteConfig& c) {
 }  // namespace
 
 EteElementDecoder::EteElementDecoder(const ete::EteConfig& config, const armisa::MemoryImage* image,
-                                     ElementCallback on_element, void* ctx,
-                                     DecodeErrorCallback on_error, unsigned cache_log2)
+                                     ElementCallback on_element, void* ctx, DecodeErrorCallback on_error,
+                                     unsigned cache_log2)
     : out_(config.trace_id(), on_element, ctx),
       ctx_(ctx),
       on_error_(on_error),
       queue_(config.max_spec(),
              ((config.trcidr0 >> 30) & 1) == 0),  // TRCIDR0.COMMTRANS = 0: TSTART is P0
-      walker_(image, FollowOptionsOf(config), (config.trcconfigr >> 12) & 1 /* TRCCONFIGR.RS */,
-              &out_, cache_log2),
+      walker_(image, FollowOptionsOf(config), (config.trcconfigr >> 12) & 1 /* TRCCONFIGR.RS */, &out_, cache_log2),
       // OpenCSD: TS markers gate timestamps when ETE >= 1.1 and TRCIDR0.TSMARK (bit 23).
       ts_marker_mode_(config.full_version() >= 0x51 && ((config.trcidr0 >> 23) & 1)),
       cci_((config.trcconfigr >> 4) & 1) {}
@@ -80,10 +79,9 @@ bool EteElementDecoder::SequenceError(uint64_t index, const char* what) {
 }
 
 void EteElementDecoder::BadImage(uint64_t index) {
-  Error(
-      index,
-      "executed range does not continue the previous one (program image does not match the trace); "
-      "decoder resynchronises");
+  Error(index,
+        "executed range does not continue the previous one (program image does not match the trace); "
+        "decoder resynchronises");
   Resynchronise(UnsyncReason::kBadImage, index);
 }
 
@@ -125,8 +123,7 @@ void EteElementDecoder::OnPacket(const ete::EtePacket& p) {
         return;
       }
       QueuePacket(p);
-      if (state_ == State::kDecode &&
-          (res_commit_ || res_cancel_ || res_mispredict_ || res_discard_)) {
+      if (state_ == State::kDecode && (res_commit_ || res_cancel_ || res_mispredict_ || res_discard_)) {
         Resolve();
         if (state_ == State::kNoSync) {  // discard / overflow: NO_SYNC at this packet
           EmitNoSync(p.index);
@@ -140,8 +137,7 @@ void EteElementDecoder::OnPacket(const ete::EtePacket& p) {
 void EteElementDecoder::TraceInfo(const ete::EtePacket& p) {
   queue_.PushUnseen(p.spec, p.index);  // §4.4, §5.7: SPEC unseen P0s precede this point
   queue_.Push(QueuedKind::kTraceInfo, p.index);
-  if ((p.info >> 6) & 1)
-    queue_.Push(QueuedKind::kTransInit, p.index);  // INFO.T: inside a transaction
+  if ((p.info >> 6) & 1) queue_.Push(QueuedKind::kTransInit, p.index);  // INFO.T: inside a transaction
 }
 
 void EteElementDecoder::QueueContext(const ete::EtePacket& p) {
@@ -167,8 +163,7 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
   }
   if (ete::IsAddressWithContextPacket(p.type) || ete::IsTargetAddressPacket(p.type)) {
     last_is_ = p.addr.isa;
-    if (ete::IsAddressWithContextPacket(p.type))
-      QueueContext(p);  // first: it applies to the address
+    if (ete::IsAddressWithContextPacket(p.type)) QueueContext(p);  // first: it applies to the address
     queue_.PushAddress(p.addr.value, p.addr.isa, p.index);
     return true;
   }
@@ -178,46 +173,25 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
     return true;
   }
   switch (p.type) {
-    case PacketType::kTraceInfo:
-      queue_.Push(QueuedKind::kTraceInfo, p.index);
-      break;
-    case PacketType::kTraceOn:
-      queue_.Push(QueuedKind::kTraceOn, p.index);
-      break;
-    case PacketType::kContext:
-      QueueContext(p);
-      break;
-    case PacketType::kException:
-      queue_.PushException(p.exception_type, p.exception_addr_interp == 2, p.index);
-      break;
-    case PacketType::kPeReset:
-      queue_.PushPeReset(p.exception_type, p.index);
-      break;
+    case PacketType::kTraceInfo: queue_.Push(QueuedKind::kTraceInfo, p.index); break;
+    case PacketType::kTraceOn: queue_.Push(QueuedKind::kTraceOn, p.index); break;
+    case PacketType::kContext: QueueContext(p); break;
+    case PacketType::kException: queue_.PushException(p.exception_type, p.exception_addr_interp == 2, p.index); break;
+    case PacketType::kPeReset: queue_.PushPeReset(p.exception_type, p.index); break;
     case PacketType::kQ:
-      queue_.PushQ(p.q_count, p.q_addr_present || p.q_addr_match, p.addr.value, p.addr.isa,
-                   p.index);
+      queue_.PushQ(p.q_count, p.q_addr_present || p.q_addr_match, p.addr.value, p.addr.isa, p.index);
       break;
-    case PacketType::kTimestampMarker:
-      queue_.Push(QueuedKind::kMarker, p.index);
-      break;
-    case PacketType::kTransactionStart:
-      queue_.PushTransactionStart(p.index);
-      break;
-    case PacketType::kTransactionCommit:
-      queue_.Push(QueuedKind::kTransCommit, p.index);
-      break;
-    case PacketType::kTransactionFailure:
-      queue_.Push(QueuedKind::kTransFail, p.index);
-      break;
+    case PacketType::kTimestampMarker: queue_.Push(QueuedKind::kMarker, p.index); break;
+    case PacketType::kTransactionStart: queue_.PushTransactionStart(p.index); break;
+    case PacketType::kTransactionCommit: queue_.Push(QueuedKind::kTransCommit, p.index); break;
+    case PacketType::kTransactionFailure: queue_.Push(QueuedKind::kTransFail, p.index); break;
     case PacketType::kInstrumentation: {
       QueuedElement& e = queue_.Push(QueuedKind::kInstrumentation, p.index);
       e.ite_el = p.ite_el;
       e.value = p.ite_value;
       break;
     }
-    case PacketType::kEvent:
-      queue_.Push(QueuedKind::kEvent, p.index).number = p.event;
-      break;
+    case PacketType::kEvent: queue_.Push(QueuedKind::kEvent, p.index).number = p.event; break;
     case PacketType::kCycleCountF1:
     case PacketType::kCycleCountF2:
     case PacketType::kCycleCountF3:
@@ -225,8 +199,7 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
       if (p.commit_valid) res_commit_ = Count(p.commit);  // commit mode 0 (§4.9)
       break;
     case PacketType::kTimestamp: {
-      QueuedElement& e =
-          queue_.Push(cci_ ? QueuedKind::kTimestampCycleCount : QueuedKind::kTimestamp, p.index);
+      QueuedElement& e = queue_.Push(cci_ ? QueuedKind::kTimestampCycleCount : QueuedKind::kTimestamp, p.index);
       e.value = p.timestamp;
       e.cc = p.cycle_count;
       break;
@@ -236,19 +209,12 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
     case PacketType::kCancelF2:
     case PacketType::kCancelF3:
       res_mispredict_ = true;
-      if (p.atom_count)
-        queue_.PushAtoms(p.atom_bits, p.atom_count, p.index);  // before the cancel (§4.10)
+      if (p.atom_count) queue_.PushAtoms(p.atom_bits, p.atom_count, p.index);  // before the cancel (§4.10)
       res_cancel_ = Count(p.cancel);
       break;
-    case PacketType::kCancelF1:
-      res_cancel_ = Count(p.cancel);
-      break;
-    case PacketType::kCommit:
-      res_commit_ = Count(p.commit);
-      break;
-    case PacketType::kOverflow:
-      prev_overflow_ = true;
-      [[fallthrough]];
+    case PacketType::kCancelF1: res_cancel_ = Count(p.cancel); break;
+    case PacketType::kCommit: res_commit_ = Count(p.commit); break;
+    case PacketType::kOverflow: prev_overflow_ = true; [[fallthrough]];
     case PacketType::kDiscard:
       queue_.ResetDepth();  // §4.3: depth 0 at once; Discard() then drops the elements
       res_discard_ = true;
@@ -257,8 +223,7 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
     case PacketType::kReservedCfg:
     case PacketType::kBadSequence:
       // OpenCSD handleBadPacket: drop everything, NO_SYNC at the next packet.
-      Error(p.index, std::string("bad packet (") + ete::PacketTypeName(p.type) +
-                         "); element decoder resynchronises");
+      Error(p.index, std::string("bad packet (") + ete::PacketTypeName(p.type) + "); element decoder resynchronises");
       ResetState();
       state_ = State::kNoSync;
       unsync_ = UnsyncReason::kBadPacket;
@@ -276,11 +241,8 @@ void EteElementDecoder::Resolve() {
   if (res_commit_) {
     uint64_t last = curr_index_;
     switch (queue_.Commit(res_commit_, *this, &last)) {
-      case SpeculationQueue::CommitResult::kDone:
-        break;
-      case SpeculationQueue::CommitResult::kStopped:
-        ok = false;
-        break;
+      case SpeculationQueue::CommitResult::kDone: break;
+      case SpeculationQueue::CommitResult::kStopped: ok = false; break;
       case SpeculationQueue::CommitResult::kShort:
         ok = SequenceError(last, "commit of more P0 elements than are waiting");
         break;
@@ -314,8 +276,7 @@ void EteElementDecoder::Finish() {
 
 // ---------------------------------------------------------------- committed elements
 
-bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* context,
-                                const QueuedElement* address) {
+bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* context, const QueuedElement* address) {
   switch (e.kind) {
     case QueuedKind::kTraceOn: {
       walker_.BreakChain();
@@ -326,14 +287,11 @@ bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* con
       out_.Emit(o);
       return true;
     }
-    case QueuedKind::kAddress:
-      walker_.SetAddress(e.value, context_.IsaOf(e.is));
-      return true;
+    case QueuedKind::kAddress: walker_.SetAddress(e.value, context_.IsaOf(e.is)); return true;
     case QueuedKind::kContext:
       if (e.ctx.updated) UpdateContext(e);
       return true;
-    case QueuedKind::kException:
-      return Exception(e, context, address);
+    case QueuedKind::kException: return Exception(e, context, address);
     case QueuedKind::kSourceAddress:
       walker_.BreakChain();
       walker_.SourceAddress(e.value, e.index);
@@ -357,9 +315,7 @@ bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* con
       walker_.BreakChain();
       Timed(e);
       return true;
-    case QueuedKind::kTraceInfo:
-      walker_.FlushReturnStack();
-      return true;
+    case QueuedKind::kTraceInfo: walker_.FlushReturnStack(); return true;
     case QueuedKind::kAtom:    // the queue hands atoms out one by one (Atom)
     case QueuedKind::kUnseen:  // before the decoder synchronised: nothing to show
       return true;
@@ -369,8 +325,7 @@ bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* con
   }
 }
 
-bool EteElementDecoder::Exception(const QueuedElement& e, const QueuedElement* context,
-                                  const QueuedElement* address) {
+bool EteElementDecoder::Exception(const QueuedElement& e, const QueuedElement* context, const QueuedElement* address) {
   // §5.8: the exception's address (and a context before it) followed it.
   if (!Walked(walker_.PopPendingReturn(), e.index)) return false;
   walker_.BreakChain();
@@ -452,8 +407,7 @@ void EteElementDecoder::Timed(const QueuedElement& e) {
       out_.Emit(o);
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 

@@ -53,9 +53,8 @@ class EteElementDecoder {
  public:
   // `image` may be null or empty (every walk then gives ADDR_NACC) and must
   // outlive the decoder. cache_log2: see armisa::InstrFollower.
-  EteElementDecoder(const ete::EteConfig& config, const armisa::MemoryImage* image,
-                    ElementCallback on_element, void* ctx, DecodeErrorCallback on_error = nullptr,
-                    unsigned cache_log2 = 14);
+  EteElementDecoder(const ete::EteConfig& config, const armisa::MemoryImage* image, ElementCallback on_element,
+                    void* ctx, DecodeErrorCallback on_error = nullptr, unsigned cache_log2 = 14);
   EteElementDecoder(const EteElementDecoder&) = delete;
   EteElementDecoder& operator=(const EteElementDecoder&) = delete;
 
@@ -89,8 +88,7 @@ class EteElementDecoder {
   }
   bool Element(const QueuedElement& e, const QueuedElement* context, const QueuedElement* address);
   void Timed(const QueuedElement& e);
-  bool Exception(const QueuedElement& e, const QueuedElement* context,
-                 const QueuedElement* address);
+  bool Exception(const QueuedElement& e, const QueuedElement* context, const QueuedElement* address);
   void UpdateContext(const QueuedElement& c);
   // The walker's status -> errors; false when the decoder was reset.
   bool Walked(ExecutionWalker::Status status, uint64_t index) {

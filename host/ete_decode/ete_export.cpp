@@ -39,15 +39,14 @@ std::vector<std::string> TrackNames(const LoadedSnapshot& snap) {
   std::vector<std::string> tracks;
   for (const DecodeBuffer& b : snap.buffers)
     for (size_t i = 0; i < b.sources.size(); ++i)
-      tracks.push_back(b.cores[i].empty() ? b.sources[i].name
-                                          : b.cores[i] + " (" + b.sources[i].name + ")");
+      tracks.push_back(b.cores[i].empty() ? b.sources[i].name : b.cores[i] + " (" + b.sources[i].name + ")");
   return tracks;
 }
 
 }  // namespace
 
-ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label,
-                             model::EventSink* sink, ExportErrorCallback on_error, void* ctx) {
+ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label, model::EventSink* sink,
+                             ExportErrorCallback on_error, void* ctx) {
   ExportSummary summary;
   TimeSources times;
   Pass count;

@@ -38,12 +38,10 @@ struct ExportSummary {
   bool write_ok = true;        // sink->Finish() succeeded
 };
 
-using ExportErrorCallback = void (*)(void* ctx, const DecodeBuffer& buffer, size_t source,
-                                     const std::string& message);
+using ExportErrorCallback = void (*)(void* ctx, const DecodeBuffer& buffer, size_t source, const std::string& message);
 
-ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label,
-                             model::EventSink* sink, ExportErrorCallback on_error = nullptr,
-                             void* ctx = nullptr);
+ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label, model::EventSink* sink,
+                             ExportErrorCallback on_error = nullptr, void* ctx = nullptr);
 
 }  // namespace mabutrace::ete_decode
 

@@ -17,18 +17,15 @@ constexpr uint32_t kColorInfo = 0x1000000 | 0x7ed321;
 
 const char* TimeBaseName(TimeBase base) {
   switch (base) {
-    case TimeBase::kTimestamp:
-      return "timestamp";
-    case TimeBase::kCycleCount:
-      return "cycle_count";
-    case TimeBase::kElementOrder:
-      return "element_order";
+    case TimeBase::kTimestamp: return "timestamp";
+    case TimeBase::kCycleCount: return "cycle_count";
+    case TimeBase::kElementOrder: return "element_order";
   }
   return "";
 }
 
-TimelineBuilder::TimelineBuilder(model::EventSink* sink, std::string process_name,
-                                 std::vector<std::string> track_names, TimeBase base)
+TimelineBuilder::TimelineBuilder(model::EventSink* sink, std::string process_name, std::vector<std::string> track_names,
+                                 TimeBase base)
     : sink_(sink), base_(base), tracks_(track_names.size()) {
   sink_->OnProcess(kPid, process_name);
   for (size_t i = 0; i < track_names.size(); ++i)
@@ -78,8 +75,7 @@ void TimelineBuilder::OnElement(size_t source, const EteElement& e) {
       break;
     }
     case ElemType::kExceptionRet:
-      sink_->OnInstant(track, "exception return", t.cursor, static_cast<uint32_t>(source),
-                       kColorException);
+      sink_->OnInstant(track, "exception return", t.cursor, static_cast<uint32_t>(source), kColorException);
       break;
     case ElemType::kAddrNacc:
       std::snprintf(buf, sizeof buf, "address not accessible 0x%" PRIx64, e.start);
@@ -91,19 +87,16 @@ void TimelineBuilder::OnElement(size_t source, const EteElement& e) {
     case ElemType::kNoSync:
       sink_->OnInstant(track, "no sync", t.cursor, static_cast<uint32_t>(source), kColorInfo);
       break;
-    default:
-      return;
+    default: return;
   }
   ++instants_;
 }
 
 bool TimelineBuilder::Finish() {
   sink_->OnMetadata("ete.time_base", TimeBaseName(base_));
-  sink_->OnMetadata("ete.time_unit", base_ == TimeBase::kTimestamp
-                                         ? "timestamp ticks (as ns), from the first timestamp"
-                                     : base_ == TimeBase::kCycleCount
-                                         ? "cycles (as ns)"
-                                         : "one ns per executed range");
+  sink_->OnMetadata("ete.time_unit", base_ == TimeBase::kTimestamp ? "timestamp ticks (as ns), from the first timestamp"
+                                     : base_ == TimeBase::kCycleCount ? "cycles (as ns)"
+                                                                      : "one ns per executed range");
   sink_->OnMetadata("ete.range_slices", static_cast<int64_t>(slices_));
   sink_->OnMetadata("ete.instants", static_cast<int64_t>(instants_));
   sink_->OnMetadata("ete.clamped_times", static_cast<int64_t>(clamped_));

@@ -42,17 +42,15 @@ struct TimeSources {
     if (e.type == ElemType::kCycleCount) ++cycle_counts;
   }
   TimeBase Choose() const {
-    return timestamps     ? TimeBase::kTimestamp
-           : cycle_counts ? TimeBase::kCycleCount
-                          : TimeBase::kElementOrder;
+    return timestamps ? TimeBase::kTimestamp : cycle_counts ? TimeBase::kCycleCount : TimeBase::kElementOrder;
   }
 };
 
 class TimelineBuilder {
  public:
   // `sink` must outlive the builder. track_names: one per source.
-  TimelineBuilder(model::EventSink* sink, std::string process_name,
-                  std::vector<std::string> track_names, TimeBase base);
+  TimelineBuilder(model::EventSink* sink, std::string process_name, std::vector<std::string> track_names,
+                  TimeBase base);
   TimelineBuilder(const TimelineBuilder&) = delete;
   TimelineBuilder& operator=(const TimelineBuilder&) = delete;
 

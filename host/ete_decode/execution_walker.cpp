@@ -9,9 +9,8 @@ using armisa::Isa;
 using armisa::WalkResult;
 using armisa::WalkStatus;
 
-ExecutionWalker::ExecutionWalker(const armisa::MemoryImage* image,
-                                 const armisa::FollowOptions& options, bool return_stack,
-                                 ElementOutput* out, unsigned cache_log2)
+ExecutionWalker::ExecutionWalker(const armisa::MemoryImage* image, const armisa::FollowOptions& options,
+                                 bool return_stack, ElementOutput* out, unsigned cache_log2)
     : follower_(image ? image : &empty_image_, options, cache_log2),
       out_(out),
       hops_(std::make_unique<Hop[]>(kHops)),
@@ -30,8 +29,7 @@ ExecutionWalker::Status ExecutionWalker::PopReturn() {
   return Status::kOk;
 }
 
-const ExecutionWalker::Hop* ExecutionWalker::FillHop(Hop* hp, uint64_t addr, Isa isa,
-                                                     uint8_t space) {
+const ExecutionWalker::Hop* ExecutionWalker::FillHop(Hop* hp, uint64_t addr, Isa isa, uint8_t space) {
   const WalkResult w = follower_.FindNextP0(addr, isa, space);
   if (w.status != WalkStatus::kP0 || w.start != addr) return nullptr;
   Hop& h = *hp;
@@ -41,10 +39,9 @@ const ExecutionWalker::Hop* ExecutionWalker::FillHop(Hop* hp, uint64_t addr, Isa
   h.num_instr = w.num_instr;
   h.type = w.info.type;
   h.subtype = w.info.subtype;
-  h.flags = static_cast<uint8_t>(
-      (w.info.is_link ? kHopLink : 0) | (w.info.ocsd_conditional ? kHopCond : 0) |
-      (w.info.size == 2 ? kHopSize2 : 0) | (static_cast<uint8_t>(w.info.target_isa) << 4) |
-      (static_cast<uint8_t>(isa) << 6));
+  h.flags = static_cast<uint8_t>((w.info.is_link ? kHopLink : 0) | (w.info.ocsd_conditional ? kHopCond : 0) |
+                                 (w.info.size == 2 ? kHopSize2 : 0) | (static_cast<uint8_t>(w.info.target_isa) << 4) |
+                                 (static_cast<uint8_t>(isa) << 6));
   h.space = space;
   return &h;
 }
@@ -56,8 +53,8 @@ void ExecutionWalker::EmitNacc(uint64_t address, uint64_t index) {
   out_->Emit(o);
 }
 
-void ExecutionWalker::EmitRange(uint64_t start, uint64_t end, uint32_t n, const InstrInfo& info,
-                                uint8_t size, bool executed, Isa isa, uint64_t index) {
+void ExecutionWalker::EmitRange(uint64_t start, uint64_t end, uint32_t n, const InstrInfo& info, uint8_t size,
+                                bool executed, Isa isa, uint64_t index) {
   EteElement& o = out_->New(ElemType::kInstrRange, index);
   o.start = start;
   o.end = end;
@@ -76,8 +73,8 @@ ExecutionWalker::Status ExecutionWalker::AtomWithoutP0(uint64_t index) {
   need_addr_ = true;
   next_check_valid_ = false;
   if (w.num_instr)
-    EmitRange(w.start, w.end, w.num_instr, InstrInfo{},
-              static_cast<uint8_t>(w.end - w.last_address), true, isa_, index);
+    EmitRange(w.start, w.end, w.num_instr, InstrInfo{}, static_cast<uint8_t>(w.end - w.last_address), true, isa_,
+              index);
   if (w.status == WalkStatus::kNotAccessible) EmitNacc(w.end, index);
   addr_ = w.end;
   return Status::kOk;
@@ -97,15 +94,14 @@ void ExecutionWalker::WalkToException(uint64_t per, bool has_return, uint64_t in
     if (w.status != WalkStatus::kP0 || w.end == per || !w.num_instr) break;
     cur = w.end;
   }
-  const bool found =
-      w.status == WalkStatus::kStopReached || (w.status == WalkStatus::kP0 && w.end == per);
+  const bool found = w.status == WalkStatus::kStopReached || (w.status == WalkStatus::kP0 && w.end == per);
   if (!found) need_addr_ = true;
   if (n) {
     if (w.status == WalkStatus::kP0)
       EmitRange(addr_, w.end, n, w.info, w.info.size, true, isa_, index);
     else
-      EmitRange(addr_, w.end, n, InstrInfo{},
-                static_cast<uint8_t>(w.num_instr ? w.end - w.last_address : 4), true, isa_, index);
+      EmitRange(addr_, w.end, n, InstrInfo{}, static_cast<uint8_t>(w.num_instr ? w.end - w.last_address : 4), true,
+                isa_, index);
   }
   if (w.status == WalkStatus::kNotAccessible) EmitNacc(w.end, index);
   addr_ = w.end;
@@ -126,8 +122,7 @@ void ExecutionWalker::SourceAddress(uint64_t src, uint64_t index) {
   const uint64_t end = src + info.size;
   uint32_t n = 1;
   if (end - start > info.size) {
-    if (const std::optional<uint32_t> count =
-            follower_.CountInstructions(start, end, range_isa, space_)) {
+    if (const std::optional<uint32_t> count = follower_.CountInstructions(start, end, range_isa, space_)) {
       n = *count;
     } else {
       EmitNacc(src, index);

@@ -49,8 +49,8 @@ class ExecutionWalker {
 
   // `image` (may be null: every walk gives ADDR_NACC) and `out` must outlive
   // the walker. return_stack: TRCCONFIGR.RS. cache_log2: armisa's cache.
-  ExecutionWalker(const armisa::MemoryImage* image, const armisa::FollowOptions& options,
-                  bool return_stack, ElementOutput* out, unsigned cache_log2);
+  ExecutionWalker(const armisa::MemoryImage* image, const armisa::FollowOptions& options, bool return_stack,
+                  ElementOutput* out, unsigned cache_log2);
   ~ExecutionWalker();
   ExecutionWalker(const ExecutionWalker&) = delete;
   ExecutionWalker& operator=(const ExecutionWalker&) = delete;
@@ -124,11 +124,11 @@ class ExecutionWalker {
   // An atom whose walk found no P0: memory missing (ADDR_NACC) or a runaway walk.
   Status AtomWithoutP0(uint64_t index);
   // A taken branch at the end of a range that ended at `next`.
-  void TakeBranch(armisa::InstrType type, bool link, uint64_t target, armisa::Isa target_isa,
-                  uint64_t next, armisa::Isa range_isa);
+  void TakeBranch(armisa::InstrType type, bool link, uint64_t target, armisa::Isa target_isa, uint64_t next,
+                  armisa::Isa range_isa);
   void EmitNacc(uint64_t address, uint64_t index);
-  void EmitRange(uint64_t start, uint64_t end, uint32_t n, const armisa::InstrInfo& info,
-                 uint8_t size, bool executed, armisa::Isa isa, uint64_t index);
+  void EmitRange(uint64_t start, uint64_t end, uint32_t n, const armisa::InstrInfo& info, uint8_t size, bool executed,
+                 armisa::Isa isa, uint64_t index);
 
   const armisa::MemoryImage empty_image_;
   armisa::InstrFollower follower_;
@@ -150,8 +150,7 @@ class ExecutionWalker {
 
 // 32-byte entries indexed by address bits (nearby ranges share cache
 // lines); only complete walks are kept.
-inline const ExecutionWalker::Hop* ExecutionWalker::LookupHop(uint64_t addr, armisa::Isa isa,
-                                                              uint8_t space) {
+inline const ExecutionWalker::Hop* ExecutionWalker::LookupHop(uint64_t addr, armisa::Isa isa, uint8_t space) {
   Hop& h = hops_[((addr >> 1) ^ (addr >> 13)) & (kHops - 1)];
   const uint8_t isa_bits = static_cast<uint8_t>(static_cast<uint8_t>(isa) << 6);
   if (h.start == addr && h.space == space && (h.flags & 0xC0) == isa_bits) [[likely]]
@@ -159,8 +158,7 @@ inline const ExecutionWalker::Hop* ExecutionWalker::LookupHop(uint64_t addr, arm
   return FillHop(&h, addr, isa, space);
 }
 
-__attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::Atom(
-    bool taken, uint64_t index) {
+__attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::Atom(bool taken, uint64_t index) {
   if (pop_pending_ && PopReturn() != Status::kOk) return Status::kReturnStackEmpty;
   if (need_ctxt_ || need_addr_) return Status::kOk;
   if (isa_ != armisa::Isa::kA64) addr_ &= 0xFFFFFFFFu;  // AArch32: address[63:32] = 0
@@ -169,12 +167,9 @@ __attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::A
   const uint64_t next = h->end;
   const armisa::Isa range_isa = isa_;
   bool eret = false;
-  if (taken &&
-      (h->type == armisa::InstrType::kBranch || h->type == armisa::InstrType::kIndirectBranch)) {
-    TakeBranch(h->type, h->flags & kHopLink, h->target,
-               static_cast<armisa::Isa>((h->flags >> 4) & 3), next, range_isa);
-    eret =
-        h->subtype == armisa::InstrSubtype::kV8Eret;  // ETE has no exception-return packet (§5.8)
+  if (taken && (h->type == armisa::InstrType::kBranch || h->type == armisa::InstrType::kIndirectBranch)) {
+    TakeBranch(h->type, h->flags & kHopLink, h->target, static_cast<armisa::Isa>((h->flags >> 4) & 3), next, range_isa);
+    eret = h->subtype == armisa::InstrSubtype::kV8Eret;  // ETE has no exception-return packet (§5.8)
     eret &= h->type == armisa::InstrType::kIndirectBranch;
   } else {
     addr_ = next;
@@ -200,9 +195,8 @@ __attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::A
 // E on a branch: direct ones continue at the target (and may change ISA),
 // indirect ones need the next address or the return stack. A branch with
 // link pushes its return address.
-inline void ExecutionWalker::TakeBranch(armisa::InstrType type, bool link, uint64_t target,
-                                        armisa::Isa target_isa, uint64_t next,
-                                        armisa::Isa range_isa) {
+inline void ExecutionWalker::TakeBranch(armisa::InstrType type, bool link, uint64_t target, armisa::Isa target_isa,
+                                        uint64_t next, armisa::Isa range_isa) {
   if (link) return_stack_.Push(next, range_isa);
   if (type == armisa::InstrType::kBranch) {
     addr_ = target;

@@ -52,8 +52,7 @@ QueuedElement& SpeculationQueue::PushPeReset(uint16_t type, uint64_t index) {
   return e;
 }
 
-QueuedElement& SpeculationQueue::PushQ(uint32_t count, bool has_address, uint64_t address,
-                                       uint8_t is, uint64_t index) {
+QueuedElement& SpeculationQueue::PushQ(uint32_t count, bool has_address, uint64_t address, uint8_t is, uint64_t index) {
   QueuedElement& e = Append(QueuedKind::kQ, true, index);
   e.q_count = count;
   if (has_address) {
@@ -74,8 +73,7 @@ QueuedElement& SpeculationQueue::PushTransactionStart(uint64_t index) {
 }
 
 void SpeculationQueue::PushUnseen(uint32_t spec, uint64_t index) {
-  const uint32_t n =
-      spec < kMaxElements / 2 ? spec : kMaxElements / 2;  // bounded memory on bad input
+  const uint32_t n = spec < kMaxElements / 2 ? spec : kMaxElements / 2;  // bounded memory on bad input
   for (uint32_t i = 0; i < n; ++i) Append(QueuedKind::kUnseen, true, index);
   depth_ += static_cast<int32_t>(n);
 }

@@ -103,8 +103,7 @@ struct QueuedElement {  // 64 bytes
 // by Cancel, output by Discard and at the end of the trace.
 inline bool IsTiming(QueuedKind k) {
   return k == QueuedKind::kEvent || k == QueuedKind::kTimestamp || k == QueuedKind::kCycleCount ||
-         k == QueuedKind::kTimestampCycleCount || k == QueuedKind::kMarker ||
-         k == QueuedKind::kInstrumentation;
+         k == QueuedKind::kTimestampCycleCount || k == QueuedKind::kMarker || k == QueuedKind::kInstrumentation;
 }
 
 class SpeculationQueue {
@@ -148,8 +147,7 @@ class SpeculationQueue {
   QueuedElement& PushException(uint16_t type, bool prev_same, uint64_t index);
   QueuedElement& PushPeReset(uint16_t type, uint64_t index);
   // Q (§5.10): with its address it counts now, else once the address comes.
-  QueuedElement& PushQ(uint32_t count, bool has_address, uint64_t address, uint8_t is,
-                       uint64_t index);
+  QueuedElement& PushQ(uint32_t count, bool has_address, uint64_t address, uint8_t is, uint64_t index);
   QueuedElement& PushTransactionStart(uint64_t index);  // P0 iff COMMTRANS = 0
   // Trace Info with SPEC > 0 (§5.7): `spec` unseen P0s (capped so that they fit).
   void PushUnseen(uint32_t spec, uint64_t index);
@@ -215,9 +213,7 @@ inline QueuedElement& SpeculationQueue::Append(QueuedKind kind, bool p0, uint64_
   return e;
 }
 
-inline QueuedElement& SpeculationQueue::Push(QueuedKind kind, uint64_t index) {
-  return Append(kind, false, index);
-}
+inline QueuedElement& SpeculationQueue::Push(QueuedKind kind, uint64_t index) { return Append(kind, false, index); }
 
 inline void SpeculationQueue::PushAtoms(uint32_t bits, uint8_t count, uint64_t index) {
   QueuedElement& e = Append(QueuedKind::kAtom, true, index);
@@ -243,19 +239,16 @@ inline QueuedElement& SpeculationQueue::PushAddress(uint64_t address, uint8_t is
 // ---- templates
 
 template <class Consumer>
-bool SpeculationQueue::CommitAtomsAtOnce(uint32_t bits, uint8_t count, uint64_t index,
-                                         Consumer& c) {
+bool SpeculationQueue::CommitAtomsAtOnce(uint32_t bits, uint8_t count, uint64_t index, Consumer& c) {
   const uint32_t now = count - max_spec_;
   for (uint32_t i = 0; i < now; ++i, bits >>= 1)
     if (!c.Atom(bits & 1, index)) return false;
-  if (max_spec_)
-    PushAtoms(bits, static_cast<uint8_t>(max_spec_), index);  // the youngest stay speculative
+  if (max_spec_) PushAtoms(bits, static_cast<uint8_t>(max_spec_), index);  // the youngest stay speculative
   return true;
 }
 
 template <class Consumer>
-SpeculationQueue::CommitResult SpeculationQueue::Commit(int32_t count, Consumer& c,
-                                                        uint64_t* last_index) {
+SpeculationQueue::CommitResult SpeculationQueue::Commit(int32_t count, Consumer& c, uint64_t* last_index) {
   const int32_t requested = count;
   while (count > 0) {
     if (n_ == 0) return CommitResult::kShort;
@@ -270,14 +263,12 @@ SpeculationQueue::CommitResult SpeculationQueue::Commit(int32_t count, Consumer&
         --count;
       }
       if (e.atom_num) break;  // the rest stays speculative
-    } else if ((e.kind == QueuedKind::kException && !e.pe_reset) ||
-               (e.kind == QueuedKind::kQ && !e.q_has_addr)) {
+    } else if ((e.kind == QueuedKind::kException && !e.pe_reset) || (e.kind == QueuedKind::kQ && !e.q_has_addr)) {
       // Its address (and a context before it) follow it (§5.8, §5.10).
       size_t i = 1;
       const QueuedElement* context = nullptr;
       if (i < n_ && at(i).kind == QueuedKind::kContext) context = &at(i++);
-      const QueuedElement* address =
-          i < n_ && at(i).kind == QueuedKind::kAddress ? &at(i) : nullptr;
+      const QueuedElement* address = i < n_ && at(i).kind == QueuedKind::kAddress ? &at(i) : nullptr;
       if (!c.Element(e, context, address)) return CommitResult::kStopped;
       if (address) {
         Erase(i);
@@ -312,9 +303,7 @@ void SpeculationQueue::FlushAtEnd(Consumer& c) {
       case QueuedKind::kAtom:
       case QueuedKind::kException:
       case QueuedKind::kQ:
-      case QueuedKind::kUnseen:
-        Clear();
-        return;
+      case QueuedKind::kUnseen: Clear(); return;
       case QueuedKind::kTransStart:
         if (tstart_p0_) {
           Clear();

@@ -41,12 +41,8 @@ void Put(std::string& out, const nlohmann::ordered_json& j, int indent, int dept
       out += object ? '}' : ']';
       return;
     }
-    case Type::string:
-      AppendJsonString(out, j.get_ref<const std::string&>());
-      return;
-    case Type::number_float:
-      out += JsonNumber(j.get<double>());
-      return;
+    case Type::string: AppendJsonString(out, j.get_ref<const std::string&>()); return;
+    case Type::number_float: out += JsonNumber(j.get<double>()); return;
     default:  // null, boolean, integers: no strings in them
       out += j.dump();
   }

@@ -12,8 +12,7 @@ namespace mabutrace::exporter {
 
 class JsonWriter final : private StagedOutput, public format::ChromeJsonWriter {
  public:
-  explicit JsonWriter(WriteFn write)
-      : StagedOutput(std::move(write), 64 * 1024), ChromeJsonWriter(out()) {}
+  explicit JsonWriter(WriteFn write) : StagedOutput(std::move(write), 64 * 1024), ChromeJsonWriter(out()) {}
 };
 
 }  // namespace mabutrace::exporter

@@ -27,9 +27,7 @@ inline WriteFn FileWriter(FILE* f) {
 class StagedOutput {
  protected:
   StagedOutput(WriteFn write, size_t bytes)
-      : write_(std::move(write)),
-        buf_(bytes),
-        out_(buf_.data(), uint32_t(buf_.size()), &Thunk, &write_) {}
+      : write_(std::move(write)), buf_(bytes), out_(buf_.data(), uint32_t(buf_.size()), &Thunk, &write_) {}
   StagedOutput(const StagedOutput&) = delete;
   StagedOutput& operator=(const StagedOutput&) = delete;
 

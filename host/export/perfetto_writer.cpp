@@ -11,8 +11,7 @@ uint64_t HostPerfettoTables::NameIid(std::string_view name) {
   return names_.try_emplace(std::string(name), names_.size() + 1).first->second;
 }
 
-uint64_t HostPerfettoTables::CounterTrack(uint32_t pid, std::string_view name, uint64_t fresh_uuid,
-                                          bool* fresh) {
+uint64_t HostPerfettoTables::CounterTrack(uint32_t pid, std::string_view name, uint64_t fresh_uuid, bool* fresh) {
   auto [it, inserted] = counters_.try_emplace({pid, std::string(name)}, fresh_uuid);
   *fresh = inserted;
   return it->second;

@@ -23,8 +23,7 @@ class HostPerfettoTables : public format::PerfettoTables {
  public:
   format::PerfettoSequence* Sequence(format::Track t) override;
   uint64_t NameIid(std::string_view name) override;
-  uint64_t CounterTrack(uint32_t pid, std::string_view name, uint64_t fresh_uuid,
-                        bool* fresh) override;
+  uint64_t CounterTrack(uint32_t pid, std::string_view name, uint64_t fresh_uuid, bool* fresh) override;
   uint64_t ProcessTrack(uint32_t pid, uint64_t fresh_uuid, bool* fresh) override;
 
  protected:
@@ -38,9 +37,7 @@ class HostPerfettoTables : public format::PerfettoTables {
   std::map<uint32_t, uint64_t> processes_;
 };
 
-class PerfettoWriter final : private StagedOutput,
-                             private HostPerfettoTables,
-                             public format::PerfettoWriter {
+class PerfettoWriter final : private StagedOutput, private HostPerfettoTables, public format::PerfettoWriter {
  public:
   explicit PerfettoWriter(WriteFn write)
       : StagedOutput(std::move(write), 64 * 1024),

@@ -16,8 +16,8 @@ void AppendClean(std::string& out, std::string_view s) {
 
 void TextWriter::Head(uint64_t ns, model::Track t, const char* kind) {
   char tmp[96];
-  std::snprintf(tmp, sizeof tmp, "%6" PRIu64 ".%09" PRIu64 " %" PRIu32 "/%" PRIu32 " %-4s ",
-                ns / 1000000000u, ns % 1000000000u, t.pid, t.tid, kind);
+  std::snprintf(tmp, sizeof tmp, "%6" PRIu64 ".%09" PRIu64 " %" PRIu32 "/%" PRIu32 " %-4s ", ns / 1000000000u,
+                ns % 1000000000u, t.pid, t.tid, kind);
   line_ = tmp;
 }
 
@@ -38,8 +38,7 @@ void TextWriter::OnThread(model::Track t, std::string_view name) {
   Emit();
 }
 
-void TextWriter::OnBegin(model::Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                         uint32_t color) {
+void TextWriter::OnBegin(model::Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
   Head(ns, t, "B");
   AppendClean(line_, name);
   line_ += " cpu=" + std::to_string(cpu);
@@ -62,8 +61,7 @@ void TextWriter::OnEnd(model::Track t, std::string_view name, uint64_t ns, std::
   Emit();
 }
 
-void TextWriter::OnInstant(model::Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                           uint32_t) {
+void TextWriter::OnInstant(model::Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t) {
   Head(ns, t, "I");
   AppendClean(line_, name);
   line_ += " cpu=" + std::to_string(cpu);
@@ -77,8 +75,8 @@ void TextWriter::OnCounter(model::Track t, std::string_view name, uint64_t ns, i
   Emit();
 }
 
-void TextWriter::OnFlowPoint(model::Track t, bool start, uint64_t id, std::string_view name,
-                             uint64_t ns, uint32_t cpu, uint32_t, bool) {
+void TextWriter::OnFlowPoint(model::Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,
+                             uint32_t, bool) {
   Head(ns, t, start ? "P>" : "P<");
   AppendClean(line_, name.empty() ? (start ? "flow_out" : "flow_in") : name);
   if (id) line_ += " flow " + std::to_string(id);

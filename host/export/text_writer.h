@@ -17,14 +17,12 @@ class TextWriter final : public model::EventSink {
 
   void OnProcess(uint32_t pid, std::string_view name) override;
   void OnThread(model::Track t, std::string_view name) override;
-  void OnBegin(model::Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-               uint32_t color) override;
+  void OnBegin(model::Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnEnd(model::Track t, std::string_view name, uint64_t ns, std::string_view flag) override;
-  void OnInstant(model::Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                 uint32_t color) override;
+  void OnInstant(model::Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnCounter(model::Track t, std::string_view name, uint64_t ns, int64_t value) override;
-  void OnFlowPoint(model::Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
-                   uint32_t cpu, uint32_t color, bool enclosed) override;
+  void OnFlowPoint(model::Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,
+                   uint32_t color, bool enclosed) override;
   void OnFlow(model::Track t, bool start, uint64_t id, uint64_t ns) override;
   void OnMetadata(std::string_view key, int64_t value) override;
   void OnMetadata(std::string_view key, std::string_view value) override;

@@ -34,8 +34,7 @@ void Normalizer::OnThread(Track t, std::string_view name) {
   out_.OnThread(t, name);
 }
 
-void Normalizer::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                         uint32_t color) {
+void Normalizer::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
   ThreadState& s = State(t);
   ns = Clamp(s, ns);
   s.stack.emplace_back(name);
@@ -55,8 +54,7 @@ void Normalizer::OnEnd(Track t, std::string_view, uint64_t ns, std::string_view 
   s.begins.pop_back();
 }
 
-void Normalizer::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                           uint32_t color) {
+void Normalizer::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
   ThreadState& s = State(t);
   out_.OnInstant(t, name, Clamp(s, ns), cpu, color);
 }
@@ -84,8 +82,8 @@ void Normalizer::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
   out_.OnFlow(t, start, id, ns);
 }
 
-void Normalizer::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
-                             uint32_t cpu, uint32_t color, bool) {
+void Normalizer::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,
+                             uint32_t color, bool) {
   ThreadState& s = State(t);
   ns = Clamp(s, ns);
   if (id && !ArrowEnd(start, id)) id = 0;  // the point stays, without its arrow

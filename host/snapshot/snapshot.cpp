@@ -43,9 +43,7 @@ std::string Unquote(std::string_view s) {
   return t;
 }
 
-bool IEquals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && Lower(a) == Lower(b);
-}
+bool IEquals(std::string_view a, std::string_view b) { return a.size() == b.size() && Lower(a) == Lower(b); }
 
 // One key=value line of an .ini file.
 struct IniEntry {
@@ -69,8 +67,7 @@ int IniHandler(void* user, const char* section, const char* name, const char* va
   auto* ctx = static_cast<ParseContext*>(user);
   std::string sec = Lower(Trim(section ? section : ""));
   if (ctx->file->sections.empty() || ctx->file->sections.back() != sec) {
-    if (std::find(ctx->file->sections.begin(), ctx->file->sections.end(), sec) ==
-        ctx->file->sections.end())
+    if (std::find(ctx->file->sections.begin(), ctx->file->sections.end(), sec) == ctx->file->sections.end())
       ctx->file->sections.push_back(sec);
   }
   if (!name) return 1;  // section start notification (INI_CALL_HANDLER_ON_NEW_SECTION)
@@ -89,8 +86,7 @@ IniFile ParseIni(const std::filesystem::path& path) {
   std::string text;
   {
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-      throw SnapshotError(path.string(), "", std::string("cannot open: ") + std::strerror(errno));
+    if (!in) throw SnapshotError(path.string(), "", std::string("cannot open: ") + std::strerror(errno));
     std::ostringstream ss;
     ss << in.rdbuf();
     text = ss.str();
@@ -207,8 +203,7 @@ std::optional<uint64_t> ParseUnsigned(std::string_view text) {
     else
       return std::nullopt;
     if (d >= base) return std::nullopt;
-    if (v > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base))
-      return std::nullopt;
+    if (v > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) return std::nullopt;
     v = v * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
   }
   return v;
@@ -216,12 +211,9 @@ std::optional<uint64_t> ParseUnsigned(std::string_view text) {
 
 const char* BufferFormatName(BufferFormat format) {
   switch (format) {
-    case BufferFormat::kSourceData:
-      return "source_data";
-    case BufferFormat::kCoresight:
-      return "coresight";
-    case BufferFormat::kDstreamCoresight:
-      return "dstream_coresight";
+    case BufferFormat::kSourceData: return "source_data";
+    case BufferFormat::kCoresight: return "coresight";
+    case BufferFormat::kDstreamCoresight: return "dstream_coresight";
   }
   return "?";
 }
@@ -286,8 +278,7 @@ Snapshot ReadSnapshot(const std::filesystem::path& dir) {
   for (const auto* e : Section(f, "device_list")) {
     Device d = ReadDeviceIni(dir / Unquote(e->value));
     if (!names.insert(d.name).second)
-      throw SnapshotError(d.ini_file.string(), "[device] name",
-                          "duplicate device name '" + d.name + "'");
+      throw SnapshotError(d.ini_file.string(), "[device] name", "duplicate device name '" + d.name + "'");
     s.devices.push_back(std::move(d));
   }
   const IniEntry* meta = Find(f, "trace", "metadata");
@@ -300,8 +291,7 @@ Snapshot ReadSnapshot(const std::filesystem::path& dir) {
     if (!HasSection(t, b)) throw SnapshotError(t.path, KeyName(list), "no section [" + b + "]");
   // Buffers in file section order (the order OpenCSD's reader keeps).
   for (const auto& sec : t.sections) {
-    bool is_listed = std::any_of(listed.begin(), listed.end(),
-                                 [&](const std::string& b) { return Lower(b) == sec; });
+    bool is_listed = std::any_of(listed.begin(), listed.end(), [&](const std::string& b) { return Lower(b) == sec; });
     if (!is_listed) continue;
     TraceBuffer b;
     b.section = sec;
@@ -319,12 +309,10 @@ Snapshot ReadSnapshot(const std::filesystem::path& dir) {
     s.buffers.push_back(std::move(b));
   }
   for (const auto* e : Section(t, "source_buffers")) {
-    if (!s.FindBuffer(e->value))
-      throw SnapshotError(t.path, KeyName(*e), "unknown buffer '" + e->value + "'");
+    if (!s.FindBuffer(e->value)) throw SnapshotError(t.path, KeyName(*e), "unknown buffer '" + e->value + "'");
     s.source_buffers.emplace_back(e->key, e->value);
   }
-  for (const auto* e : Section(t, "core_trace_sources"))
-    s.core_sources.emplace_back(e->key, e->value);
+  for (const auto* e : Section(t, "core_trace_sources")) s.core_sources.emplace_back(e->key, e->value);
   return s;
 }
 
@@ -362,8 +350,7 @@ const Device* Snapshot::CoreOfSource(std::string_view source) const {
 
 std::vector<uint8_t> ReadBinaryFile(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw SnapshotError(file.string(), "", std::string("cannot open: ") + std::strerror(errno));
+  if (!in) throw SnapshotError(file.string(), "", std::string("cannot open: ") + std::strerror(errno));
   in.seekg(0, std::ios::end);
   std::streamoff size = in.tellg();
   if (size < 0) throw SnapshotError(file.string(), "", "cannot determine size");
@@ -378,8 +365,7 @@ std::vector<uint8_t> ReadDump(const MemoryDump& dump) {
   std::vector<uint8_t> all = ReadBinaryFile(dump.file);
   if (dump.offset > all.size())
     throw SnapshotError(dump.file.string(), "[" + dump.section + "] offset",
-                        "offset " + std::to_string(dump.offset) + " beyond file size " +
-                            std::to_string(all.size()));
+                        "offset " + std::to_string(dump.offset) + " beyond file size " + std::to_string(all.size()));
   uint64_t len = dump.length ? dump.length : all.size() - dump.offset;
   if (len > all.size() - dump.offset)
     throw SnapshotError(dump.file.string(), "[" + dump.section + "] length",

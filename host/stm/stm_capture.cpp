@@ -63,9 +63,7 @@ bool ReadDcm(const fs::path& p, std::map<std::string, std::string>* kv, std::str
   int lineno = 0;
   while (std::getline(f, line)) {
     ++lineno;
-    line.erase(
-        std::remove_if(line.begin(), line.end(), [](unsigned char c) { return std::isspace(c); }),
-        line.end());
+    line.erase(std::remove_if(line.begin(), line.end(), [](unsigned char c) { return std::isspace(c); }), line.end());
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
     auto eq = line.find('=');
     if (eq == std::string::npos) {
@@ -93,8 +91,8 @@ void FeedBytes(const uint8_t* data, size_t n, bool framed, uint8_t trace_id, Stp
   dec->Finish();
 }
 
-bool FeedCapture(const fs::path& path, const CaptureOptions& options, StpDecoder* dec,
-                 CaptureInfo* info, std::string* error) {
+bool FeedCapture(const fs::path& path, const CaptureOptions& options, StpDecoder* dec, CaptureInfo* info,
+                 std::string* error) {
   std::vector<uint8_t> bytes;
   bool framed = false;
   coresight::DeformatterOptions dopts;
@@ -130,13 +128,11 @@ bool FeedCapture(const fs::path& path, const CaptureOptions& options, StpDecoder
     info->file = buf->file;
     framed = buf->format != snapshot::BufferFormat::kSourceData;
     if (buf->format == snapshot::BufferFormat::kDstreamCoresight) dopts.has_fsyncs = true;
-    info->trace_id =
-        options.trace_id >= 0
-            ? options.trace_id
-            : static_cast<int>((stm->RegOr("STMTCSR", 0) >> kStmtcsrTraceIdShift) & kTraceIdMask);
+    info->trace_id = options.trace_id >= 0
+                         ? options.trace_id
+                         : static_cast<int>((stm->RegOr("STMTCSR", 0) >> kStmtcsrTraceIdShift) & kTraceIdMask);
     if (framed && info->trace_id == 0) {
-      *error =
-          stm->ini_file.string() + ": [regs] STMTCSR: no trace ID (bits[22:16]); give --trace-id";
+      *error = stm->ini_file.string() + ": [regs] STMTCSR: no trace ID (bits[22:16]); give --trace-id";
       return false;
     }
     if (!ReadFile(buf->file, &bytes, error)) return false;
@@ -154,9 +150,7 @@ bool FeedCapture(const fs::path& path, const CaptureOptions& options, StpDecoder
         return it == kv.end() ? std::string(def) : it->second;
       };
       if (get("STM_STP_Version", "2") != "2" || get("STM_data_flip", "0") != "0") {
-        *error =
-            dcm.string() +
-            ": STM 1.0 / STPv1 capture (STM_STP_Version != 2 or STM_data_flip=1) is not supported";
+        *error = dcm.string() + ": STM 1.0 / STPv1 capture (STM_STP_Version != 2 or STM_data_flip=1) is not supported";
         return false;
       }
       info->kind = "ti";
@@ -172,8 +166,7 @@ bool FeedCapture(const fs::path& path, const CaptureOptions& options, StpDecoder
   }
   info->bytes = bytes.size();
   if (framed) {
-    BlockFeeder feeder(static_cast<uint8_t>(info->trace_id), dec, &info->warnings,
-                       options.halt_on_frame_error);
+    BlockFeeder feeder(static_cast<uint8_t>(info->trace_id), dec, &info->warnings, options.halt_on_frame_error);
     coresight::FrameDeformatter dfm(dopts, &feeder);
     dfm.Push(bytes.data(), bytes.size());
     dfm.Finish();

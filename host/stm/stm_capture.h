@@ -55,8 +55,8 @@ struct CaptureInfo {
 };
 
 // Reads the capture and pushes its STM bytes into `dec`, then dec->Finish().
-bool FeedCapture(const std::filesystem::path& path, const CaptureOptions& options, StpDecoder* dec,
-                 CaptureInfo* info, std::string* error);
+bool FeedCapture(const std::filesystem::path& path, const CaptureOptions& options, StpDecoder* dec, CaptureInfo* info,
+                 std::string* error);
 
 // Pushes already loaded bytes: `framed` selects the frame de-formatter with
 // `trace_id`; otherwise raw STP in 16-byte blocks. Calls dec->Finish().

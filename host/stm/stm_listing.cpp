@@ -36,25 +36,14 @@ std::string PacketJson(const StpPacket& p) {
   AddString(&s, "type", StpTypeName(p));
   switch (p.type) {
     case StpType::kM8:
-    case StpType::kM16:
-      Add(&s, ",\"master\":%u", p.master);
-      break;
+    case StpType::kM16: Add(&s, ",\"master\":%u", p.master); break;
     case StpType::kC8:
-    case StpType::kC16:
-      Add(&s, ",\"channel\":%u", p.channel);
-      break;
-    case StpType::kVersion:
-      Add(&s, ",\"version\":%" PRIu64, p.payload);
-      break;
-    case StpType::kFreq:
-      Add(&s, ",\"freq_hz\":%" PRIu64, p.payload);
-      break;
+    case StpType::kC16: Add(&s, ",\"channel\":%u", p.channel); break;
+    case StpType::kVersion: Add(&s, ",\"version\":%" PRIu64, p.payload); break;
+    case StpType::kFreq: Add(&s, ",\"freq_hz\":%" PRIu64, p.payload); break;
     case StpType::kIncompleteEot:
-    case StpType::kBadSequence:
-      AddString(&s, "err_type", StpTypeBaseName(p.err_type));
-      break;
-    default:
-      break;
+    case StpType::kBadSequence: AddString(&s, "err_type", StpTypeBaseName(p.err_type)); break;
+    default: break;
   }
   if (p.payload_bits && p.type != StpType::kFreq)
     Add(&s, ",\"data\":\"0x%" PRIx64 "\",\"size\":%u", p.payload, p.payload_bits);
@@ -132,9 +121,8 @@ std::string MessageLine(const StmMessage& m, ListingFormat format) {
   return format == ListingFormat::kJsonl ? MessageJson(m) : MessageText(m);
 }
 
-bool ListCapture(const std::filesystem::path& capture, const CaptureOptions& options,
-                 ListingLevel level, ListingFormat format, FILE* out, ListingResult* result,
-                 std::string* error) {
+bool ListCapture(const std::filesystem::path& capture, const CaptureOptions& options, ListingLevel level,
+                 ListingFormat format, FILE* out, ListingResult* result, std::string* error) {
   *result = {};
   Lister lister(level, format, out, &result->packet_errors);
   StpDecoder dec(&lister);

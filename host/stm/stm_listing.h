@@ -38,9 +38,8 @@ struct ListingResult {
 // Lists the capture (stm_capture.h) at `level` into `out`, a line each.
 // false + *error when the capture cannot be read (nothing listed then);
 // bad packets do not stop the listing, they are in result->packet_errors.
-bool ListCapture(const std::filesystem::path& capture, const CaptureOptions& options,
-                 ListingLevel level, ListingFormat format, FILE* out, ListingResult* result,
-                 std::string* error);
+bool ListCapture(const std::filesystem::path& capture, const CaptureOptions& options, ListingLevel level,
+                 ListingFormat format, FILE* out, ListingResult* result, std::string* error);
 
 }  // namespace mabutrace::stm
 

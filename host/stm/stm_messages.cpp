@@ -5,20 +5,13 @@ namespace mabutrace::stm {
 
 const char* StmMessageKindName(StmMessageKind k) {
   switch (k) {
-    case StmMessageKind::kData:
-      return "data";
-    case StmMessageKind::kFlag:
-      return "flag";
-    case StmMessageKind::kTrigger:
-      return "trigger";
-    case StmMessageKind::kFreq:
-      return "freq";
-    case StmMessageKind::kMasterError:
-      return "master_error";
-    case StmMessageKind::kGlobalError:
-      return "global_error";
-    case StmMessageKind::kNullTs:
-      return "null_ts";
+    case StmMessageKind::kData: return "data";
+    case StmMessageKind::kFlag: return "flag";
+    case StmMessageKind::kTrigger: return "trigger";
+    case StmMessageKind::kFreq: return "freq";
+    case StmMessageKind::kMasterError: return "master_error";
+    case StmMessageKind::kGlobalError: return "global_error";
+    case StmMessageKind::kNullTs: return "null_ts";
   }
   return "?";
 }
@@ -34,26 +27,18 @@ void StmMessageDecoder::OnPacket(const StpPacket& p) {
       sink_->OnSyncLost(p.offset);
       return;
     case StpType::kM8:
-    case StpType::kM16:
-      id_valid_ = true;
-      return;
+    case StpType::kM16: id_valid_ = true; return;
     case StpType::kGerr:
       id_valid_ = false;
       m.kind = StmMessageKind::kGlobalError;
       break;
-    case StpType::kMerr:
-      m.kind = StmMessageKind::kMasterError;
-      break;
+    case StpType::kMerr: m.kind = StmMessageKind::kMasterError; break;
     case StpType::kFreq:
       m.kind = StmMessageKind::kFreq;
       ts_freq_hz_ = p.payload;
       break;
-    case StpType::kTrig:
-      m.kind = StmMessageKind::kTrigger;
-      break;
-    case StpType::kFlag:
-      m.kind = StmMessageKind::kFlag;
-      break;
+    case StpType::kTrig: m.kind = StmMessageKind::kTrigger; break;
+    case StpType::kFlag: m.kind = StmMessageKind::kFlag; break;
     case StpType::kNull:
       if (!p.has_ts) return;
       m.kind = StmMessageKind::kNullTs;
@@ -62,11 +47,8 @@ void StmMessageDecoder::OnPacket(const StpPacket& p) {
     case StpType::kD8:
     case StpType::kD16:
     case StpType::kD32:
-    case StpType::kD64:
-      m.kind = StmMessageKind::kData;
-      break;
-    default:
-      return;  // ASYNC, VERSION, C8/C16, USER, TIME, XSYNC, INCOMPLETE_EOT
+    case StpType::kD64: m.kind = StmMessageKind::kData; break;
+    default: return;  // ASYNC, VERSION, C8/C16, USER, TIME, XSYNC, INCOMPLETE_EOT
   }
   m.id_valid = id_valid_;
   m.master = p.master;

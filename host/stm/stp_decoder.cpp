@@ -19,14 +19,11 @@ constexpr OpSpec kReservedOp{StpType::kReserved, 0, false, false};
 
 // 1-nibble opcodes 0..E (F escapes).
 constexpr OpSpec kOps1[15] = {
-    {StpType::kNull, 0, false, false}, {StpType::kM8, 2, false, false},
-    {StpType::kMerr, 2, false, false}, {StpType::kC8, 2, false, false},
-    {StpType::kD8, 2, false, false},   {StpType::kD16, 4, false, false},
-    {StpType::kD32, 8, false, false},  {StpType::kD64, 16, false, false},
-    {StpType::kD8, 2, true, true},     {StpType::kD16, 4, true, true},
-    {StpType::kD32, 8, true, true},    {StpType::kD64, 16, true, true},
-    {StpType::kD4, 1, false, false},   {StpType::kD4, 1, true, true},
-    {StpType::kFlag, 0, true, false},
+    {StpType::kNull, 0, false, false}, {StpType::kM8, 2, false, false},   {StpType::kMerr, 2, false, false},
+    {StpType::kC8, 2, false, false},   {StpType::kD8, 2, false, false},   {StpType::kD16, 4, false, false},
+    {StpType::kD32, 8, false, false},  {StpType::kD64, 16, false, false}, {StpType::kD8, 2, true, true},
+    {StpType::kD16, 4, true, true},    {StpType::kD32, 8, true, true},    {StpType::kD64, 16, true, true},
+    {StpType::kD4, 1, false, false},   {StpType::kD4, 1, true, true},     {StpType::kFlag, 0, true, false},
 };
 // 2-nibble opcodes F1..FE (F0 escapes, FF is ASYNC).
 constexpr OpSpec kOps2[16] = {
@@ -80,56 +77,31 @@ uint64_t GrayToBin(uint64_t g) {
 
 const char* StpTypeBaseName(StpType t) {
   switch (t) {
-    case StpType::kNotSync:
-      return "NOTSYNC";
-    case StpType::kIncompleteEot:
-      return "INCOMPLETE_EOT";
-    case StpType::kBadSequence:
-      return "BAD_SEQUENCE";
-    case StpType::kReserved:
-      return "RESERVED";
-    case StpType::kAsync:
-      return "ASYNC";
-    case StpType::kVersion:
-      return "VERSION";
-    case StpType::kNull:
-      return "NULL";
-    case StpType::kM8:
-      return "M8";
-    case StpType::kM16:
-      return "M16";
-    case StpType::kMerr:
-      return "MERR";
-    case StpType::kGerr:
-      return "GERR";
-    case StpType::kC8:
-      return "C8";
-    case StpType::kC16:
-      return "C16";
-    case StpType::kD4:
-      return "D4";
-    case StpType::kD8:
-      return "D8";
-    case StpType::kD16:
-      return "D16";
-    case StpType::kD32:
-      return "D32";
-    case StpType::kD64:
-      return "D64";
-    case StpType::kFlag:
-      return "FLAG";
-    case StpType::kTrig:
-      return "TRIG";
-    case StpType::kFreq:
-      return "FREQ";
-    case StpType::kUser:
-      return "USER";
-    case StpType::kTime:
-      return "TIME";
-    case StpType::kXsync:
-      return "XSYNC";
-    case StpType::kUnknown:
-      break;
+    case StpType::kNotSync: return "NOTSYNC";
+    case StpType::kIncompleteEot: return "INCOMPLETE_EOT";
+    case StpType::kBadSequence: return "BAD_SEQUENCE";
+    case StpType::kReserved: return "RESERVED";
+    case StpType::kAsync: return "ASYNC";
+    case StpType::kVersion: return "VERSION";
+    case StpType::kNull: return "NULL";
+    case StpType::kM8: return "M8";
+    case StpType::kM16: return "M16";
+    case StpType::kMerr: return "MERR";
+    case StpType::kGerr: return "GERR";
+    case StpType::kC8: return "C8";
+    case StpType::kC16: return "C16";
+    case StpType::kD4: return "D4";
+    case StpType::kD8: return "D8";
+    case StpType::kD16: return "D16";
+    case StpType::kD32: return "D32";
+    case StpType::kD64: return "D64";
+    case StpType::kFlag: return "FLAG";
+    case StpType::kTrig: return "TRIG";
+    case StpType::kFreq: return "FREQ";
+    case StpType::kUser: return "USER";
+    case StpType::kTime: return "TIME";
+    case StpType::kXsync: return "XSYNC";
+    case StpType::kUnknown: break;
   }
   return "UNKNOWN";
 }
@@ -147,8 +119,7 @@ std::string StpTypeName(const StpPacket& p) {
       if (p.marker) s += 'M';
       if (p.has_ts) s += "TS";
       break;
-    default:
-      break;
+    default: break;
   }
   return s;
 }
@@ -317,9 +288,7 @@ void StpDecoder::Step(uint8_t nib) {
 }
 
 void StpDecoder::Decide(uint16_t opcode, uint8_t nibbles) {
-  const OpSpec& op = nibbles == 1   ? kOps1[opcode & 0xF]
-                     : nibbles == 2 ? kOps2[opcode & 0xF]
-                                    : kOps3[opcode & 0xF];
+  const OpSpec& op = nibbles == 1 ? kOps1[opcode & 0xF] : nibbles == 2 ? kOps2[opcode & 0xF] : kOps3[opcode & 0xF];
   pkt_.opcode_nibbles = nibbles;
   if (op.type == StpType::kReserved) {
     pkt_.payload = opcode;
@@ -335,16 +304,11 @@ void StpDecoder::Decide(uint16_t opcode, uint8_t nibbles) {
     case StpType::kD16:
     case StpType::kD32:
     case StpType::kD64:
-    case StpType::kFreq:
-      pkt_.payload_bits = static_cast<uint8_t>(4 * op.payload_nibbles);
-      break;
+    case StpType::kFreq: pkt_.payload_bits = static_cast<uint8_t>(4 * op.payload_nibbles); break;
     case StpType::kTrig:
     case StpType::kMerr:
-    case StpType::kGerr:
-      pkt_.payload_bits = 8;
-      break;
-    default:
-      break;
+    case StpType::kGerr: pkt_.payload_bits = 8; break;
+    default: break;
   }
   if (op.type == StpType::kUser) {
     phase_ = Phase::kUserLen;
@@ -411,25 +375,18 @@ void StpDecoder::Complete() {
       master_ = p;
       channel_ = 0;
       break;
-    case StpType::kMerr:
-      channel_ = 0;
-      break;
+    case StpType::kMerr: channel_ = 0; break;
     case StpType::kGerr:
       master_ = 0;
       channel_ = 0;
       break;
-    case StpType::kC8:
-      channel_ = static_cast<uint16_t>((channel_ & 0xFF00) | (p & 0xFF));
-      break;
-    case StpType::kC16:
-      channel_ = p;
-      break;
+    case StpType::kC8: channel_ = static_cast<uint16_t>((channel_ & 0xFF00) | (p & 0xFF)); break;
+    case StpType::kC16: channel_ = p; break;
     case StpType::kVersion:
       master_ = 0;
       channel_ = 0;
       break;
-    default:
-      break;
+    default: break;
   }
   Emit();
 }

@@ -89,8 +89,7 @@ void StpEncoder::Data(unsigned bits, uint64_t value, bool marker, bool ts, uint6
 
 std::vector<uint8_t> StpEncoder::Bytes() const {
   std::vector<uint8_t> out((nib_.size() + 1) / 2, 0);
-  for (std::size_t i = 0; i < nib_.size(); ++i)
-    out[i / 2] |= static_cast<uint8_t>(nib_[i] << (4 * (i & 1)));
+  for (std::size_t i = 0; i < nib_.size(); ++i) out[i / 2] |= static_cast<uint8_t>(nib_[i] << (4 * (i & 1)));
   return out;
 }
 

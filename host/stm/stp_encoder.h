@@ -24,8 +24,7 @@ class StpEncoder {
   void Flag(bool ts = false, uint64_t ts_value = 0);
   void Trigger(uint8_t v);  // F06
   // D4/D8/D16/D32/D64 (`bits`), with marker and/or timestamp variants.
-  void Data(unsigned bits, uint64_t value, bool marker = false, bool ts = false,
-            uint64_t ts_value = 0);
+  void Data(unsigned bits, uint64_t value, bool marker = false, bool ts = false, uint64_t ts_value = 0);
   void Nibble(uint8_t n);  // raw nibble (for hand-made tests)
   void set_ts_nibbles(unsigned n) { ts_nibbles_ = n; }
   // The bytes so far; an odd nibble count is padded with a NULL nibble.

@@ -39,8 +39,7 @@ std::unique_ptr<ElfStrings> ElfStrings::Open(const std::string& path, std::strin
       if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS || sh.sh_size == 0) continue;
       Elf_Data* d = elf_getdata(scn, nullptr);
       if (!d || !d->d_buf || d->d_size == 0) continue;
-      out->sections_.push_back(
-          {sh.sh_addr, std::string(static_cast<const char*>(d->d_buf), d->d_size)});
+      out->sections_.push_back({sh.sh_addr, std::string(static_cast<const char*>(d->d_buf), d->d_size)});
     }
     std::sort(out->sections_.begin(), out->sections_.end(),
               [](const Section& a, const Section& b) { return a.addr < b.addr; });

@@ -76,8 +76,7 @@ struct Chunk {
 Status RawDumpResult::ToDump(const Status& s) const {
   if (s.ok) return s;
   std::string what = s.message;
-  if (const size_t colon = what.find(": ");
-      what.rfind("offset ", 0) == 0 && colon != std::string::npos)
+  if (const size_t colon = what.find(": "); what.rfind("offset ", 0) == 0 && colon != std::string::npos)
     what = what.substr(colon + 2);
   auto it = std::upper_bound(segments.begin(), segments.end(), s.offset,
                              [](uint64_t o, const Segment& g) { return o < g.stream_offset; });
@@ -116,8 +115,7 @@ struct Geometry {
 
 // Checks the descriptor at `at` and fills *g; an error names the field.
 Status CheckDescriptor(const uint8_t* data, size_t len, size_t at, Geometry* g) {
-  if (len - at < sizeof(DumpDescriptor))
-    return Status::Error(at, "dump descriptor cut off by the end of the dump");
+  if (len - at < sizeof(DumpDescriptor)) return Status::Error(at, "dump descriptor cut off by the end of the dump");
   g->at = at;
   g->endian = data[at + offsetof(DumpDescriptor, endianness)];
   if (g->endian != fmt::kLittleEndian && g->endian != fmt::kBigEndian)
@@ -130,27 +128,23 @@ Status CheckDescriptor(const uint8_t* data, size_t len, size_t at, Geometry* g) 
   const uint64_t version = FIELD(version);
   if (version != dump::kVersion) {
     const uint64_t swapped = ((version & 0xFF) << 8) | (version >> 8);
-    return Status::Error(
-        AT(version), "dump descriptor version " + std::to_string(version) +
-                         " is not supported (this tool reads version " +
-                         std::to_string(dump::kVersion) + ")" +
-                         (swapped == dump::kVersion ? "; the endianness byte looks wrong" : ""));
+    return Status::Error(AT(version), "dump descriptor version " + std::to_string(version) +
+                                          " is not supported (this tool reads version " +
+                                          std::to_string(dump::kVersion) + ")" +
+                                          (swapped == dump::kVersion ? "; the endianness byte looks wrong" : ""));
   }
-  if (FIELD(word_size) != 8)
-    return Status::Error(AT(word_size), "dump descriptor: word size is not 8");
+  if (FIELD(word_size) != 8) return Status::Error(AT(word_size), "dump descriptor: word size is not 8");
   g->pointer_size = FIELD(pointer_size);
   g->flags = FIELD(flags);
   if (g->pointer_size != 4 && g->pointer_size != 8)
-    return Status::Error(
-        AT(pointer_size),
-        "dump descriptor: pointer size " + std::to_string(g->pointer_size) + " (4 or 8 expected)");
+    return Status::Error(AT(pointer_size),
+                         "dump descriptor: pointer size " + std::to_string(g->pointer_size) + " (4 or 8 expected)");
   const uint64_t desc_off = FIELD(descriptor_offset);
   if (desc_off > at)
-    return Status::Error(AT(descriptor_offset),
-                         "dump descriptor: the dump starts after the memory block does (" +
-                             std::to_string(at) +
-                             " bytes of the block are in the dump, the descriptor is " +
-                             std::to_string(desc_off) + " bytes in)");
+    return Status::Error(AT(descriptor_offset), "dump descriptor: the dump starts after the memory block does (" +
+                                                    std::to_string(at) +
+                                                    " bytes of the block are in the dump, the descriptor is " +
+                                                    std::to_string(desc_off) + " bytes in)");
   const uint64_t block = at - desc_off;  // the block's start, in dump offsets
   g->num_chunks = FIELD(num_chunks), g->chunk_words = FIELD(chunk_words);
   g->chunks_off = block + FIELD(chunks_offset), g->data_off = block + FIELD(data_offset);
@@ -161,31 +155,26 @@ Status CheckDescriptor(const uint8_t* data, size_t len, size_t at, Geometry* g) 
   // it can read: a damaged descriptor must not steer reads out of the dump.
   g->c_gen = FIELD(chunk_gen), g->c_seq = FIELD(chunk_seq), g->c_base = FIELD(chunk_base);
   g->c_commit = FIELD(chunk_commit), g->c_thread = FIELD(chunk_thread), g->c_tid = FIELD(chunk_tid);
-  g->seq_bytes = unsigned(FIELD(chunk_seq_bytes)),
-  g->base_bytes = unsigned(FIELD(chunk_base_bytes));
+  g->seq_bytes = unsigned(FIELD(chunk_seq_bytes)), g->base_bytes = unsigned(FIELD(chunk_base_bytes));
   g->commit_bytes = unsigned(FIELD(chunk_commit_bytes));
   g->s_state = FIELD(slot_state), g->s_gen = FIELD(slot_gen), g->s_tid = FIELD(slot_tid);
   g->s_name = FIELD(slot_name), g->s_name_bytes = FIELD(slot_name_bytes);
   bool layout_ok = g->max_threads <= 65536 && g->chunk_stride <= 4096 && g->thread_stride <= 4096 &&
                    g->s_name + g->s_name_bytes <= g->thread_stride;
   for (uint64_t f : {g->c_gen, g->c_thread, g->c_tid}) layout_ok &= f + 4 <= g->chunk_stride;
-  const uint64_t wide[][2] = {
-      {g->c_seq, g->seq_bytes}, {g->c_base, g->base_bytes}, {g->c_commit, g->commit_bytes}};
-  for (const auto& fw : wide)
-    layout_ok &= fw[1] >= 1 && fw[1] <= 8 && fw[0] + fw[1] <= g->chunk_stride;
+  const uint64_t wide[][2] = {{g->c_seq, g->seq_bytes}, {g->c_base, g->base_bytes}, {g->c_commit, g->commit_bytes}};
+  for (const auto& fw : wide) layout_ok &= fw[1] >= 1 && fw[1] <= 8 && fw[0] + fw[1] <= g->chunk_stride;
   for (uint64_t f : {g->s_state, g->s_gen, g->s_tid}) layout_ok &= f + 4 <= g->thread_stride;
   if (!layout_ok)
-    return Status::Error(
-        AT(chunk_stride),
-        "dump descriptor: a field offset lies outside its structure (damaged descriptor)");
-  if (g->num_chunks == 0 || g->chunk_words == 0 || g->num_chunks > (1u << 24) ||
-      g->chunk_words > (1u << 20) || !r.Has(g->chunks_off, g->num_chunks * g->chunk_stride) ||
+    return Status::Error(AT(chunk_stride),
+                         "dump descriptor: a field offset lies outside its structure (damaged descriptor)");
+  if (g->num_chunks == 0 || g->chunk_words == 0 || g->num_chunks > (1u << 24) || g->chunk_words > (1u << 20) ||
+      !r.Has(g->chunks_off, g->num_chunks * g->chunk_stride) ||
       !r.Has(g->data_off, g->num_chunks * g->chunk_words * 8) ||
       !r.Has(g->threads_off, g->max_threads * g->thread_stride))
-    return Status::Error(at, "dump descriptor: the buffer (" + std::to_string(g->num_chunks) +
-                                 " chunks of " + std::to_string(g->chunk_words * 8) +
-                                 " bytes) is not inside the dump (" + std::to_string(len) +
-                                 " bytes): dump the whole memory block");
+    return Status::Error(at, "dump descriptor: the buffer (" + std::to_string(g->num_chunks) + " chunks of " +
+                                 std::to_string(g->chunk_words * 8) + " bytes) is not inside the dump (" +
+                                 std::to_string(len) + " bytes): dump the whole memory block");
   g->clock_hz = FIELD(clock_hz);
   if (g->clock_hz == 0) return Status::Error(AT(clock_hz), "dump descriptor: clock_hz is 0");
   g->origin = FIELD(origin), g->pid = FIELD(pid), g->session = FIELD(session);
@@ -206,8 +195,7 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
   Status first_error;
   size_t candidates = 0, valid = 0;
   std::string others;
-  for (size_t at = FindDescriptor(data, len); at < len;
-       at = at + 1 + FindDescriptor(data + at + 1, len - at - 1)) {
+  for (size_t at = FindDescriptor(data, len); at < len; at = at + 1 + FindDescriptor(data + at + 1, len - at - 1)) {
     ++candidates;
     Geometry cand;
     const Status st = CheckDescriptor(data, len, at, &cand);
@@ -218,8 +206,7 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
     if (valid++ == 0) {
       g = cand;
     } else {
-      others += (others.empty() ? "" : ", ") + std::to_string(at) + " (session " +
-                std::to_string(cand.session) + ")";
+      others += (others.empty() ? "" : ", ") + std::to_string(at) + " (session " + std::to_string(cand.session) + ")";
     }
   }
   if (candidates == 0) {
@@ -231,43 +218,37 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
   if (valid == 0) {
     res.fatal = first_error;
     if (candidates > 1)
-      res.fatal.message +=
-          " (and " + std::to_string(candidates - 1) + " more candidate(s), none valid)";
+      res.fatal.message += " (and " + std::to_string(candidates - 1) + " more candidate(s), none valid)";
     return res;
   }
   const size_t at = g.at;
   res.descriptor_offset = at;
   if (!others.empty())
-    res.errors.push_back(
-        Status::Error(at,
-                      "the dump holds more than one valid descriptor: used this one "
-                      "(session " +
-                          std::to_string(g.session) + "), not those at " + others));
+    res.errors.push_back(Status::Error(at,
+                                       "the dump holds more than one valid descriptor: used this one "
+                                       "(session " +
+                                           std::to_string(g.session) + "), not those at " + others));
   if (elf && (elf->pointer_size() != g.pointer_size || elf->big_endian() != g.big)) {
     auto what = [](unsigned bits, bool big) {
       return std::to_string(bits) + "-bit " + (big ? "big" : "little") + "-endian";
     };
     res.fatal = Status::Error(at, "the ELF is " + what(elf->pointer_size() * 8, elf->big_endian()) +
-                                      " but the dump's device is " +
-                                      what(unsigned(g.pointer_size) * 8, g.big) +
+                                      " but the dump's device is " + what(unsigned(g.pointer_size) * 8, g.big) +
                                       ": is --elf the firmware that wrote this dump?");
     return res;
   }
   const Reader r{data, len, g.big};
   const uint8_t endian = g.endian;
   const uint64_t clock_hz = g.clock_hz;
-  const uint64_t num_chunks = g.num_chunks, chunk_words = g.chunk_words,
-                 max_threads = g.max_threads;
+  const uint64_t num_chunks = g.num_chunks, chunk_words = g.chunk_words, max_threads = g.max_threads;
   const uint64_t chunks_off = g.chunks_off, data_off = g.data_off, threads_off = g.threads_off;
   const uint64_t chunk_stride = g.chunk_stride, thread_stride = g.thread_stride;
 #define FIELD(name) r.Get(at + offsetof(DumpDescriptor, name), sizeof(DumpDescriptor::name))
 
   // ---- the stream header ---------------------------------------------------
   Writer w{res.stream, r.big};
-  const char* pname =
-      reinterpret_cast<const char*>(data + at + offsetof(DumpDescriptor, process_name));
-  const size_t pname_room =
-      std::min<size_t>(64, len - (at + offsetof(DumpDescriptor, process_name)));
+  const char* pname = reinterpret_cast<const char*>(data + at + offsetof(DumpDescriptor, process_name));
+  const size_t pname_room = std::min<size_t>(64, len - (at + offsetof(DumpDescriptor, process_name)));
   const size_t pname_len = strnlen(pname, pname_room);
   w.Bytes(fmt::kMagic, sizeof fmt::kMagic);
   w.Put(fmt::kVersion, 2);
@@ -313,17 +294,15 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
     ch.words = uint32_t(commit & 0xFFFFFFFFu);  // (records << 32) | valid words
     if (r.Get(c + c_gen, 4) & 1) {
       ++res.chunks_skipped;
-      res.errors.push_back(Status::Error(
-          c,
-          "chunk " + std::to_string(i) + " was changing owner when the dump was taken: skipped"));
+      res.errors.push_back(
+          Status::Error(c, "chunk " + std::to_string(i) + " was changing owner when the dump was taken: skipped"));
       continue;
     }
     if (ch.words > chunk_words) {
       ++res.chunks_skipped;
-      res.errors.push_back(
-          Status::Error(c + c_commit, "chunk " + std::to_string(i) + ": " +
-                                          std::to_string(ch.words) + " valid words in a " +
-                                          std::to_string(chunk_words) + "-word chunk: skipped"));
+      res.errors.push_back(Status::Error(c + c_commit, "chunk " + std::to_string(i) + ": " + std::to_string(ch.words) +
+                                                           " valid words in a " + std::to_string(chunk_words) +
+                                                           "-word chunk: skipped"));
       continue;
     }
     if (g.flags & dump::kFlagZeroedChunks) {
@@ -339,8 +318,7 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
     }
     if (ch.words) chunks.push_back(ch);
   }
-  std::sort(chunks.begin(), chunks.end(),
-            [](const Chunk& a, const Chunk& b) { return a.seq < b.seq; });
+  std::sort(chunks.begin(), chunks.end(), [](const Chunk& a, const Chunk& b) { return a.seq < b.seq; });
 
   std::unordered_set<uint64_t> described;
   uint64_t resolved = 0, mid_string = 0;  // the wrong-ELF check below
@@ -361,11 +339,11 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
             ++resolved;
             mid_string += !elf->StartsString(ptr);
           } else {
-            res.errors.push_back(Status::Error(words_off + (k + 1) * 8,
-                                               "name pointer " + Hex(ptr) +
-                                                   (elf ? " is not in the ELF's loaded sections"
-                                                        : " cannot be resolved without --elf") +
-                                                   ": shown as <" + Hex(ptr) + ">"));
+            res.errors.push_back(
+                Status::Error(words_off + (k + 1) * 8,
+                              "name pointer " + Hex(ptr) +
+                                  (elf ? " is not in the ELF's loaded sections" : " cannot be resolved without --elf") +
+                                  ": shown as <" + Hex(ptr) + ">"));
             name = "<" + Hex(ptr) + ">";
           }
           const size_t rec = w.Begin(fmt::Kind::kString);
@@ -391,8 +369,7 @@ RawDumpResult RawDumpToStream(const uint8_t* data, size_t len, const ElfStrings*
     ++res.chunks;
   }
   if (resolved >= 3 && mid_string * 2 > resolved)
-    res.errors.push_back(Status::Error(at, std::to_string(mid_string) + " of " +
-                                               std::to_string(resolved) +
+    res.errors.push_back(Status::Error(at, std::to_string(mid_string) + " of " + std::to_string(resolved) +
                                                " names do not start a string in the ELF: is --elf "
                                                "the firmware that wrote this dump?"));
   return res;

@@ -70,8 +70,7 @@ Status StreamDecoder::Feed(const uint8_t* data, size_t len) {
   }
   size_t pos = 0;
   while (pos < n && fatal_.ok) {
-    const size_t used =
-        header_done_ ? ParseRecord(p + pos, n - pos) : ParseHeader(p + pos, n - pos);
+    const size_t used = header_done_ ? ParseRecord(p + pos, n - pos) : ParseHeader(p + pos, n - pos);
     if (used == 0) break;
     pos += used;
     consumed_ += used;
@@ -91,11 +90,10 @@ Status StreamDecoder::Feed(const uint8_t* data, size_t len) {
 Status StreamDecoder::Finish() {
   if (!fatal_.ok) return fatal_;
   if (!header_done_) {
-    fatal_ = Status::Error(
-        consumed_, "stream ends inside the header (" + std::to_string(pending_.size()) + " bytes)");
+    fatal_ = Status::Error(consumed_, "stream ends inside the header (" + std::to_string(pending_.size()) + " bytes)");
   } else if (!pending_.empty()) {
-    fatal_ = Status::Error(consumed_, "stream ends inside a record (" +
-                                          std::to_string(pending_.size()) + " bytes of it)");
+    fatal_ =
+        Status::Error(consumed_, "stream ends inside a record (" + std::to_string(pending_.size()) + " bytes of it)");
   }
   return fatal_;
 }
@@ -110,36 +108,33 @@ size_t StreamDecoder::ParseHeader(const uint8_t* p, size_t n) {
   if (n < fmt::kHdrFixedBytes) return 0;
   const uint8_t endian = p[fmt::kHdrEndianness];
   if (endian != fmt::kLittleEndian && endian != fmt::kBigEndian) {
-    fatal_ = Status::Error(consumed_ + fmt::kHdrEndianness,
-                           "bad endianness byte " + std::to_string(endian));
+    fatal_ = Status::Error(consumed_ + fmt::kHdrEndianness, "bad endianness byte " + std::to_string(endian));
     return 0;
   }
   swap_ = (endian == fmt::kBigEndian) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
   info_.big_endian = endian == fmt::kBigEndian;
   info_.version = U16(p + fmt::kHdrVersion);
   if (info_.version != fmt::kVersion) {
-    fatal_ =
-        Status::Error(consumed_ + fmt::kHdrVersion,
-                      "unsupported stream version " + std::to_string(info_.version) +
-                          " (this decoder reads version " + std::to_string(fmt::kVersion) + ")");
+    fatal_ = Status::Error(consumed_ + fmt::kHdrVersion, "unsupported stream version " + std::to_string(info_.version) +
+                                                             " (this decoder reads version " +
+                                                             std::to_string(fmt::kVersion) + ")");
     return 0;
   }
   const uint16_t hdr_len = U16(p + fmt::kHdrLength);
   const uint16_t name_len = U16(p + fmt::kHdrNameLength);
   if (hdr_len < fmt::kHdrFixedBytes + name_len) {
-    fatal_ = Status::Error(consumed_ + fmt::kHdrLength, "header length " + std::to_string(hdr_len) +
-                                                            " too small for its process name");
+    fatal_ = Status::Error(consumed_ + fmt::kHdrLength,
+                           "header length " + std::to_string(hdr_len) + " too small for its process name");
     return 0;
   }
   if (p[fmt::kHdrWordSize] != fmt::kWordBytes) {
-    fatal_ = Status::Error(consumed_ + fmt::kHdrWordSize,
-                           "unsupported word size " + std::to_string(p[fmt::kHdrWordSize]));
+    fatal_ =
+        Status::Error(consumed_ + fmt::kHdrWordSize, "unsupported word size " + std::to_string(p[fmt::kHdrWordSize]));
     return 0;
   }
   const uint8_t ptr = p[fmt::kHdrPointerSize];
   if (ptr == 0 || ptr > 8) {
-    fatal_ =
-        Status::Error(consumed_ + fmt::kHdrPointerSize, "bad pointer size " + std::to_string(ptr));
+    fatal_ = Status::Error(consumed_ + fmt::kHdrPointerSize, "bad pointer size " + std::to_string(ptr));
     return 0;
   }
   const uint64_t hz = U64(p + fmt::kHdrClockHz);
@@ -162,8 +157,8 @@ size_t StreamDecoder::ParseRecord(const uint8_t* p, size_t n) {
   const uint8_t kind = p[0];
   const uint32_t len = U32(p + 1);
   if (len > kMaxRecordBytes) {
-    fatal_ = Status::Error(consumed_, "record of kind " + std::to_string(kind) + " claims " +
-                                          std::to_string(len) + " bytes (corrupt length?)");
+    fatal_ = Status::Error(consumed_, "record of kind " + std::to_string(kind) + " claims " + std::to_string(len) +
+                                          " bytes (corrupt length?)");
     return 0;
   }
   if (n < fmt::kRecordHeaderBytes + size_t(len)) return 0;
@@ -175,8 +170,8 @@ size_t StreamDecoder::ParseRecord(const uint8_t* p, size_t n) {
         RecordError(at, "STRING record too short");
         break;
       }
-      strings_[U64(q + fmt::kStringPtr)].assign(
-          reinterpret_cast<const char*>(q + fmt::kStringBytes), U16(q + fmt::kStringLength));
+      strings_[U64(q + fmt::kStringPtr)].assign(reinterpret_cast<const char*>(q + fmt::kStringBytes),
+                                                U16(q + fmt::kStringLength));
       break;
     }
     case fmt::Kind::kThread: {
@@ -188,9 +183,7 @@ size_t StreamDecoder::ParseRecord(const uint8_t* p, size_t n) {
                                                 U16(q + fmt::kThreadLength));
       break;
     }
-    case fmt::Kind::kEvents:
-      DecodeEvents(q, len, at);
-      break;
+    case fmt::Kind::kEvents: DecodeEvents(q, len, at); break;
     case fmt::Kind::kLost:
       if (len < fmt::kLostBytes) {
         RecordError(at, "LOST record too short");
@@ -199,8 +192,7 @@ size_t StreamDecoder::ParseRecord(const uint8_t* p, size_t n) {
       lost_ = U64(q + fmt::kLostRecords);
       dropped_ = U64(q + fmt::kLostDropped);
       break;
-    default:
-      break;  // a kind from a later writer: skipped (forward compatible)
+    default: break;  // a kind from a later writer: skipped (forward compatible)
   }
   return fmt::kRecordHeaderBytes + len;
 }
@@ -272,8 +264,7 @@ void StreamDecoder::DecodeEvents(const uint8_t* q, uint32_t len, uint64_t at) {
         const std::string placeholder = std::string("<") + addr + ">";
         e.name_known = false;
         RecordError(word_at, std::string("name pointer ") + addr +
-                                 " never described by a STRING record: events kept, named " +
-                                 placeholder);
+                                 " never described by a STRING record: events kept, named " + placeholder);
         e.name = strings_.emplace(e.name_ptr, placeholder).first->second;
       }
     }

@@ -85,9 +85,7 @@ class StreamDecoder {
 
   // Decodes as much of data[0, len) as forms whole records; keeps the rest.
   Status Feed(const uint8_t* data, size_t len);
-  Status Feed(std::string_view bytes) {
-    return Feed(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  }
+  Status Feed(std::string_view bytes) { return Feed(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()); }
   // The stream ended: an error if it stopped inside the header or a record.
   Status Finish();
 

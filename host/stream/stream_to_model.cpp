@@ -7,8 +7,7 @@
 
 namespace mabutrace::host {
 
-StreamToModel::StreamToModel(model::EventSink& out)
-    : norm_(out), dec_([this](const Event& e) { OnEvent(e); }) {}
+StreamToModel::StreamToModel(model::EventSink& out) : norm_(out), dec_([this](const Event& e) { OnEvent(e); }) {}
 
 uint32_t StreamToModel::Resolve(uint16_t link, uint32_t newest) const {
   auto it = outs_.find(link);
@@ -29,18 +28,10 @@ void StreamToModel::OnEvent(const Event& e) {
   const model::Track t{info.pid, e.tid};
   if (threads_.insert(e.tid).second) norm_.OnThread(t, e.thread_name);
   switch (e.type) {
-    case EventType::kScopeBegin:
-      norm_.OnBegin(t, e.name, e.ns, e.cpu, e.color);
-      break;
-    case EventType::kScopeEnd:
-      norm_.OnEnd(t, "", e.ns, "");
-      break;
-    case EventType::kInstant:
-      norm_.OnInstant(t, e.name, e.ns, e.cpu, e.color);
-      break;
-    case EventType::kCounter:
-      norm_.OnCounter(t, e.name, e.ns, e.value);
-      break;
+    case EventType::kScopeBegin: norm_.OnBegin(t, e.name, e.ns, e.cpu, e.color); break;
+    case EventType::kScopeEnd: norm_.OnEnd(t, "", e.ns, ""); break;
+    case EventType::kInstant: norm_.OnInstant(t, e.name, e.ns, e.cpu, e.color); break;
+    case EventType::kCounter: norm_.OnCounter(t, e.name, e.ns, e.value); break;
     case EventType::kFlowOut: {
       auto& q = outs_[e.link];
       q.push_back(e.flow);

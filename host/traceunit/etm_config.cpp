@@ -42,9 +42,7 @@ RegisterValue Make(const std::string& name, uint64_t value, std::string why) {
 std::string ElList(const EtmConfig& c) {
   std::string s;
   for (int i = 0; i < kNumExceptionLevels; ++i)
-    if (c.trace_el[i])
-      s +=
-          (s.empty() ? "" : ", ") + std::string(ExceptionLevelName(static_cast<ExceptionLevel>(i)));
+    if (c.trace_el[i]) s += (s.empty() ? "" : ", ") + std::string(ExceptionLevelName(static_cast<ExceptionLevel>(i)));
   return s.empty() ? "none" : s;
 }
 
@@ -75,23 +73,21 @@ bool SetExceptionLevels(const std::vector<std::string>& names, EtmConfig* cfg, s
         found = true;
       }
     if (!found) {
-      *error =
-          "unknown exception level '" + raw +
-          "' (use el0..el2 (Non-secure), el3, s_el0..s_el2, ns_el0..ns_el2, rl_el0..rl_el2, all)";
+      *error = "unknown exception level '" + raw +
+               "' (use el0..el2 (Non-secure), el3, s_el0..s_el2, ns_el0..ns_el2, rl_el0..rl_el2, all)";
       return false;
     }
   }
   return true;
 }
 
-bool ParseToml(std::string_view text, std::string_view source_name, EtmConfig* cfg,
-               std::string* error) {
+bool ParseToml(std::string_view text, std::string_view source_name, EtmConfig* cfg, std::string* error) {
   toml::table tbl;
   try {
     tbl = toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {
-    *error = std::string(source_name) + ":" + std::to_string(e.source().begin.line) + ": " +
-             std::string(e.description());
+    *error =
+        std::string(source_name) + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description());
     return false;
   }
   auto where = [&](const toml::node& n) {
@@ -106,8 +102,7 @@ bool ParseToml(std::string_view text, std::string_view source_name, EtmConfig* c
     return true;
   };
   auto get_uint = [&](const toml::node& n, const std::string& key, uint64_t max, uint64_t* out) {
-    if (!n.is_integer() || *n.value<int64_t>() < 0 ||
-        static_cast<uint64_t>(*n.value<int64_t>()) > max) {
+    if (!n.is_integer() || *n.value<int64_t>() < 0 || static_cast<uint64_t>(*n.value<int64_t>()) > max) {
       *error = where(n) + key + " must be an integer in 0.." + std::to_string(max);
       return false;
     }
@@ -164,9 +159,7 @@ bool ParseToml(std::string_view text, std::string_view source_name, EtmConfig* c
         *error = where(node) + "q_elements must be \"off\", \"counts\" or \"all\"";
         return false;
       }
-      cfg->q_elements = *s == "off"      ? QElements::kOff
-                        : *s == "counts" ? QElements::kCounts
-                                         : QElements::kAll;
+      cfg->q_elements = *s == "off" ? QElements::kOff : *s == "counts" ? QElements::kCounts : QElements::kAll;
     } else if (key == "trace_id") {
       if (!get_uint(node, key, 0x7F, &u)) return false;
       cfg->trace_id = static_cast<uint32_t>(u);
@@ -208,8 +201,8 @@ bool ParseToml(std::string_view text, std::string_view source_name, EtmConfig* c
               ok = errno == 0 && !text.empty() && text[0] != '-' && end && *end == '\0';
             }
             if (!ok) {
-              *error = where(rv) + "range." + rkey +
-                       " must be an address: a non-negative integer or a string \"0x...\"";
+              *error =
+                  where(rv) + "range." + rkey + " must be an address: a non-negative integer or a string \"0x...\"";
               return false;
             }
             (rkey == "start" ? r.start : r.end) = a;
@@ -257,8 +250,7 @@ bool Compute(const EtmConfig& c, Program* out, std::string* error) {
   if (c.sync_period_bytes != 0) {
     const uint32_t p = c.sync_period_bytes;
     if ((p & (p - 1)) != 0 || p < 256 || p > (1u << 20)) {
-      *error = "sync_period " + std::to_string(p) +
-               " must be 0 (off) or a power of two from 256 to 1048576 bytes";
+      *error = "sync_period " + std::to_string(p) + " must be 0 (off) or a power of two from 256 to 1048576 bytes";
       return false;
     }
     while ((1u << period) < p) ++period;
@@ -268,14 +260,14 @@ bool Compute(const EtmConfig& c, Program* out, std::string* error) {
     return false;
   }
   if (c.ranges.size() > c.address_pairs) {
-    *error = std::to_string(c.ranges.size()) + " address ranges but only " +
-             std::to_string(c.address_pairs) + " address range comparators";
+    *error = std::to_string(c.ranges.size()) + " address ranges but only " + std::to_string(c.address_pairs) +
+             " address range comparators";
     return false;
   }
   for (size_t i = 0; i < c.ranges.size(); ++i)
     if (c.ranges[i].start > c.ranges[i].end) {
-      *error = "range " + std::to_string(i) + ": start " + Hex(c.ranges[i].start) +
-               " is above end " + Hex(c.ranges[i].end);
+      *error =
+          "range " + std::to_string(i) + ": start " + Hex(c.ranges[i].start) + " is above end " + Hex(c.ranges[i].end);
       return false;
     }
   if (c.branch_broadcast && c.q_elements != QElements::kOff) {
@@ -298,29 +290,23 @@ bool Compute(const EtmConfig& c, Program* out, std::string* error) {
   if (c.vmid) config |= 1u << 7, why += " + VMID (vmid)";
   if (c.timestamps) config |= 1u << 11, why += " + TS (timestamps)";
   if (c.return_stack) config |= 1u << 12, why += " + RS (return_stack)";
-  if (c.q_elements != QElements::kOff)
-    config |= uint64_t(static_cast<uint8_t>(c.q_elements)) << 13, why += " + QE";
-  if (c.vmid_from_contextidr_el2)
-    config |= 1u << 15, why += " + VMIDOPT (vmid_source = contextidr_el2)";
+  if (c.q_elements != QElements::kOff) config |= uint64_t(static_cast<uint8_t>(c.q_elements)) << 13, why += " + QE";
+  if (c.vmid_from_contextidr_el2) config |= 1u << 15, why += " + VMIDOPT (vmid_source = contextidr_el2)";
   out->registers.push_back(Make("TRCCONFIGR", config, why));
   out->registers.push_back(Make("TRCEVENTCTL0R", 0, "no events"));
   out->registers.push_back(Make("TRCEVENTCTL1R", 0, "no Event elements"));
   out->registers.push_back(Make("TRCSTALLCTLR", 0, "no stalling"));
   out->registers.push_back(Make(
-      "TRCTSCTLR", 0,
-      c.timestamps ? "timestamps at sync points only (no timestamp event)" : "no timestamp event"));
-  out->registers.push_back(Make("TRCSYNCPR", period,
-                                period ? "sync_period = " + std::to_string(c.sync_period_bytes) +
-                                             " bytes = 2^" + std::to_string(period)
-                                       : "periodic sync off"));
-  if (c.cycle_counting)
-    out->registers.push_back(Make("TRCCCCTLR", c.cycle_threshold, "cycle_threshold"));
+      "TRCTSCTLR", 0, c.timestamps ? "timestamps at sync points only (no timestamp event)" : "no timestamp event"));
+  out->registers.push_back(
+      Make("TRCSYNCPR", period,
+           period ? "sync_period = " + std::to_string(c.sync_period_bytes) + " bytes = 2^" + std::to_string(period)
+                  : "periodic sync off"));
+  if (c.cycle_counting) out->registers.push_back(Make("TRCCCCTLR", c.cycle_threshold, "cycle_threshold"));
   if (c.branch_broadcast)
-    out->registers.push_back(
-        Make("TRCBBCTLR", 0, "MODE=0 (exclude) with no ranges: broadcast everywhere"));
+    out->registers.push_back(Make("TRCBBCTLR", 0, "MODE=0 (exclude) with no ranges: broadcast everywhere"));
   if (c.q_elements != QElements::kOff)
-    out->registers.push_back(
-        Make("TRCQCTLR", 0, "MODE=0 (exclude) with no ranges: Q elements everywhere"));
+    out->registers.push_back(Make("TRCQCTLR", 0, "MODE=0 (exclude) with no ranges: Q elements everywhere"));
   out->registers.push_back(Make("TRCTRACEIDR", c.trace_id, "trace_id"));
 
   // ---- TRCVICTLR: EVENT_SEL=1 (always TRUE), SSSTATUS=1, EXLEVEL bits ------
@@ -332,16 +318,14 @@ bool Compute(const EtmConfig& c, Program* out, std::string* error) {
       const bool ns_excluded = !c.trace_el[4 + i];
       const bool rl_excluded = !c.trace_el[7 + i];
       // Realm filter = NS bit XOR RL bit (sheet §8.2).
-      if (ns_excluded != rl_excluded)
-        exlevel |= uint64_t{1} << VictlrExlevelBit(static_cast<ExceptionLevel>(7 + i));
+      if (ns_excluded != rl_excluded) exlevel |= uint64_t{1} << VictlrExlevelBit(static_cast<ExceptionLevel>(7 + i));
     }
   const uint64_t victlr = 0x1 | (1u << 9) | exlevel;
   out->registers.push_back(Make("TRCVICTLR", victlr,
                                 "EVENT_SEL=1 (always TRUE), SSSTATUS=1, trace " + ElList(c) +
                                     (c.realm_explicit ? "" : " (Realm levels follow Non-secure)")));
   uint64_t iie = 0;
-  for (size_t m = 0; m < c.ranges.size(); ++m)
-    iie |= uint64_t{1} << (c.ranges[m].include ? m : 16 + m);
+  for (size_t m = 0; m < c.ranges.size(); ++m) iie |= uint64_t{1} << (c.ranges[m].include ? m : 16 + m);
   out->registers.push_back(
       Make("TRCVIIECTLR", iie, c.ranges.empty() ? "no address range filtering" : "address ranges"));
   out->registers.push_back(Make("TRCVISSCTLR", 0, "no start/stop points"));
@@ -349,42 +333,32 @@ bool Compute(const EtmConfig& c, Program* out, std::string* error) {
   const uint64_t acatr = exlevel >> 8;  // same EL filter, TRCACATR bits 8..18
   for (size_t m = 0; m < c.ranges.size(); ++m) {
     const auto& r = c.ranges[m];
-    const std::string what =
-        std::string(r.include ? "include" : "exclude") + " range " + std::to_string(m);
+    const std::string what = std::string(r.include ? "include" : "exclude") + " range " + std::to_string(m);
     out->registers.push_back(Make("TRCACVR" + std::to_string(2 * m), r.start, what + " start"));
+    out->registers.push_back(Make("TRCACATR" + std::to_string(2 * m), acatr, what + ": compare at the traced levels"));
+    out->registers.push_back(Make("TRCACVR" + std::to_string(2 * m + 1), r.end, what + " end (inclusive)"));
     out->registers.push_back(
-        Make("TRCACATR" + std::to_string(2 * m), acatr, what + ": compare at the traced levels"));
-    out->registers.push_back(
-        Make("TRCACVR" + std::to_string(2 * m + 1), r.end, what + " end (inclusive)"));
-    out->registers.push_back(Make("TRCACATR" + std::to_string(2 * m + 1), acatr,
-                                  what + ": same as TRCACATR" + std::to_string(2 * m)));
+        Make("TRCACATR" + std::to_string(2 * m + 1), acatr, what + ": same as TRCACATR" + std::to_string(2 * m)));
   }
 
   // ---- Self-hosted permission: TRFCR_EL1 / TRFCR_EL2 (sheet §1.7, §8.5) ----
   const auto on = [&](ExceptionLevel el) { return c.trace_el[static_cast<int>(el)]; };
-  const bool el0 =
-      on(ExceptionLevel::kNsEl0) || on(ExceptionLevel::kSEl0) || on(ExceptionLevel::kRlEl0);
-  const bool el1 =
-      on(ExceptionLevel::kNsEl1) || on(ExceptionLevel::kSEl1) || on(ExceptionLevel::kRlEl1);
-  const bool el2 =
-      on(ExceptionLevel::kNsEl2) || on(ExceptionLevel::kSEl2) || on(ExceptionLevel::kRlEl2);
+  const bool el0 = on(ExceptionLevel::kNsEl0) || on(ExceptionLevel::kSEl0) || on(ExceptionLevel::kRlEl0);
+  const bool el1 = on(ExceptionLevel::kNsEl1) || on(ExceptionLevel::kSEl1) || on(ExceptionLevel::kRlEl1);
+  const bool el2 = on(ExceptionLevel::kNsEl2) || on(ExceptionLevel::kSEl2) || on(ExceptionLevel::kRlEl2);
   // TS=0b11: physical count (0b00 is reserved at EL1; harmless without timestamps).
   const uint64_t ts = 0b11u << 5;
   out->trfcr_el1 = Make("TRFCR_EL1", (el0 ? 1u : 0u) | (el1 ? 2u : 0u) | ts,
                         "allow trace at the traced EL0/EL1; TS=physical timestamp source");
-  out->trfcr_el2 =
-      Make("TRFCR_EL2", (el0 ? 1u : 0u) | (el2 ? 2u : 0u) | (c.vmid ? 8u : 0u),
-           "only when the kernel runs at EL2: allow host EL0 / EL2 trace" +
-               std::string(c.vmid ? "; CX=1 so VMID / CONTEXTIDR_EL2 reach the trace" : ""));
-  if (c.vmid)
-    out->notes.push_back(
-        "VMID tracing needs TRFCR_EL2.CX=1 (it resets to 0) when EL2 is implemented");
+  out->trfcr_el2 = Make("TRFCR_EL2", (el0 ? 1u : 0u) | (el2 ? 2u : 0u) | (c.vmid ? 8u : 0u),
+                        "only when the kernel runs at EL2: allow host EL0 / EL2 trace" +
+                            std::string(c.vmid ? "; CX=1 so VMID / CONTEXTIDR_EL2 reach the trace" : ""));
+  if (c.vmid) out->notes.push_back("VMID tracing needs TRFCR_EL2.CX=1 (it resets to 0) when EL2 is implemented");
   if (c.cycle_counting)
     out->notes.push_back("TRCCCCTLR.THRESHOLD must be >= TRCIDR3.CCITMIN of the target (" +
                          std::to_string(c.cycle_threshold) + " given)");
   if (!c.realm_explicit)
-    out->notes.push_back(
-        "with FEAT_RME, Realm EL0-EL2 are traced exactly when the Non-secure ones are");
+    out->notes.push_back("with FEAT_RME, Realm EL0-EL2 are traced exactly when the Non-secure ones are");
 
   // ---- Context save/restore list (seed 003 §3.2, completed) ---------------
   out->context.push_back("TRCPRGCTLR");
@@ -397,35 +371,28 @@ bool Compute(const EtmConfig& c, Program* out, std::string* error) {
 
   // ---- Sequences (sheet §8.3) ---------------------------------------------------
   using K = Step::Kind;
-  Sequence en{
-      "enable", "sheet §8.3 'Program + enable ETE' (ARM-K10 K10.5.7); sink before source", {}};
-  en.steps.push_back(
-      {K::kComment, "", 0, 0, 0, "the TRBE (sink) must be enabled first: TRBLIMITR_EL1.E=1"});
+  Sequence en{"enable", "sheet §8.3 'Program + enable ETE' (ARM-K10 K10.5.7); sink before source", {}};
+  en.steps.push_back({K::kComment, "", 0, 0, 0, "the TRBE (sink) must be enabled first: TRBLIMITR_EL1.E=1"});
   en.steps.push_back({K::kWrite, "OSLAR_EL1", 0, 0, 0, "OS Lock unlocked"});
   en.steps.push_back({K::kWrite, "TRCPRGCTLR", 0, 0, 0, "trace unit disabled while programming"});
   en.steps.push_back({K::kPoll, "TRCSTATR", 0, 0x1, 0x1, "wait until IDLE=1"});
-  for (const auto& r : out->registers)
-    en.steps.push_back({K::kWrite, r.info.name, r.value, 0, 0, ""});
+  for (const auto& r : out->registers) en.steps.push_back({K::kWrite, r.info.name, r.value, 0, 0, ""});
   en.steps.push_back({K::kIsb, "", 0, 0, 0, "registers written before enabling"});
   en.steps.push_back({K::kWrite, "TRCPRGCTLR", 1, 0, 0, "enable the trace unit"});
   en.steps.push_back({K::kPoll, "TRCSTATR", 0, 0x1, 0x0, "wait until IDLE=0"});
-  en.steps.push_back(
-      {K::kWrite, "TRFCR_EL1", out->trfcr_el1.value, 0, 0, "allow trace at the chosen levels"});
+  en.steps.push_back({K::kWrite, "TRFCR_EL1", out->trfcr_el1.value, 0, 0, "allow trace at the chosen levels"});
   en.steps.push_back({K::kIsb, "", 0, 0, 0, "TRFCR_EL1 takes effect"});
   out->sequences.push_back(std::move(en));
 
-  Sequence dis{"disable",
-               "sheet §8.3 'Disable ETE (self-hosted)' (ARM-K10 K10.5.10); source before sink",
-               {}};
+  Sequence dis{"disable", "sheet §8.3 'Disable ETE (self-hosted)' (ARM-K10 K10.5.10); source before sink", {}};
   dis.steps.push_back({K::kProhibit, "TRFCR_EL1", 0x3, 0, 0, "enter a prohibited region"});
   dis.steps.push_back({K::kIsb, "", 0, 0, 0, ""});
-  dis.steps.push_back(
-      {K::kTsbCsync, "", 0, 0, 0, "trace of the traced region reaches the trace unit's output"});
+  dis.steps.push_back({K::kTsbCsync, "", 0, 0, 0, "trace of the traced region reaches the trace unit's output"});
   dis.steps.push_back({K::kWrite, "TRCPRGCTLR", 0, 0, 0, "disable the trace unit"});
   dis.steps.push_back({K::kPoll, "TRCSTATR", 0, 0x3, 0x3, "wait until IDLE=1 and PMSTABLE=1"});
   dis.steps.push_back({K::kUnprohibit, "TRFCR_EL1", 0, 0, 0, "restore TRFCR_EL1"});
-  dis.steps.push_back({K::kComment, "", 0, 0, 0,
-                       "then the sink (TRBE, sheet §1.12): TSB CSYNC; DSB NSH; clear E; ISB"});
+  dis.steps.push_back(
+      {K::kComment, "", 0, 0, 0, "then the sink (TRBE, sheet §1.12): TSB CSYNC; DSB NSH; clear E; ISB"});
   dis.steps.push_back({K::kTsbCsync, "", 0, 0, 0, ""});
   dis.steps.push_back({K::kDsbNsh, "", 0, 0, 0, ""});
   dis.steps.push_back({K::kClearBits, "TRBLIMITR_EL1", 0x1, 0, 0, "TRBLIMITR_EL1.E=0, LIMIT kept"});
@@ -462,40 +429,21 @@ std::string SequenceToText(const Sequence& s) {
     std::string line;
     const std::string c = st.text.empty() ? "" : "  // " + st.text;
     switch (st.kind) {
-      case Step::Kind::kComment:
-        line = "  // " + st.text;
-        break;
-      case Step::Kind::kWrite:
-        line = "  MSR " + st.reg + ", " + Hex8(st.value) + c;
-        break;
-      case Step::Kind::kWriteSaved:
-        line = "  MSR " + st.reg + ", <saved " + st.reg + ">" + c;
-        break;
-      case Step::Kind::kSave:
-        line = "  MRS <saved " + st.reg + ">, " + st.reg + c;
-        break;
-      case Step::Kind::kClearBits:
-        line = "  MSR " + st.reg + ", (" + st.reg + " & ~" + Hex(st.value) + ")" + c;
-        break;
-      case Step::Kind::kIsb:
-        line = "  ISB" + c;
-        break;
-      case Step::Kind::kTsbCsync:
-        line = "  TSB CSYNC" + c;
-        break;
-      case Step::Kind::kDsbNsh:
-        line = "  DSB NSH" + c;
-        break;
+      case Step::Kind::kComment: line = "  // " + st.text; break;
+      case Step::Kind::kWrite: line = "  MSR " + st.reg + ", " + Hex8(st.value) + c; break;
+      case Step::Kind::kWriteSaved: line = "  MSR " + st.reg + ", <saved " + st.reg + ">" + c; break;
+      case Step::Kind::kSave: line = "  MRS <saved " + st.reg + ">, " + st.reg + c; break;
+      case Step::Kind::kClearBits: line = "  MSR " + st.reg + ", (" + st.reg + " & ~" + Hex(st.value) + ")" + c; break;
+      case Step::Kind::kIsb: line = "  ISB" + c; break;
+      case Step::Kind::kTsbCsync: line = "  TSB CSYNC" + c; break;
+      case Step::Kind::kDsbNsh: line = "  DSB NSH" + c; break;
       case Step::Kind::kPoll:
-        line = "  loop { ISB; MRS x, " + st.reg + " } until (x & " + Hex(st.mask) +
-               ") == " + Hex(st.expect) + c;
+        line = "  loop { ISB; MRS x, " + st.reg + " } until (x & " + Hex(st.mask) + ") == " + Hex(st.expect) + c;
         break;
       case Step::Kind::kProhibit:
         line = "  MRS <saved TRFCR_EL1>, TRFCR_EL1; MSR TRFCR_EL1, (<saved> & ~0x3)" + c;
         break;
-      case Step::Kind::kUnprohibit:
-        line = "  MSR TRFCR_EL1, <saved TRFCR_EL1>" + c;
-        break;
+      case Step::Kind::kUnprohibit: line = "  MSR TRFCR_EL1, <saved TRFCR_EL1>" + c; break;
     }
     t += line + "\n";
   }
@@ -503,22 +451,12 @@ std::string SequenceToText(const Sequence& s) {
 }
 
 std::string ProgramToText(const Program& p) {
-  std::string t =
-      "Register values (ARM DDI 0487 D24.4; reference/arm-trace-facts.md §8.2, §8.5)\n\n";
+  std::string t = "Register values (ARM DDI 0487 D24.4; reference/arm-trace-facts.md §8.2, §8.5)\n\n";
   auto reg = [&](const RegisterValue& r) {
     t += r.info.name + " = " + Hex8(r.value) + "    [" + r.info.enc.AsmName();
     if (r.info.mmio_offset) t += ", MMIO +" + Hex(*r.info.mmio_offset);
     t += "]  " + r.why + "\n";
-    for (const auto& f : r.decoded.fields) {
-      char bits[16], line[80];
-      if (f.hi == f.lo)
-        std::snprintf(bits, sizeof bits, "[%u]", f.lo);
-      else
-        std::snprintf(bits, sizeof bits, "[%u:%u]", f.hi, f.lo);
-      std::snprintf(line, sizeof line, "    %-8s %-16s %-8s ", bits, f.name.c_str(),
-                    Hex(f.value).c_str());
-      t += line + f.meaning + "\n";
-    }
+    for (const auto& f : r.decoded.fields) t += FieldToText(f, "    ", 8);
     t += "    => " + r.decoded.summary + "\n";
     for (const auto& w : r.decoded.warnings) t += "    warning: " + w + "\n";
   };
@@ -539,24 +477,22 @@ std::string ProgramToText(const Program& p) {
 
 std::string ProgramToC(const Program& p) {
   std::string c;
-  c +=
-      "/* Generated by `mabutrace etm-config`: ETE trace-unit programming (AArch64, GCC/Clang).\n"
-      " * Values: ARM DDI 0487 D24.4; sequences: K10.5.7 / K10.5.10 (reference/arm-trace-facts.md "
-      "§8.3).\n"
-      " * System registers are named by encoding (s<op0>_<op1>_c<n>_c<m>_<op2>) so any assembler "
-      "accepts them. */\n"
-      "#ifndef MBT_ETE_CONFIG_H\n#define MBT_ETE_CONFIG_H\n\n#include <stdint.h>\n\n"
-      "#define MBT_WRITE(reg, v) __asm__ volatile(\"msr \" reg \", %0\" : : \"r\"((uint64_t)(v)) : "
-      "\"memory\")\n"
-      "#define MBT_READ(reg, out) __asm__ volatile(\"mrs %0, \" reg : \"=r\"(out) : : \"memory\")\n"
-      "#define MBT_ISB() __asm__ volatile(\"isb\" : : : \"memory\")\n"
-      "#define MBT_TSB_CSYNC() __asm__ volatile(\"hint #18\" : : : \"memory\") /* TSB CSYNC */\n"
-      "#define MBT_DSB_NSH() __asm__ volatile(\"dsb nsh\" : : : \"memory\")\n"
-      "#define MBT_POLL(reg, mask, expect) \\\n"
-      "  do { uint64_t v_; do { MBT_ISB(); MBT_READ(reg, v_); } while ((v_ & (mask)) != (expect)); "
-      "} while (0)\n\n";
-  std::vector<std::string> names = {"OSLAR_EL1", "TRCPRGCTLR", "TRCSTATR", "TRFCR_EL1",
-                                    "TRBLIMITR_EL1"};
+  c += "/* Generated by `mabutrace etm-config`: ETE trace-unit programming (AArch64, GCC/Clang).\n"
+       " * Values: ARM DDI 0487 D24.4; sequences: K10.5.7 / K10.5.10 (reference/arm-trace-facts.md "
+       "§8.3).\n"
+       " * System registers are named by encoding (s<op0>_<op1>_c<n>_c<m>_<op2>) so any assembler "
+       "accepts them. */\n"
+       "#ifndef MBT_ETE_CONFIG_H\n#define MBT_ETE_CONFIG_H\n\n#include <stdint.h>\n\n"
+       "#define MBT_WRITE(reg, v) __asm__ volatile(\"msr \" reg \", %0\" : : \"r\"((uint64_t)(v)) : "
+       "\"memory\")\n"
+       "#define MBT_READ(reg, out) __asm__ volatile(\"mrs %0, \" reg : \"=r\"(out) : : \"memory\")\n"
+       "#define MBT_ISB() __asm__ volatile(\"isb\" : : : \"memory\")\n"
+       "#define MBT_TSB_CSYNC() __asm__ volatile(\"hint #18\" : : : \"memory\") /* TSB CSYNC */\n"
+       "#define MBT_DSB_NSH() __asm__ volatile(\"dsb nsh\" : : : \"memory\")\n"
+       "#define MBT_POLL(reg, mask, expect) \\\n"
+       "  do { uint64_t v_; do { MBT_ISB(); MBT_READ(reg, v_); } while ((v_ & (mask)) != (expect)); "
+       "} while (0)\n\n";
+  std::vector<std::string> names = {"OSLAR_EL1", "TRCPRGCTLR", "TRCSTATR", "TRFCR_EL1", "TRBLIMITR_EL1"};
   for (const auto& r : p.registers) names.push_back(r.info.name);
   for (const auto& n : names) {
     std::string enc;
@@ -568,12 +504,10 @@ std::string ProgramToC(const Program& p) {
   }
   c += "\n/* Values */\n";
   for (const auto& r : p.registers)
-    c += "#define MBT_VAL_" + r.info.name + " " + Hex8(r.value) + "ULL /* " + r.decoded.summary +
-         " */\n";
-  c += "#define MBT_VAL_TRFCR_EL1 " + Hex8(p.trfcr_el1.value) + "ULL /* " +
-       p.trfcr_el1.decoded.summary + " */\n";
-  c += "#define MBT_VAL_TRFCR_EL2 " + Hex8(p.trfcr_el2.value) + "ULL /* " +
-       p.trfcr_el2.decoded.summary + " (EL2 only) */\n";
+    c += "#define MBT_VAL_" + r.info.name + " " + Hex8(r.value) + "ULL /* " + r.decoded.summary + " */\n";
+  c += "#define MBT_VAL_TRFCR_EL1 " + Hex8(p.trfcr_el1.value) + "ULL /* " + p.trfcr_el1.decoded.summary + " */\n";
+  c += "#define MBT_VAL_TRFCR_EL2 " + Hex8(p.trfcr_el2.value) + "ULL /* " + p.trfcr_el2.decoded.summary +
+       " (EL2 only) */\n";
   c += "\n/* Saved trace-unit context (sheet §8.3) */\nstruct mbt_ete_context {\n";
   for (const auto& n : p.context) c += "  uint64_t " + Lower(n) + ";\n";
   c += "};\n";
@@ -591,9 +525,7 @@ std::string ProgramToC(const Program& p) {
     for (const auto& st : s.steps) {
       const std::string cm = st.text.empty() ? "" : " /* " + st.text + " */";
       switch (st.kind) {
-        case Step::Kind::kComment:
-          c += "  /* " + st.text + " */\n";
-          break;
+        case Step::Kind::kComment: c += "  /* " + st.text + " */\n"; break;
         case Step::Kind::kWrite:
           c += "  MBT_WRITE(MBT_REG_" + st.reg + ", " + Hex8(st.value) + "ULL);" + cm + "\n";
           break;
@@ -604,30 +536,21 @@ std::string ProgramToC(const Program& p) {
           c += "  MBT_READ(MBT_REG_" + st.reg + ", ctx->" + Lower(st.reg) + ");" + cm + "\n";
           break;
         case Step::Kind::kClearBits:
-          c += "  { uint64_t v_; MBT_READ(MBT_REG_" + st.reg + ", v_); MBT_WRITE(MBT_REG_" +
-               st.reg + ", v_ & ~" + Hex(st.value) + "ULL); }" + cm + "\n";
+          c += "  { uint64_t v_; MBT_READ(MBT_REG_" + st.reg + ", v_); MBT_WRITE(MBT_REG_" + st.reg + ", v_ & ~" +
+               Hex(st.value) + "ULL); }" + cm + "\n";
           break;
-        case Step::Kind::kIsb:
-          c += "  MBT_ISB();" + cm + "\n";
-          break;
-        case Step::Kind::kTsbCsync:
-          c += "  MBT_TSB_CSYNC();" + cm + "\n";
-          break;
-        case Step::Kind::kDsbNsh:
-          c += "  MBT_DSB_NSH();" + cm + "\n";
-          break;
+        case Step::Kind::kIsb: c += "  MBT_ISB();" + cm + "\n"; break;
+        case Step::Kind::kTsbCsync: c += "  MBT_TSB_CSYNC();" + cm + "\n"; break;
+        case Step::Kind::kDsbNsh: c += "  MBT_DSB_NSH();" + cm + "\n"; break;
         case Step::Kind::kPoll:
-          c += "  MBT_POLL(MBT_REG_" + st.reg + ", " + Hex(st.mask) + "ULL, " + Hex(st.expect) +
-               "ULL);" + cm + "\n";
+          c += "  MBT_POLL(MBT_REG_" + st.reg + ", " + Hex(st.mask) + "ULL, " + Hex(st.expect) + "ULL);" + cm + "\n";
           break;
         case Step::Kind::kProhibit:
           c += "  MBT_READ(MBT_REG_TRFCR_EL1, trfcr_saved);\n  MBT_WRITE(MBT_REG_TRFCR_EL1, "
                "trfcr_saved & ~0x3ULL);" +
                cm + "\n";
           break;
-        case Step::Kind::kUnprohibit:
-          c += "  MBT_WRITE(MBT_REG_TRFCR_EL1, trfcr_saved);" + cm + "\n";
-          break;
+        case Step::Kind::kUnprohibit: c += "  MBT_WRITE(MBT_REG_TRFCR_EL1, trfcr_saved);" + cm + "\n"; break;
       }
     }
     c += "}\n";
@@ -655,13 +578,11 @@ std::string ProgramToJson(const Program& p) {
     auto arr = nlohmann::ordered_json::array();
     for (const auto& st : s.steps) {
       nlohmann::ordered_json o;
-      static const char* kKind[] = {"comment",    "write",    "write-saved", "save",
-                                    "clear-bits", "isb",      "tsb-csync",   "dsb-nsh",
-                                    "poll",       "prohibit", "unprohibit"};
+      static const char* kKind[] = {"comment",   "write",   "write-saved", "save",     "clear-bits", "isb",
+                                    "tsb-csync", "dsb-nsh", "poll",        "prohibit", "unprohibit"};
       o["step"] = kKind[static_cast<int>(st.kind)];
       if (!st.reg.empty()) o["register"] = st.reg;
-      if (st.kind == Step::Kind::kWrite || st.kind == Step::Kind::kClearBits)
-        o["value"] = Hex8(st.value);
+      if (st.kind == Step::Kind::kWrite || st.kind == Step::Kind::kClearBits) o["value"] = Hex8(st.value);
       if (st.kind == Step::Kind::kPoll) o["mask"] = Hex(st.mask), o["expect"] = Hex(st.expect);
       if (!st.text.empty()) o["text"] = st.text;
       arr.push_back(std::move(o));

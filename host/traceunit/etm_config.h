@@ -64,8 +64,7 @@ bool SetExceptionLevels(const std::vector<std::string>& names, EtmConfig* cfg, s
 
 // Parses TOML text into *cfg (keys not present keep their values). Unknown
 // keys and wrong types are errors; *error names the line.
-bool ParseToml(std::string_view text, std::string_view source_name, EtmConfig* cfg,
-               std::string* error);
+bool ParseToml(std::string_view text, std::string_view source_name, EtmConfig* cfg, std::string* error);
 
 // One register value with its explanation.
 struct RegisterValue {
@@ -117,12 +116,9 @@ struct Program {
 bool Compute(const EtmConfig& cfg, Program* out, std::string* error);
 
 // Renderings.
-std::string ProgramToText(
-    const Program& p);  // registers explained, sequences as register writes, save list
-std::string ProgramToC(
-    const Program& p);  // a self-contained C header (AArch64, GCC/Clang inline asm)
-std::string ProgramToJson(
-    const Program& p);  // {"registers": {"TRCCONFIGR": {"value": "0x..", fields...}}, ...}
+std::string ProgramToText(const Program& p);  // registers explained, sequences as register writes, save list
+std::string ProgramToC(const Program& p);     // a self-contained C header (AArch64, GCC/Clang inline asm)
+std::string ProgramToJson(const Program& p);  // {"registers": {"TRCCONFIGR": {"value": "0x..", fields...}}, ...}
 std::string SequenceToText(const Sequence& s);
 
 }  // namespace mabutrace::traceunit

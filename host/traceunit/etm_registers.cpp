@@ -33,29 +33,22 @@ struct Fixed {
 };
 // Sheet §8.1 (op0=0b10, op1=0b001).
 constexpr Fixed kFixed[] = {
-    {"TRCPRGCTLR", 0, 1, 0, 0x004},     {"TRCSTATR", 0, 3, 0, 0x00C},
-    {"TRCCONFIGR", 0, 4, 0, 0x010},     {"TRCAUXCTLR", 0, 6, 0, 0x018},
-    {"TRCEVENTCTL0R", 0, 8, 0, 0x020},  {"TRCEVENTCTL1R", 0, 9, 0, 0x024},
-    {"TRCRSR", 0, 10, 0, -1},           {"TRCSTALLCTLR", 0, 11, 0, 0x02C},
-    {"TRCTSCTLR", 0, 12, 0, 0x030},     {"TRCSYNCPR", 0, 13, 0, 0x034},
-    {"TRCCCCTLR", 0, 14, 0, 0x038},     {"TRCBBCTLR", 0, 15, 0, 0x03C},
-    {"TRCTRACEIDR", 0, 0, 1, 0x040},    {"TRCQCTLR", 0, 1, 1, 0x044},
-    {"TRCVICTLR", 0, 0, 2, 0x080},      {"TRCVIIECTLR", 0, 1, 2, 0x084},
-    {"TRCVISSCTLR", 0, 2, 2, 0x088},    {"TRCVIPCSSCTLR", 0, 3, 2, 0x08C},
-    {"TRCSEQRSTEVR", 0, 6, 4, 0x118},   {"TRCSEQSTR", 0, 7, 4, 0x11C},
-    {"TRCIMSPEC0", 0, 0, 7, 0x1C0},     {"TRCOSLSR", 1, 1, 4, 0x304},
-    {"TRCCIDCCTLR0", 3, 0, 2, 0x680},   {"TRCCIDCCTLR1", 3, 1, 2, 0x684},
-    {"TRCVMIDCCTLR0", 3, 2, 2, 0x688},  {"TRCVMIDCCTLR1", 3, 3, 2, 0x68C},
-    {"TRCCLAIMSET", 7, 8, 6, 0xFA0},    {"TRCCLAIMCLR", 7, 9, 6, 0xFA4},
-    {"TRCAUTHSTATUS", 7, 14, 6, 0xFB8}, {"TRCDEVARCH", 7, 15, 6, 0xFBC},
+    {"TRCPRGCTLR", 0, 1, 0, 0x004},    {"TRCSTATR", 0, 3, 0, 0x00C},       {"TRCCONFIGR", 0, 4, 0, 0x010},
+    {"TRCAUXCTLR", 0, 6, 0, 0x018},    {"TRCEVENTCTL0R", 0, 8, 0, 0x020},  {"TRCEVENTCTL1R", 0, 9, 0, 0x024},
+    {"TRCRSR", 0, 10, 0, -1},          {"TRCSTALLCTLR", 0, 11, 0, 0x02C},  {"TRCTSCTLR", 0, 12, 0, 0x030},
+    {"TRCSYNCPR", 0, 13, 0, 0x034},    {"TRCCCCTLR", 0, 14, 0, 0x038},     {"TRCBBCTLR", 0, 15, 0, 0x03C},
+    {"TRCTRACEIDR", 0, 0, 1, 0x040},   {"TRCQCTLR", 0, 1, 1, 0x044},       {"TRCVICTLR", 0, 0, 2, 0x080},
+    {"TRCVIIECTLR", 0, 1, 2, 0x084},   {"TRCVISSCTLR", 0, 2, 2, 0x088},    {"TRCVIPCSSCTLR", 0, 3, 2, 0x08C},
+    {"TRCSEQRSTEVR", 0, 6, 4, 0x118},  {"TRCSEQSTR", 0, 7, 4, 0x11C},      {"TRCIMSPEC0", 0, 0, 7, 0x1C0},
+    {"TRCOSLSR", 1, 1, 4, 0x304},      {"TRCCIDCCTLR0", 3, 0, 2, 0x680},   {"TRCCIDCCTLR1", 3, 1, 2, 0x684},
+    {"TRCVMIDCCTLR0", 3, 2, 2, 0x688}, {"TRCVMIDCCTLR1", 3, 3, 2, 0x68C},  {"TRCCLAIMSET", 7, 8, 6, 0xFA0},
+    {"TRCCLAIMCLR", 7, 9, 6, 0xFA4},   {"TRCAUTHSTATUS", 7, 14, 6, 0xFB8}, {"TRCDEVARCH", 7, 15, 6, 0xFBC},
     {"TRCDEVID", 7, 2, 7, 0xFC8},
 };
 
 // Parses "<prefix><n>" with lo <= n <= hi.
-std::optional<unsigned> Indexed(const std::string& name, std::string_view prefix, unsigned lo,
-                                unsigned hi) {
-  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0)
-    return std::nullopt;
+std::optional<unsigned> Indexed(const std::string& name, std::string_view prefix, unsigned lo, unsigned hi) {
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
   unsigned n = 0;
   for (size_t i = prefix.size(); i < name.size(); ++i) {
     if (!std::isdigit(static_cast<unsigned char>(name[i]))) return std::nullopt;
@@ -100,8 +93,8 @@ std::string Join(const std::vector<std::string>& v, const char* sep) {
 
 std::string ResourceWords(uint64_t sel, bool pair) {
   if (pair)
-    return "resource selector pair " + std::to_string(sel & 0xF) + " (" +
-           std::to_string(2 * (sel & 0xF)) + "," + std::to_string(2 * (sel & 0xF) + 1) + ")";
+    return "resource selector pair " + std::to_string(sel & 0xF) + " (" + std::to_string(2 * (sel & 0xF)) + "," +
+           std::to_string(2 * (sel & 0xF) + 1) + ")";
   if (sel == 0) return "resource 0 (always FALSE)";
   if (sel == 1) return "resource 1 (always TRUE)";
   return "resource selector " + std::to_string(sel);
@@ -118,21 +111,17 @@ std::vector<std::string> ExlevelFields(D& d, unsigned base, bool victlr) {
   bool ns[3];
   for (unsigned i = 0; i < 4; ++i) {
     const std::string lvl = i == 3 ? "EL3" : "Secure EL" + std::to_string(i);
-    if (!d.B(kS[i], base + i, std::string("do not ") + verb + " at " + lvl,
-             std::string(verb) + " at " + lvl))
+    if (!d.B(kS[i], base + i, std::string("do not ") + verb + " at " + lvl, std::string(verb) + " at " + lvl))
       on.push_back(i == 3 ? "EL3" : "S-EL" + std::to_string(i));
   }
   for (unsigned i = 0; i < 3; ++i) {
     const std::string lvl = "Non-secure EL" + std::to_string(i);
-    ns[i] = d.B(kNs[i], base + 4 + i, std::string("do not ") + verb + " at " + lvl,
-                std::string(verb) + " at " + lvl);
+    ns[i] = d.B(kNs[i], base + 4 + i, std::string("do not ") + verb + " at " + lvl, std::string(verb) + " at " + lvl);
     if (!ns[i]) on.push_back("NS-EL" + std::to_string(i));
   }
   for (unsigned i = 0; i < 3; ++i) {
-    const bool rl = d.B(kRl[i], base + 8 + i,
-                        "Realm EL" + std::to_string(i) + " filter is the inverse of the NS one",
-                        "Realm EL" + std::to_string(i) + " follows the Non-secure EL" +
-                            std::to_string(i) + " setting");
+    const bool rl = d.B(kRl[i], base + 8 + i, "Realm EL" + std::to_string(i) + " filter is the inverse of the NS one",
+                        "Realm EL" + std::to_string(i) + " follows the Non-secure EL" + std::to_string(i) + " setting");
     if (!(ns[i] ^ rl)) on.push_back("RL-EL" + std::to_string(i));
   }
   return on;
@@ -143,65 +132,54 @@ void DecodeFields(const std::string& n, D& d, uint64_t v) {
     if (!(v & 1)) d.Warn("bit 0 is RES1 and must be written as 1");
     d.Res0(0x6 | 0x20 | 0x700 | 0x30000 | ~uint64_t{0x7FFFF});
     std::vector<std::string> on;
-    if (d.B("BB", 3, "branch broadcasting enabled", "branch broadcasting disabled"))
-      on.push_back("branch broadcast");
-    if (d.B("CCI", 4, "cycle counting in instruction trace enabled (program TRCCCCTLR)",
-            "no cycle counting"))
+    if (d.B("BB", 3, "branch broadcasting enabled", "branch broadcasting disabled")) on.push_back("branch broadcast");
+    if (d.B("CCI", 4, "cycle counting in instruction trace enabled (program TRCCCCTLR)", "no cycle counting"))
       on.push_back("cycle counting");
-    if (d.B("CID", 6, "Context ID tracing enabled", "no Context ID tracing"))
-      on.push_back("context ID");
+    if (d.B("CID", 6, "Context ID tracing enabled", "no Context ID tracing")) on.push_back("context ID");
     if (d.B("VMID", 7, "VMID tracing enabled", "no VMID tracing")) on.push_back("VMID");
-    if (d.B("TS", 11, "global timestamp tracing enabled", "no global timestamps"))
-      on.push_back("timestamps");
-    if (d.B("RS", 12, "return stack enabled", "return stack disabled"))
-      on.push_back("return stack");
+    if (d.B("TS", 11, "global timestamp tracing enabled", "no global timestamps")) on.push_back("timestamps");
+    if (d.B("RS", 12, "return stack enabled", "return stack disabled")) on.push_back("return stack");
     const uint64_t qe = d.F("QE", 14, 13, "");
-    static const char* kQe[] = {"Q elements disabled", "Q elements with instruction counts only",
-                                "reserved", "Q elements with and without instruction counts"};
+    static const char* kQe[] = {"Q elements disabled", "Q elements with instruction counts only", "reserved",
+                                "Q elements with and without instruction counts"};
     d.Summary("");
     // fill the QE meaning now that we know it
     if (qe == 2) d.Warn("QE=0b10 is reserved");
     if (qe && (v & 8)) d.Warn("QE must be 0 when BB=1");
     d.B("VMIDOPT", 15, "VMID from CONTEXTIDR_EL2", "VMID from VTTBR_EL2.VMID");
-    if (d.B("ITO", 18, "instrumentation trace override", "no instrumentation trace override"))
-      on.push_back("ITO");
+    if (d.B("ITO", 18, "instrumentation trace override", "no instrumentation trace override")) on.push_back("ITO");
     if (qe) on.push_back(kQe[qe]);
-    d.Summary("instruction trace" +
-              (on.empty() ? std::string(" with no options") : " with " + Join(on, ", ")));
+    d.Summary("instruction trace" + (on.empty() ? std::string(" with no options") : " with " + Join(on, ", ")));
     return;
   }
   if (n == "TRCVICTLR") {
     const uint64_t sel = d.F("EVENT_SEL", 4, 0, "");
     const bool pair = d.B("EVENT_TYPE", 7, "selector pair", "single resource selector");
-    const bool ss = d.B("SSSTATUS", 9, "start/stop logic in the started state",
-                        "start/stop logic in the stopped state");
-    d.B("TRCRESET", 10, "PE resets are always traced",
-        "PE resets traced only when ViewInst is active");
-    d.B("TRCERR", 11, "System Error exceptions are always traced",
-        "System Error exceptions traced normally");
+    const bool ss =
+        d.B("SSSTATUS", 9, "start/stop logic in the started state", "start/stop logic in the stopped state");
+    d.B("TRCRESET", 10, "PE resets are always traced", "PE resets traced only when ViewInst is active");
+    d.B("TRCERR", 11, "System Error exceptions are always traced", "System Error exceptions traced normally");
     const auto on = ExlevelFields(d, 16, true);
     d.Res0(0x160 | 0x1000 | 0xF000 | 0x800000 | ~uint64_t{0x7FFFFFF});
-    std::string s = "ViewInst gated by " + ResourceWords(sel, pair) +
-                    (ss ? ", started" : ", stopped (waits for a start point)");
+    std::string s =
+        "ViewInst gated by " + ResourceWords(sel, pair) + (ss ? ", started" : ", stopped (waits for a start point)");
     s += on.empty() ? "; traces no exception level" : "; traces " + Join(on, ", ");
-    if (!pair && sel == 0)
-      d.Warn("EVENT_SEL=0 selects the always-FALSE resource: nothing is traced");
+    if (!pair && sel == 0) d.Warn("EVENT_SEL=0 selects the always-FALSE resource: nothing is traced");
     d.Summary(s);
     return;
   }
   if (n == "TRCVIIECTLR") {
     const uint64_t inc = d.F("INCLUDE", 7, 0, "address range comparators whose range is included");
-    const uint64_t exc =
-        d.F("EXCLUDE", 23, 16, "address range comparators whose range is excluded");
+    const uint64_t exc = d.F("EXCLUDE", 23, 16, "address range comparators whose range is excluded");
     d.Res0(~uint64_t{0x00FF00FF});
     std::vector<std::string> parts;
     for (unsigned m = 0; m < 8; ++m) {
       if (inc >> m & 1)
-        parts.push_back("include ARC" + std::to_string(m) + " (TRCACVR" + std::to_string(2 * m) +
-                        "..TRCACVR" + std::to_string(2 * m + 1) + ")");
+        parts.push_back("include ARC" + std::to_string(m) + " (TRCACVR" + std::to_string(2 * m) + "..TRCACVR" +
+                        std::to_string(2 * m + 1) + ")");
       if (exc >> m & 1)
-        parts.push_back("exclude ARC" + std::to_string(m) + " (TRCACVR" + std::to_string(2 * m) +
-                        "..TRCACVR" + std::to_string(2 * m + 1) + ")");
+        parts.push_back("exclude ARC" + std::to_string(m) + " (TRCACVR" + std::to_string(2 * m) + "..TRCACVR" +
+                        std::to_string(2 * m + 1) + ")");
     }
     d.Summary(parts.empty() ? "no address range filtering (everything included)"
                             : Join(parts, "; ") + (inc ? "" : "; everything else included"));
@@ -209,15 +187,14 @@ void DecodeFields(const std::string& n, D& d, uint64_t v) {
   }
   if (n == "TRCVISSCTLR" || n == "TRCVIPCSSCTLR") {
     const bool pc = n == "TRCVIPCSSCTLR";
-    const uint64_t start = d.F("START", pc ? 7 : 15, 0,
-                               pc ? "PE comparator inputs that start tracing"
-                                  : "single address comparators that start tracing");
-    const uint64_t stop = d.F("STOP", pc ? 23 : 31, 16,
-                              pc ? "PE comparator inputs that stop tracing"
-                                 : "single address comparators that stop tracing");
+    const uint64_t start =
+        d.F("START", pc ? 7 : 15, 0,
+            pc ? "PE comparator inputs that start tracing" : "single address comparators that start tracing");
+    const uint64_t stop =
+        d.F("STOP", pc ? 23 : 31, 16,
+            pc ? "PE comparator inputs that stop tracing" : "single address comparators that stop tracing");
     d.Res0(pc ? ~uint64_t{0x00FF00FF} : ~uint64_t{0xFFFFFFFF});
-    d.Summary(start || stop ? "start mask " + Hex(start) + ", stop mask " + Hex(stop)
-                            : "no start/stop points");
+    d.Summary(start || stop ? "start mask " + Hex(start) + ", stop mask " + Hex(stop) : "no start/stop points");
     return;
   }
   if (n.rfind("TRCACATR", 0) == 0) {
@@ -226,8 +203,7 @@ void DecodeFields(const std::string& n, D& d, uint64_t v) {
     const auto on = ExlevelFields(d, 8, false);
     d.Res0(0x3 | 0x80 | 0x8000 | ~uint64_t{0x7FFFF});
     static const char* kCt[] = {"no context comparison", "also requires the Context ID comparator",
-                                "also requires the VMID comparator",
-                                "also requires Context ID and VMID comparators"};
+                                "also requires the VMID comparator", "also requires Context ID and VMID comparators"};
     d.Summary(std::string("instruction address comparator, ") + kCt[ct] + "; compares at " +
               (on.empty() ? std::string("no level") : Join(on, ", ")));
     return;
@@ -236,9 +212,8 @@ void DecodeFields(const std::string& n, D& d, uint64_t v) {
     const uint64_t sel = d.F("EVENT_SEL", 4, 0, "");
     const bool pair = d.B("EVENT_TYPE", 7, "selector pair", "single resource selector");
     d.Res0(~uint64_t{0x9F});
-    d.Summary(sel == 0 && !pair
-                  ? "no timestamp-request event (timestamps still come with sync points)"
-                  : "timestamp requested on " + ResourceWords(sel, pair));
+    d.Summary(sel == 0 && !pair ? "no timestamp-request event (timestamps still come with sync points)"
+                                : "timestamp requested on " + ResourceWords(sel, pair));
     return;
   }
   if (n == "TRCSYNCPR") {
@@ -250,8 +225,7 @@ void DecodeFields(const std::string& n, D& d, uint64_t v) {
       d.Warn("PERIOD must be 0 or 8..20");
       d.Summary("reserved period " + std::to_string(p));
     } else {
-      d.Summary("synchronization every 2^" + std::to_string(p) + " = " +
-                std::to_string(uint64_t{1} << p) + " bytes");
+      d.Summary("synchronization every 2^" + std::to_string(p) + " = " + std::to_string(uint64_t{1} << p) + " bytes");
     }
     return;
   }
@@ -263,8 +237,8 @@ void DecodeFields(const std::string& n, D& d, uint64_t v) {
   }
   if (n == "TRCBBCTLR" || n == "TRCQCTLR") {
     const uint64_t r = d.F("RANGE", 7, 0, "address range comparators selected");
-    const bool inc = d.B("MODE", 8, "include: only in the selected ranges",
-                         "exclude: everywhere except the selected ranges");
+    const bool inc =
+        d.B("MODE", 8, "include: only in the selected ranges", "exclude: everywhere except the selected ranges");
     d.Res0(~uint64_t{0x1FF});
     const char* what = n == "TRCBBCTLR" ? "branch broadcasting" : "Q elements";
     d.Summary(std::string(what) + (inc ? " only inside ranges " + Hex(r)
@@ -287,8 +261,7 @@ void DecodeFields(const std::string& n, D& d, uint64_t v) {
   }
   if (n == "TRCSTATR") {
     const bool idle = d.B("IDLE", 0, "idle", "not idle");
-    const bool pm =
-        d.B("PMSTABLE", 1, "programmers' model stable", "programmers' model not stable");
+    const bool pm = d.B("PMSTABLE", 1, "programmers' model stable", "programmers' model not stable");
     d.Res0(~uint64_t{3});
     d.Summary(std::string(idle ? "idle" : "running") + (pm ? ", registers stable" : ""));
     return;
@@ -297,10 +270,8 @@ void DecodeFields(const std::string& n, D& d, uint64_t v) {
     std::vector<std::string> parts;
     for (unsigned e = 0; e < 4; ++e) {
       const uint64_t sel = d.F("EVENT" + std::to_string(e) + "_SEL", 8 * e + 4, 8 * e, "");
-      const bool pair =
-          d.B("EVENT" + std::to_string(e) + "_TYPE", 8 * e + 7, "selector pair", "single selector");
-      if (sel || pair)
-        parts.push_back("ETEEvent " + std::to_string(e) + " on " + ResourceWords(sel, pair));
+      const bool pair = d.B("EVENT" + std::to_string(e) + "_TYPE", 8 * e + 7, "selector pair", "single selector");
+      if (sel || pair) parts.push_back("ETEEvent " + std::to_string(e) + " on " + ResourceWords(sel, pair));
     }
     d.Res0(0x60606060ull | ~uint64_t{0xFFFFFFFF});
     d.Summary(parts.empty() ? "no events (ETEEvent 0 is the TRBE trigger)" : Join(parts, "; "));
@@ -317,8 +288,7 @@ void DecodeFields(const std::string& n, D& d, uint64_t v) {
   }
   if (n == "TRCSTALLCTLR") {
     d.F("LEVEL", 3, 0, "stall level");
-    const bool is =
-        d.B("ISTALL", 8, "PE may stall to avoid instruction trace overflow", "no stalling");
+    const bool is = d.B("ISTALL", 8, "PE may stall to avoid instruction trace overflow", "no stalling");
     d.B("NOOVERFLOW", 13, "overflow prevention", "overflow allowed");
     d.Res0(~uint64_t{0x210F});
     d.Summary(is ? "stalling enabled" : "no stalling");
@@ -352,8 +322,7 @@ void DecodeFields(const std::string& n, D& d, uint64_t v) {
     d.B("TSMARK", 23, "timestamp markers implemented", "no timestamp markers");
     const uint64_t ts = d.F("TSSIZE", 28, 24, "");
     d.B("COMMOPT", 29, "commit option 1", "commit option 0");
-    d.B("COMMTRANS", 30, "Transaction Start is not a P0 element",
-        "Transaction Start is a P0 element");
+    d.B("COMMTRANS", 30, "Transaction Start is not a P0 element", "Transaction Start is a P0 element");
     d.Summary(std::to_string(ne + 1) + " events, timestamp " +
               (ts == 8   ? "64-bit"
                : ts == 6 ? "48-bit"
@@ -377,10 +346,9 @@ void DecodeFields(const std::string& n, D& d, uint64_t v) {
     const bool e1 = d.B(el2 ? "E2TRE" : "E1TRE", 1, el2 ? "EL2 trace allowed" : "EL1 trace allowed",
                         el2 ? "EL2 trace prohibited" : "EL1 trace prohibited");
     d.B("CX", 3, el2 ? "CONTEXTIDR_EL2 and VMID may be traced" : "CX set", "CX clear");
-    const char* kTs[] = {
-        el2 ? "timestamp source chosen by TRFCR_EL1" : "reserved (virtual with FEAT_NV2p1)",
-        "virtual timestamp (physical count - CNTVOFF_EL2)", "guest physical timestamp",
-        "physical timestamp"};
+    const char* kTs[] = {el2 ? "timestamp source chosen by TRFCR_EL1" : "reserved (virtual with FEAT_NV2p1)",
+                         "virtual timestamp (physical count - CNTVOFF_EL2)", "guest physical timestamp",
+                         "physical timestamp"};
     const uint64_t ts = d.F("TS", 6, 5, kTs[Bits(v, 6, 5)]);
     d.F("EE", 9, 8, "profiling exception control (FEAT_TRBE_EXC)");
     d.B("KE", 10, "KE set", "KE clear");
@@ -409,17 +377,15 @@ void FillBlankMeanings(Decoded* d) {
   for (auto& f : d->fields) {
     if (!f.meaning.empty()) continue;
     if (f.name == "QE") {
-      static const char* kQe[] = {"Q elements disabled", "Q elements with instruction counts only",
-                                  "reserved", "Q elements with and without instruction counts"};
+      static const char* kQe[] = {"Q elements disabled", "Q elements with instruction counts only", "reserved",
+                                  "Q elements with and without instruction counts"};
       f.meaning = kQe[f.value & 3];
     } else if (f.name == "EVENT_SEL" || f.name.find("_SEL") != std::string::npos) {
       f.meaning = ResourceWords(f.value, false);
     } else if (f.name == "PERIOD") {
-      f.meaning =
-          f.value ? "2^" + std::to_string(f.value) + " bytes between synchronizations" : "disabled";
+      f.meaning = f.value ? "2^" + std::to_string(f.value) + " bytes between synchronizations" : "disabled";
     } else if (f.name == "CONTEXTTYPE") {
-      static const char* kCt[] = {"no context comparison", "Context ID comparator",
-                                  "VMID comparator", "both"};
+      static const char* kCt[] = {"no context comparison", "Context ID comparator", "VMID comparator", "both"};
       f.meaning = kCt[f.value & 3];
     } else if (f.name == "TS") {
       f.meaning = "timestamp source " + std::to_string(f.value);
@@ -461,31 +427,22 @@ std::optional<RegisterInfo> FindRegister(std::string_view name_in) {
   // OS Lock Access Register (ARM DDI 0487 D24: op0=2, op1=0, CRn=1, CRm=0, op2=4).
   if (name == "OSLAR_EL1") return RegisterInfo{name, {2, 0, 1, 0, 4}, std::nullopt, 64};
   if (auto i = Indexed(name, "TRCIDR", 0, 13)) {
-    if (*i <= 7)
-      return RegisterInfo{name, {2, 1, 0, static_cast<uint8_t>(8 + *i), 7}, 0x1E0 + 4 * *i, 32};
+    if (*i <= 7) return RegisterInfo{name, {2, 1, 0, static_cast<uint8_t>(8 + *i), 7}, 0x1E0 + 4 * *i, 32};
     return RegisterInfo{name, {2, 1, 0, static_cast<uint8_t>(*i - 8), 6}, 0x180 + 4 * (*i - 8), 32};
   }
   if (auto n = Indexed(name, "TRCACVR", 0, 15))
     return RegisterInfo{
-        name,
-        {2, 1, 2, static_cast<uint8_t>((*n & 7) << 1), static_cast<uint8_t>(*n >> 3)},
-        0x400 + 8 * *n,
-        64};
+        name, {2, 1, 2, static_cast<uint8_t>((*n & 7) << 1), static_cast<uint8_t>(*n >> 3)}, 0x400 + 8 * *n, 64};
   if (auto n = Indexed(name, "TRCACATR", 0, 15))
     return RegisterInfo{
-        name,
-        {2, 1, 2, static_cast<uint8_t>((*n & 7) << 1), static_cast<uint8_t>(2 | (*n >> 3))},
-        0x480 + 8 * *n,
-        64};
+        name, {2, 1, 2, static_cast<uint8_t>((*n & 7) << 1), static_cast<uint8_t>(2 | (*n >> 3))}, 0x480 + 8 * *n, 64};
   if (auto m = Indexed(name, "TRCCIDCVR", 0, 7))
     return RegisterInfo{name, {2, 1, 3, static_cast<uint8_t>(*m << 1), 0}, 0x600 + 8 * *m, 64};
   if (auto m = Indexed(name, "TRCVMIDCVR", 0, 7))
     return RegisterInfo{name, {2, 1, 3, static_cast<uint8_t>(*m << 1), 1}, 0x640 + 8 * *m, 64};
   if (auto n = Indexed(name, "TRCRSCTLR", 2, 31))
-    return RegisterInfo{name,
-                        {2, 1, 1, static_cast<uint8_t>(*n & 15), static_cast<uint8_t>(*n >> 4)},
-                        0x200 + 4 * *n,
-                        32};
+    return RegisterInfo{
+        name, {2, 1, 1, static_cast<uint8_t>(*n & 15), static_cast<uint8_t>(*n >> 4)}, 0x200 + 4 * *n, 32};
   if (auto m = Indexed(name, "TRCSEQEVR", 0, 2))
     return RegisterInfo{name, {2, 1, 0, static_cast<uint8_t>(*m), 4}, 0x100 + 4 * *m, 32};
   if (auto m = Indexed(name, "TRCEXTINSELR", 0, 3))
@@ -504,11 +461,10 @@ std::optional<RegisterInfo> FindRegister(std::string_view name_in) {
 }
 
 std::vector<std::string> DecodableRegisters() {
-  return {"TRCCONFIGR",    "TRCVICTLR",     "TRCVIIECTLR",  "TRCVISSCTLR", "TRCVIPCSSCTLR",
-          "TRCACATRn",     "TRCACVRn",      "TRCTSCTLR",    "TRCSYNCPR",   "TRCCCCTLR",
-          "TRCBBCTLR",     "TRCQCTLR",      "TRCTRACEIDR",  "TRCPRGCTLR",  "TRCSTATR",
-          "TRCEVENTCTL0R", "TRCEVENTCTL1R", "TRCSTALLCTLR", "TRCRSCTLRn",  "TRCIDR0",
-          "TRCIDR2",       "TRFCR_EL1",     "TRFCR_EL2"};
+  return {"TRCCONFIGR",  "TRCVICTLR",  "TRCVIIECTLR", "TRCVISSCTLR",   "TRCVIPCSSCTLR", "TRCACATRn",
+          "TRCACVRn",    "TRCTSCTLR",  "TRCSYNCPR",   "TRCCCCTLR",     "TRCBBCTLR",     "TRCQCTLR",
+          "TRCTRACEIDR", "TRCPRGCTLR", "TRCSTATR",    "TRCEVENTCTL0R", "TRCEVENTCTL1R", "TRCSTALLCTLR",
+          "TRCRSCTLRn",  "TRCIDR0",    "TRCIDR2",     "TRFCR_EL1",     "TRFCR_EL2"};
 }
 
 bool DecodeRegister(std::string_view name_in, uint64_t value, Decoded* out, std::string* error) {
@@ -521,25 +477,28 @@ bool DecodeRegister(std::string_view name_in, uint64_t value, Decoded* out, std:
   }
   out->reg = info->name;
   out->value = value;
-  if (info->width_bits == 32 && (value >> 32))
-    out->warnings.push_back("value wider than the 32-bit register");
+  if (info->width_bits == 32 && (value >> 32)) out->warnings.push_back("value wider than the 32-bit register");
   D d(out);
   DecodeFields(info->name, d, value);
   FillBlankMeanings(out);
   return true;
 }
 
+std::string FieldToText(const FieldValue& f, const char* indent, int value_width) {
+  char bits[32], line[160];
+  if (f.hi == f.lo)
+    std::snprintf(bits, sizeof bits, "[%u]", f.lo);
+  else
+    std::snprintf(bits, sizeof bits, "[%u:%u]", f.hi, f.lo);
+  std::snprintf(line, sizeof line, "%s%-8s %-16s %-*s ", indent, bits, f.name.c_str(), value_width,
+                Hex(f.value).c_str());
+  return line + f.meaning + "\n";
+}
+
 std::string DecodedToText(const Decoded& d) {
   std::string s = d.reg + " = " + Hex(d.value) + "\n";
   for (const auto& f : d.fields) {
-    char bits[16], line[96];
-    if (f.hi == f.lo)
-      std::snprintf(bits, sizeof bits, "[%u]", f.lo);
-    else
-      std::snprintf(bits, sizeof bits, "[%u:%u]", f.hi, f.lo);
-    std::snprintf(line, sizeof line, "  %-8s %-16s %-10s ", bits, f.name.c_str(),
-                  Hex(f.value).c_str());
-    s += line + f.meaning + "\n";
+    s += FieldToText(f, "  ", 10);
   }
   s += "summary: " + d.summary + "\n";
   for (const auto& w : d.warnings) s += "warning: " + w + "\n";

@@ -39,8 +39,7 @@ std::optional<size_t> FindAsync(std::span<const uint8_t> bytes, size_t from) {
   return std::nullopt;
 }
 
-bool Linearize(std::span<const uint8_t> dump, const LinearizeOptions& o, LinearizeResult* out,
-               std::string* error) {
+bool Linearize(std::span<const uint8_t> dump, const LinearizeOptions& o, LinearizeResult* out, std::string* error) {
   *out = {};
   const uint64_t limit = o.limit.value_or(o.base + dump.size());
   if (limit <= o.base) {
@@ -49,8 +48,8 @@ bool Linearize(std::span<const uint8_t> dump, const LinearizeOptions& o, Lineari
   }
   const uint64_t size = limit - o.base;
   if (dump.size() != size) {
-    *error = "dump holds " + std::to_string(dump.size()) + " bytes but [base, limit) is " +
-             std::to_string(size) + " bytes";
+    *error =
+        "dump holds " + std::to_string(dump.size()) + " bytes but [base, limit) is " + std::to_string(size) + " bytes";
     return false;
   }
   if (o.ptr < o.base || o.ptr > limit) {
@@ -59,8 +58,7 @@ bool Linearize(std::span<const uint8_t> dump, const LinearizeOptions& o, Lineari
   }
   const uint64_t start = o.start.value_or(o.base);
   if (start < o.base || start >= limit) {
-    *error =
-        "start " + Hex(start) + " outside [base " + Hex(o.base) + ", limit " + Hex(limit) + ")";
+    *error = "start " + Hex(start) + " outside [base " + Hex(o.base) + ", limit " + Hex(limit) + ")";
     return false;
   }
   auto take = [&](uint64_t b, uint64_t e) {
@@ -72,8 +70,7 @@ bool Linearize(std::span<const uint8_t> dump, const LinearizeOptions& o, Lineari
   const uint64_t ptr = o.ptr == limit ? o.base : o.ptr;
   if (!o.wrapped) {
     if (o.ptr < start) {
-      *error =
-          "ptr " + Hex(o.ptr) + " is below start " + Hex(start) + " but the buffer did not wrap";
+      *error = "ptr " + Hex(o.ptr) + " is below start " + Hex(start) + " but the buffer did not wrap";
       return false;
     }
     take(start, o.ptr);
@@ -91,15 +88,12 @@ bool Linearize(std::span<const uint8_t> dump, const LinearizeOptions& o, Lineari
     out->async_found = async.has_value();
     out->head_bytes = async.value_or(out->bytes.size());
     switch (o.head) {
-      case HeadPolicy::kKeep:
-        break;
+      case HeadPolicy::kKeep: break;
       case HeadPolicy::kPad:
-        std::fill(out->bytes.begin(), out->bytes.begin() + static_cast<ptrdiff_t>(out->head_bytes),
-                  kEteIgnoreByte);
+        std::fill(out->bytes.begin(), out->bytes.begin() + static_cast<ptrdiff_t>(out->head_bytes), kEteIgnoreByte);
         break;
       case HeadPolicy::kDrop:
-        out->bytes.erase(out->bytes.begin(),
-                         out->bytes.begin() + static_cast<ptrdiff_t>(out->head_bytes));
+        out->bytes.erase(out->bytes.begin(), out->bytes.begin() + static_cast<ptrdiff_t>(out->head_bytes));
         break;
     }
   }
@@ -117,12 +111,11 @@ std::string LinearizeSummary(const LinearizeResult& r, HeadPolicy head) {
   for (const auto& seg : r.segments) s += " [" + Hex(seg.begin) + ", " + Hex(seg.end) + ")";
   s += "\n";
   if (r.overwritten && r.async_found)
-    s += "  oldest data overwritten: " + std::to_string(r.head_bytes) +
-         " bytes before the first A-Sync (" + std::string(HeadPolicyName(head)) + ")\n";
+    s += "  oldest data overwritten: " + std::to_string(r.head_bytes) + " bytes before the first A-Sync (" +
+         std::string(HeadPolicyName(head)) + ")\n";
   else if (r.overwritten)
     s += "  warning: oldest data overwritten and no A-Sync in the buffer: not decodable\n";
-  if (r.padding_stripped)
-    s += "  stripped " + std::to_string(r.padding_stripped) + " leading 0x70 padding bytes\n";
+  if (r.padding_stripped) s += "  stripped " + std::to_string(r.padding_stripped) + " leading 0x70 padding bytes\n";
   return s;
 }
 

@@ -61,8 +61,8 @@ struct LinearizeResult {
   std::vector<uint8_t> bytes;     // oldest to newest
   std::vector<Segment> segments;  // where the bytes came from, in order
   bool overwritten = false;       // the oldest data was overwritten (head is mid-packet)
-  uint64_t head_bytes = 0;   // bytes before the first A-Sync (overwritten case), before head policy
-  bool async_found = false;  // an A-Sync was found (overwritten case)
+  uint64_t head_bytes = 0;        // bytes before the first A-Sync (overwritten case), before head policy
+  bool async_found = false;       // an A-Sync was found (overwritten case)
   uint64_t padding_stripped = 0;  // 0x70 bytes removed by strip_padding
 };
 

@@ -15,8 +15,7 @@ std::string Hex(uint64_t v) {
 }  // namespace
 
 // ---- FlatMemory -------------------------------------------------------------
-FlatMemory::FlatMemory(uint64_t base, size_t size, uint8_t fill)
-    : base_(base), bytes_(size, fill) {}
+FlatMemory::FlatMemory(uint64_t base, size_t size, uint8_t fill) : base_(base), bytes_(size, fill) {}
 
 std::optional<Fault> FlatMemory::Write(uint64_t address, uint8_t byte) {
   for (auto it = faults_.rbegin(); it != faults_.rend(); ++it)
@@ -26,9 +25,7 @@ std::optional<Fault> FlatMemory::Write(uint64_t address, uint8_t byte) {
   return std::nullopt;
 }
 
-void FlatMemory::InjectFault(uint64_t begin, uint64_t end, Fault fault) {
-  faults_.push_back({begin, end, fault});
-}
+void FlatMemory::InjectFault(uint64_t begin, uint64_t end, Fault fault) { faults_.push_back({begin, end, fault}); }
 
 std::span<const uint8_t> FlatMemory::Range(uint64_t begin, uint64_t end) const {
   const uint64_t top = base_ + bytes_.size();
@@ -41,48 +38,30 @@ std::span<const uint8_t> FlatMemory::Range(uint64_t begin, uint64_t end) const {
 // ---- Names -------------------------------------------------------------------
 std::string_view EventKindName(EventKind k) {
   switch (k) {
-    case EventKind::kRegisterWrite:
-      return "write";
-    case EventKind::kIgnoredWrite:
-      return "ignored-write";
-    case EventKind::kEnabled:
-      return "enabled";
-    case EventKind::kDisabled:
-      return "disabled";
-    case EventKind::kWrap:
-      return "wrap";
-    case EventKind::kTriggerDetected:
-      return "trigger-detected";
-    case EventKind::kTriggerEvent:
-      return "trigger-event";
-    case EventKind::kFlushStarted:
-      return "flush-started";
-    case EventKind::kFlushCompleted:
-      return "flush-completed";
-    case EventKind::kManagementEvent:
-      return "management-event";
-    case EventKind::kCollectionStopped:
-      return "collection-stopped";
-    case EventKind::kFault:
-      return "fault";
-    case EventKind::kSError:
-      return "serror";
-    case EventKind::kIrqRaised:
-      return "irq-raised";
-    case EventKind::kIrqCleared:
-      return "irq-cleared";
+    case EventKind::kRegisterWrite: return "write";
+    case EventKind::kIgnoredWrite: return "ignored-write";
+    case EventKind::kEnabled: return "enabled";
+    case EventKind::kDisabled: return "disabled";
+    case EventKind::kWrap: return "wrap";
+    case EventKind::kTriggerDetected: return "trigger-detected";
+    case EventKind::kTriggerEvent: return "trigger-event";
+    case EventKind::kFlushStarted: return "flush-started";
+    case EventKind::kFlushCompleted: return "flush-completed";
+    case EventKind::kManagementEvent: return "management-event";
+    case EventKind::kCollectionStopped: return "collection-stopped";
+    case EventKind::kFault: return "fault";
+    case EventKind::kSError: return "serror";
+    case EventKind::kIrqRaised: return "irq-raised";
+    case EventKind::kIrqCleared: return "irq-cleared";
   }
   return "?";
 }
 
 std::string_view LinuxIrqClassName(LinuxIrqClass c) {
   switch (c) {
-    case LinuxIrqClass::kBufferFull:
-      return "buffer-full";
-    case LinuxIrqClass::kFatal:
-      return "fatal";
-    case LinuxIrqClass::kSpurious:
-      return "spurious";
+    case LinuxIrqClass::kBufferFull: return "buffer-full";
+    case LinuxIrqClass::kFatal: return "fatal";
+    case LinuxIrqClass::kSpurious: return "spurious";
   }
   return "?";
 }
@@ -91,8 +70,7 @@ std::string_view LinuxIrqClassName(LinuxIrqClass c) {
 LinuxIrqClass ClassifyLikeLinux(const Status& s, uint64_t ptr, uint64_t base) {
   if (s.trg || s.ea) return LinuxIrqClass::kFatal;
   if (s.ec == kEcStage1Abort || s.ec == kEcStage2Abort) return LinuxIrqClass::kFatal;
-  if (s.wrap && s.ec == kEcOther && s.bsc() == kBscFilled && ptr == base)
-    return LinuxIrqClass::kBufferFull;
+  if (s.wrap && s.ec == kEcOther && s.bsc() == kBscFilled && ptr == base) return LinuxIrqClass::kBufferFull;
   return LinuxIrqClass::kSpurious;
 }
 
@@ -130,8 +108,7 @@ WriteResult TraceBufferUnit::WriteRegister(Reg reg, uint64_t value) {
       return WriteResult::kIgnoredWhileEnabled;
     }
   }
-  const uint64_t low_mask =
-      options_.ptr_res0_bits ? ((uint64_t{1} << options_.ptr_res0_bits) - 1) : 0;
+  const uint64_t low_mask = options_.ptr_res0_bits ? ((uint64_t{1} << options_.ptr_res0_bits) - 1) : 0;
   switch (reg) {
     case Reg::kTrblimitrEl1: {
       const bool was = limitr_.e;
@@ -139,8 +116,8 @@ WriteResult TraceBufferUnit::WriteRegister(Reg reg, uint64_t value) {
       Log(EventKind::kRegisterWrite, what);
       if (!was && limitr_.e) {
         start_check_ = true;
-        Log(EventKind::kEnabled, "fill mode " + std::string(FillModeName(limitr_.fm)) +
-                                     ", trigger mode " + std::string(TriggerModeName(limitr_.tm)));
+        Log(EventKind::kEnabled, "fill mode " + std::string(FillModeName(limitr_.fm)) + ", trigger mode " +
+                                     std::string(TriggerModeName(limitr_.tm)));
       } else if (was && !limitr_.e) {
         Log(EventKind::kDisabled);
       }
@@ -168,28 +145,20 @@ WriteResult TraceBufferUnit::WriteRegister(Reg reg, uint64_t value) {
       trg_counter_ = static_cast<uint32_t>(value & 0xFFFFFFFF & ~low_mask);
       Log(EventKind::kRegisterWrite, what);
       break;
-    case Reg::kTrbidrEl1:
-      break;
+    case Reg::kTrbidrEl1: break;
   }
   return WriteResult::kOk;
 }
 
 uint64_t TraceBufferUnit::ReadRegister(Reg reg) const {
   switch (reg) {
-    case Reg::kTrblimitrEl1:
-      return limitr_.Encode();
-    case Reg::kTrbptrEl1:
-      return ptr_;
-    case Reg::kTrbbaserEl1:
-      return base_;
-    case Reg::kTrbsrEl1:
-      return status_.Encode();
-    case Reg::kTrbmarEl1:
-      return mar_.Encode();
-    case Reg::kTrbtrgEl1:
-      return trg_counter_;
-    case Reg::kTrbidrEl1:
-      return idr_.Encode();
+    case Reg::kTrblimitrEl1: return limitr_.Encode();
+    case Reg::kTrbptrEl1: return ptr_;
+    case Reg::kTrbbaserEl1: return base_;
+    case Reg::kTrbsrEl1: return status_.Encode();
+    case Reg::kTrbmarEl1: return mar_.Encode();
+    case Reg::kTrbtrgEl1: return trg_counter_;
+    case Reg::kTrbidrEl1: return idr_.Encode();
   }
   return 0;
 }
@@ -212,8 +181,7 @@ bool TraceBufferUnit::PointerInRange() const {
 
 // D6.5 (sheet §1.11): every management event sets IRQ; collection stops and
 // the syndrome is recorded only if S was 0.
-void TraceBufferUnit::ManagementEvent(bool stop, uint8_t ec, uint16_t mss, const std::string& why,
-                                      uint32_t mss2) {
+void TraceBufferUnit::ManagementEvent(bool stop, uint8_t ec, uint16_t mss, const std::string& why, uint32_t mss2) {
   status_.irq = true;
   if (stop && !status_.s) {
     status_.s = true;
@@ -223,8 +191,7 @@ void TraceBufferUnit::ManagementEvent(bool stop, uint8_t ec, uint16_t mss, const
     Log(EventKind::kManagementEvent, why);
     Log(EventKind::kCollectionStopped, StatusSummary(status_));
   } else {
-    Log(EventKind::kManagementEvent,
-        why + (stop ? " (collection already stopped: syndrome kept)" : ""));
+    Log(EventKind::kManagementEvent, why + (stop ? " (collection already stopped: syndrome kept)" : ""));
   }
   SyncIrq();
 }
@@ -239,8 +206,7 @@ void TraceBufferUnit::Collect(uint8_t byte) {
   const bool counts_for_flush = flush_pending_;
   ProcessByte(byte);
   ++bytes_taken_;
-  if (counts_for_flush && flush_pending_ && flush_remaining_ > 0 && --flush_remaining_ == 0)
-    CompleteFlush();
+  if (counts_for_flush && flush_pending_ && flush_remaining_ > 0 && --flush_remaining_ == 0) CompleteFlush();
 }
 
 void TraceBufferUnit::ProcessByte(uint8_t byte) {
@@ -259,8 +225,7 @@ void TraceBufferUnit::ProcessByte(uint8_t byte) {
       return;
     }
     if (ptr_ & (idr_.alignment_bytes() - 1)) {
-      Log(EventKind::kFault, "TRBPTR_EL1 " + Hex(ptr_) + " not aligned to " +
-                                 std::to_string(idr_.alignment_bytes()) +
+      Log(EventKind::kFault, "TRBPTR_EL1 " + Hex(ptr_) + " not aligned to " + std::to_string(idr_.alignment_bytes()) +
                                  " bytes (TRBIDR_EL1.Align)");
       ManagementEvent(true, kEcStage1Abort, kFscAlignment, "alignment fault");
       ++bytes_discarded_;
@@ -269,8 +234,8 @@ void TraceBufferUnit::ProcessByte(uint8_t byte) {
   }
   if (!PointerInRange()) {
     ManagementEvent(true, kEcImpdef, kMssPointerOutOfRange,
-                    "TRBPTR_EL1 " + Hex(ptr_) + " outside [Base " + Hex(base_) + ", Limit " +
-                        Hex(limitr_.limit) + ") (CONSTRAINED UNPREDICTABLE; model: IMPDEF event)");
+                    "TRBPTR_EL1 " + Hex(ptr_) + " outside [Base " + Hex(base_) + ", Limit " + Hex(limitr_.limit) +
+                        ") (CONSTRAINED UNPREDICTABLE; model: IMPDEF event)");
     ++bytes_discarded_;
     return;
   }
@@ -283,8 +248,8 @@ void TraceBufferUnit::ProcessByte(uint8_t byte) {
       ++serrors_;
       Log(EventKind::kSError, "external abort on write to " + Hex(ptr_) + " signalled as SError");
     } else {
-      Log(EventKind::kFault, "write to " + Hex(ptr_) + " faulted: EC " + Hex(fault->ec) + ", " +
-                                 FscMeaning(fault->fsc));
+      Log(EventKind::kFault,
+          "write to " + Hex(ptr_) + " faulted: EC " + Hex(fault->ec) + ", " + FscMeaning(fault->fsc));
       if (fault->external) status_.ea = true;
       // PTR stays at the faulting address (it acts as the fault address register).
       ManagementEvent(true, fault->ec, fault->fsc, "buffer write fault", fault->mss2);
@@ -312,15 +277,10 @@ void TraceBufferUnit::ProcessByte(uint8_t byte) {
 void TraceBufferUnit::OnWrap() {
   status_.wrap = true;
   ++trb_wrap_;
-  Log(EventKind::kWrap,
-      "write pointer wrapped to Base (fill mode " + std::string(FillModeName(limitr_.fm)) + ")");
+  Log(EventKind::kWrap, "write pointer wrapped to Base (fill mode " + std::string(FillModeName(limitr_.fm)) + ")");
   switch (limitr_.fm) {
-    case FillMode::kFill:
-      ManagementEvent(true, kEcOther, kBscFilled, "buffer full (wrap in fill mode)");
-      break;
-    case FillMode::kWrap:
-      ManagementEvent(false, kEcOther, 0, "wrap in wrap mode");
-      break;
+    case FillMode::kFill: ManagementEvent(true, kEcOther, kBscFilled, "buffer full (wrap in fill mode)"); break;
+    case FillMode::kWrap: ManagementEvent(false, kEcOther, 0, "wrap in wrap mode"); break;
     case FillMode::kCircular:
     case FillMode::kReserved:  // cannot happen: caught when collection starts
       break;

@@ -199,8 +199,7 @@ class TraceBufferUnit {
   void OnWrap();
   void OnTriggerEvent();
   // A management event: IRQ=1; if S was 0 and `stop`, S=1 and the syndrome.
-  void ManagementEvent(bool stop, uint8_t ec, uint16_t mss, const std::string& why,
-                       uint32_t mss2 = 0);
+  void ManagementEvent(bool stop, uint8_t ec, uint16_t mss, const std::string& why, uint32_t mss2 = 0);
   void Log(EventKind kind, std::string detail = {});
   void SyncIrq();
   bool PointerInRange() const;

@@ -60,10 +60,9 @@ std::optional<TriggerMode> ParseTriggerMode(std::string_view s);
 
 // TRBLIMITR_EL1 (sheet §1.2).
 struct Limitr {
-  uint64_t limit =
-      0;  // LIMIT, bits[63:12] as an address: the exclusive end of the buffer (bits[11:0] = 0)
-  bool xe = false;                      // XE, bit 6 (FEAT_TRBE_EXT external-mode enable)
-  bool nvm = false;                     // nVM, bit 5: 1 = pointers are physical (PA/IPA)
+  uint64_t limit = 0;  // LIMIT, bits[63:12] as an address: the exclusive end of the buffer (bits[11:0] = 0)
+  bool xe = false;     // XE, bit 6 (FEAT_TRBE_EXT external-mode enable)
+  bool nvm = false;    // nVM, bit 5: 1 = pointers are physical (PA/IPA)
   TriggerMode tm = TriggerMode::kStop;  // TM, bits[4:3]
   FillMode fm = FillMode::kFill;        // FM, bits[2:1]
   bool e = false;                       // E, bit 0: enable (self-hosted)

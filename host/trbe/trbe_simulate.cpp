@@ -14,14 +14,11 @@ std::string Hex(uint64_t v) {
   return buf;
 }
 
-bool Reported(EventKind k) {
-  return k != EventKind::kRegisterWrite && k != EventKind::kIgnoredWrite;
-}
+bool Reported(EventKind k) { return k != EventKind::kRegisterWrite && k != EventKind::kIgnoredWrite; }
 
 }  // namespace
 
-bool Simulate(std::span<const uint8_t> trace, const SimulationConfig& c, SimulationResult* out,
-              std::string* error) {
+bool Simulate(std::span<const uint8_t> trace, const SimulationConfig& c, SimulationResult* out, std::string* error) {
   *out = {};
   if (c.base & 0xFFF) {
     *error = "base " + Hex(c.base) + " is not 4 KB aligned";
@@ -84,44 +81,37 @@ bool Simulate(std::span<const uint8_t> trace, const SimulationConfig& c, Simulat
   out->trb_trig = tbu.trb_trig_events();
   out->memory = mem.bytes();
   if (out->irq)
-    out->linux_class =
-        std::string(LinuxIrqClassName(ClassifyLikeLinux(tbu.status(), tbu.ptr(), tbu.base())));
+    out->linux_class = std::string(LinuxIrqClassName(ClassifyLikeLinux(tbu.status(), tbu.ptr(), tbu.base())));
   return true;
 }
 
 std::string SimulationToText(const SimulationConfig& c, const SimulationResult& r) {
   std::string s;
   char line[256];
-  std::snprintf(
-      line, sizeof line, "buffer [%s, %s) %llu bytes, fill mode %s, trigger mode %s, TRBTRG %u\n",
-      Hex(c.base).c_str(), Hex(c.base + c.size).c_str(), static_cast<unsigned long long>(c.size),
-      std::string(FillModeName(c.fill_mode)).c_str(),
-      std::string(TriggerModeName(c.trigger_mode)).c_str(), c.trigger_count);
+  std::snprintf(line, sizeof line, "buffer [%s, %s) %llu bytes, fill mode %s, trigger mode %s, TRBTRG %u\n",
+                Hex(c.base).c_str(), Hex(c.base + c.size).c_str(), static_cast<unsigned long long>(c.size),
+                std::string(FillModeName(c.fill_mode)).c_str(), std::string(TriggerModeName(c.trigger_mode)).c_str(),
+                c.trigger_count);
   s += line;
   s += "  byte  event               TRBPTR_EL1          TRBSR_EL1   detail\n";
   for (const auto& e : r.events) {
     if (!Reported(e.kind)) continue;
-    std::snprintf(line, sizeof line, "%6llu  %-18s  %-18s  %-10s  ",
-                  static_cast<unsigned long long>(e.byte_index),
-                  std::string(EventKindName(e.kind)).c_str(), Hex(e.ptr).c_str(),
-                  Hex(e.trbsr).c_str());
+    std::snprintf(line, sizeof line, "%6llu  %-18s  %-18s  %-10s  ", static_cast<unsigned long long>(e.byte_index),
+                  std::string(EventKindName(e.kind)).c_str(), Hex(e.ptr).c_str(), Hex(e.trbsr).c_str());
     std::string row = line + e.detail;
     while (!row.empty() && row.back() == ' ') row.pop_back();
     s += row + "\n";
   }
-  std::snprintf(
-      line, sizeof line,
-      "bytes in %llu, written %llu, discarded %llu; TRB_WRAP %llu, TRB_TRIG %llu; IRQ %s\n",
-      static_cast<unsigned long long>(r.bytes_in), static_cast<unsigned long long>(r.bytes_written),
-      static_cast<unsigned long long>(r.bytes_discarded),
-      static_cast<unsigned long long>(r.trb_wrap), static_cast<unsigned long long>(r.trb_trig),
-      r.irq ? "asserted" : "not asserted");
+  std::snprintf(line, sizeof line,
+                "bytes in %llu, written %llu, discarded %llu; TRB_WRAP %llu, TRB_TRIG %llu; IRQ %s\n",
+                static_cast<unsigned long long>(r.bytes_in), static_cast<unsigned long long>(r.bytes_written),
+                static_cast<unsigned long long>(r.bytes_discarded), static_cast<unsigned long long>(r.trb_wrap),
+                static_cast<unsigned long long>(r.trb_trig), r.irq ? "asserted" : "not asserted");
   s += line;
   s += "TRBPTR_EL1 = " + Hex(r.trbptr) + " (offset " + std::to_string(r.trbptr - c.base) + ")\n";
   s += "TRBTRG_EL1 = " + std::to_string(r.trbtrg) + "\n";
   s += ExplanationToText(Explain(Reg::kTrbsrEl1, r.trbsr));
-  if (!r.linux_class.empty())
-    s += "Linux TRBE driver would classify this IRQ as: " + r.linux_class + "\n";
+  if (!r.linux_class.empty()) s += "Linux TRBE driver would classify this IRQ as: " + r.linux_class + "\n";
   return s;
 }
 

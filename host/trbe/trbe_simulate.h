@@ -25,17 +25,16 @@ namespace mabutrace::trbe {
 struct SimulationConfig {
   FillMode fill_mode = FillMode::kCircular;
   TriggerMode trigger_mode = TriggerMode::kIgnore;
-  uint64_t base = 0x80000000;          // 4 KB aligned
-  uint64_t size = 4096;                // bytes, multiple of 4096
-  uint64_t start_offset = 0;           // TRBPTR_EL1 = base + start_offset
-  std::optional<uint64_t> trigger_at;  // trace byte index of the Detected Trigger
-  uint32_t trigger_count = 0;          // TRBTRG_EL1
-  uint64_t flush_latency = 0;          // ModelOptions::flush_latency_bytes
-  uint64_t trbidr = 0x20;              // TRBIDR_EL1
-  std::optional<uint64_t>
-      fault_offset;       // buffer offset from which writes fault (translation fault, stage 1)
-  uint8_t fill_byte = 0;  // initial memory contents
-  bool nvm = false;       // TRBLIMITR_EL1.nVM
+  uint64_t base = 0x80000000;            // 4 KB aligned
+  uint64_t size = 4096;                  // bytes, multiple of 4096
+  uint64_t start_offset = 0;             // TRBPTR_EL1 = base + start_offset
+  std::optional<uint64_t> trigger_at;    // trace byte index of the Detected Trigger
+  uint32_t trigger_count = 0;            // TRBTRG_EL1
+  uint64_t flush_latency = 0;            // ModelOptions::flush_latency_bytes
+  uint64_t trbidr = 0x20;                // TRBIDR_EL1
+  std::optional<uint64_t> fault_offset;  // buffer offset from which writes fault (translation fault, stage 1)
+  uint8_t fill_byte = 0;                 // initial memory contents
+  bool nvm = false;                      // TRBLIMITR_EL1.nVM
 };
 
 struct SimulationResult {

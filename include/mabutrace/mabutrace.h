@@ -263,8 +263,7 @@ namespace mabutrace {
 class Scope {
  public:
   explicit Scope(const char* name) : scope_(mabutrace_scope_begin(name, 0)) {}
-  Scope(const char* name, uint32_t rgb)
-      : scope_(mabutrace_scope_begin(name, MABUTRACE_COLOR(rgb))) {}
+  Scope(const char* name, uint32_t rgb) : scope_(mabutrace_scope_begin(name, MABUTRACE_COLOR(rgb))) {}
   ~Scope() { mabutrace_scope_end(&scope_); }
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
@@ -274,22 +273,18 @@ class Scope {
 };
 }  // namespace mabutrace
 
-#define TRACE_SCOPE(...) \
-  ::mabutrace::Scope MABUTRACE_CAT(mabutrace_scope_, __COUNTER__)(__VA_ARGS__)
+#define TRACE_SCOPE(...) ::mabutrace::Scope MABUTRACE_CAT(mabutrace_scope_, __COUNTER__)(__VA_ARGS__)
 #define TRC() TRACE_SCOPE(__func__)
 
 #else
 /* ---- C: the scope handle ends itself through __attribute__((cleanup)) --- */
-static inline void mabutrace_scope_cleanup_(mabutrace_scope_t* scope) {
-  mabutrace_scope_end(scope);
-}
+static inline void mabutrace_scope_cleanup_(mabutrace_scope_t* scope) { mabutrace_scope_end(scope); }
 #define MABUTRACE_SCOPE_(name, color)                                                         \
   __attribute__((cleanup(mabutrace_scope_cleanup_), unused)) mabutrace_scope_t MABUTRACE_CAT( \
       mabutrace_scope_, __COUNTER__) = mabutrace_scope_begin((name), (color))
 #define MABUTRACE_SCOPE1_(name) MABUTRACE_SCOPE_(name, 0)
 #define MABUTRACE_SCOPE2_(name, rgb) MABUTRACE_SCOPE_(name, MABUTRACE_COLOR(rgb))
-#define TRACE_SCOPE(...) \
-  MABUTRACE_PICK3(__VA_ARGS__, _, MABUTRACE_SCOPE2_, MABUTRACE_SCOPE1_, _)(__VA_ARGS__)
+#define TRACE_SCOPE(...) MABUTRACE_PICK3(__VA_ARGS__, _, MABUTRACE_SCOPE2_, MABUTRACE_SCOPE1_, _)(__VA_ARGS__)
 #define TRC() TRACE_SCOPE(__func__)
 #endif
 
@@ -297,28 +292,22 @@ static inline void mabutrace_scope_cleanup_(mabutrace_scope_t* scope) {
 /* ---- C and C++: the point events -------------------------------------- */
 #define MABUTRACE_INSTANT1_(name) mabutrace_instant((name), 0)
 #define MABUTRACE_INSTANT2_(name, rgb) mabutrace_instant((name), MABUTRACE_COLOR(rgb))
-#define TRACE_INSTANT(...) \
-  MABUTRACE_PICK3(__VA_ARGS__, _, MABUTRACE_INSTANT2_, MABUTRACE_INSTANT1_, _)(__VA_ARGS__)
+#define TRACE_INSTANT(...) MABUTRACE_PICK3(__VA_ARGS__, _, MABUTRACE_INSTANT2_, MABUTRACE_INSTANT1_, _)(__VA_ARGS__)
 
 #define MABUTRACE_COUNTER2_(name, v) mabutrace_counter((name), (int64_t)(v), 0)
-#define MABUTRACE_COUNTER3_(name, v, rgb) \
-  mabutrace_counter((name), (int64_t)(v), MABUTRACE_COLOR(rgb))
-#define TRACE_COUNTER(...) \
-  MABUTRACE_PICK4(__VA_ARGS__, _, MABUTRACE_COUNTER3_, MABUTRACE_COUNTER2_, _, _)(__VA_ARGS__)
+#define MABUTRACE_COUNTER3_(name, v, rgb) mabutrace_counter((name), (int64_t)(v), MABUTRACE_COLOR(rgb))
+#define TRACE_COUNTER(...) MABUTRACE_PICK4(__VA_ARGS__, _, MABUTRACE_COUNTER3_, MABUTRACE_COUNTER2_, _, _)(__VA_ARGS__)
 
 #define MABUTRACE_FLOW_OUT1_(link) mabutrace_flow_out((link), 0, 0)
 #define MABUTRACE_FLOW_OUT2_(link, name) mabutrace_flow_out((link), (name), 0)
-#define MABUTRACE_FLOW_OUT3_(link, name, rgb) \
-  mabutrace_flow_out((link), (name), MABUTRACE_COLOR(rgb))
-#define TRACE_FLOW_OUT(...)                                                                      \
-  MABUTRACE_PICK3(__VA_ARGS__, MABUTRACE_FLOW_OUT3_, MABUTRACE_FLOW_OUT2_, MABUTRACE_FLOW_OUT1_, \
-                  _)                                                                             \
+#define MABUTRACE_FLOW_OUT3_(link, name, rgb) mabutrace_flow_out((link), (name), MABUTRACE_COLOR(rgb))
+#define TRACE_FLOW_OUT(...)                                                                         \
+  MABUTRACE_PICK3(__VA_ARGS__, MABUTRACE_FLOW_OUT3_, MABUTRACE_FLOW_OUT2_, MABUTRACE_FLOW_OUT1_, _) \
   (__VA_ARGS__)
 
 #define MABUTRACE_FLOW_IN1_(link) mabutrace_flow_in((uint16_t)(link), 0, 0)
 #define MABUTRACE_FLOW_IN2_(link, name) mabutrace_flow_in((uint16_t)(link), (name), 0)
-#define MABUTRACE_FLOW_IN3_(link, name, rgb) \
-  mabutrace_flow_in((uint16_t)(link), (name), MABUTRACE_COLOR(rgb))
+#define MABUTRACE_FLOW_IN3_(link, name, rgb) mabutrace_flow_in((uint16_t)(link), (name), MABUTRACE_COLOR(rgb))
 #define TRACE_FLOW_IN(...)                                                                       \
   MABUTRACE_PICK3(__VA_ARGS__, MABUTRACE_FLOW_IN3_, MABUTRACE_FLOW_IN2_, MABUTRACE_FLOW_IN1_, _) \
   (__VA_ARGS__)

@@ -50,8 +50,7 @@ inline const char* NearestReservedColor(uint32_t rgb) {
   const char* best = kReservedColors[0].name;
   long best_d = -1;
   for (const ReservedColor& c : kReservedColors) {
-    const int dr = r - int(c.rgb >> 16 & 0xFF), dg = g - int(c.rgb >> 8 & 0xFF),
-              db = b - int(c.rgb & 0xFF);
+    const int dr = r - int(c.rgb >> 16 & 0xFF), dg = g - int(c.rgb >> 8 & 0xFF), db = b - int(c.rgb & 0xFF);
     const long d = long(dr) * dr + long(dg) * dg + long(db) * db;
     if (best_d < 0 || d < best_d) {
       best_d = d;

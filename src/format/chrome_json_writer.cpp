@@ -10,9 +10,7 @@
 
 namespace mabutrace::format {
 
-void ChromeJsonWriter::Name(std::string_view s) {
-  out_.String(s.data(), KeptNameBytes(s.data(), s.size()));
-}
+void ChromeJsonWriter::Name(std::string_view s) { out_.String(s.data(), KeptNameBytes(s.data(), s.size())); }
 
 bool ChromeJsonWriter::BeginEvent() {
   if (in_metadata_ || finished_) {
@@ -91,8 +89,7 @@ void ChromeJsonWriter::OnThread(Track t, std::string_view name) {
   out_.Raw("}}");
 }
 
-void ChromeJsonWriter::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                               uint32_t color) {
+void ChromeJsonWriter::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
   if (!BeginEvent()) return;
   Head(t, 'B', name, ns);
   Args(cpu, color);
@@ -110,8 +107,7 @@ void ChromeJsonWriter::OnEnd(Track t, std::string_view name, uint64_t ns, std::s
   out_.Char('}');
 }
 
-void ChromeJsonWriter::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                                 uint32_t color) {
+void ChromeJsonWriter::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
   if (!BeginEvent()) return;
   Head(t, 'i', name, ns);
   Args(cpu, color);
@@ -130,8 +126,8 @@ void ChromeJsonWriter::OnCounter(Track t, std::string_view name, uint64_t ns, in
   out_.Raw("}}");
 }
 
-void ChromeJsonWriter::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name,
-                                   uint64_t ns, uint32_t cpu, uint32_t color, bool enclosed) {
+void ChromeJsonWriter::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,
+                                   uint32_t color, bool enclosed) {
   if (enclosed) {
     if (!name.empty()) OnInstant(t, name, ns, cpu, color);
     if (id) OnFlow(t, start, id, ns);
@@ -198,8 +194,7 @@ void ChromeJsonWriter::OnMetadata(std::string_view key, std::string_view value) 
 
 bool ChromeJsonWriter::Finish() {
   if (finished_) return !out_.failed();
-  if (events_after_metadata_)
-    OnMetadata(stat::kEventsAfterMetadata, int64_t(events_after_metadata_));
+  if (events_after_metadata_) OnMetadata(stat::kEventsAfterMetadata, int64_t(events_after_metadata_));
   OpenMetadata();
   finished_ = true;
   out_.Raw("}}\n");

@@ -48,11 +48,10 @@ class ChromeJsonWriter : public EventSink {
   void OnThread(Track t, std::string_view name) override;
   void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) override;
-  void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                 uint32_t color) override;
+  void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) override;
-  void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
-                   uint32_t cpu, uint32_t color, bool enclosed) override;
+  void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color,
+                   bool enclosed) override;
   void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) override;
   void OnMetadata(std::string_view key, int64_t value) override;
   void OnMetadata(std::string_view key, std::string_view value) override;

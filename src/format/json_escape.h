@@ -43,27 +43,13 @@ void JsonEscape(const char* s, size_t n, Put&& put) {
     char esc[6] = {'\\', 0, 0, 0, 0, 0};
     size_t len = 2;
     switch (c) {
-      case '"':
-        esc[1] = '"';
-        break;
-      case '\\':
-        esc[1] = '\\';
-        break;
-      case '\b':
-        esc[1] = 'b';
-        break;
-      case '\f':
-        esc[1] = 'f';
-        break;
-      case '\n':
-        esc[1] = 'n';
-        break;
-      case '\r':
-        esc[1] = 'r';
-        break;
-      case '\t':
-        esc[1] = 't';
-        break;
+      case '"': esc[1] = '"'; break;
+      case '\\': esc[1] = '\\'; break;
+      case '\b': esc[1] = 'b'; break;
+      case '\f': esc[1] = 'f'; break;
+      case '\n': esc[1] = 'n'; break;
+      case '\r': esc[1] = 'r'; break;
+      case '\t': esc[1] = 't'; break;
       default:
         if (c < 0x20) {
           esc[1] = 'u', esc[2] = '0', esc[3] = '0', esc[4] = kHex[c >> 4], esc[5] = kHex[c & 0xF];

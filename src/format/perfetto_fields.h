@@ -12,8 +12,8 @@ namespace mabutrace::pb {
 
 constexpr uint32_t kTracePacket = 1;                                      // Trace.packet
 constexpr uint32_t kClockSnapshot = 6, kTimestamp = 8, kSequenceId = 10,  // TracePacket
-    kTrackEvent = 11, kInternedData = 12, kSequenceFlags = 13, kTimestampClockId = 58,
-                   kTracePacketDefaults = 59, kTrackDescriptor = 60;
+    kTrackEvent = 11, kInternedData = 12, kSequenceFlags = 13, kTimestampClockId = 58, kTracePacketDefaults = 59,
+                   kTrackDescriptor = 60;
 constexpr uint32_t kTpdTimestampClockId = 58, kTpdTrackEventDefaults = 11;  // TracePacketDefaults
 constexpr uint32_t kTedTrackUuid = 11;                                      // TrackEventDefaults
 constexpr uint32_t kCsClocks = 1;                                           // ClockSnapshot
@@ -27,15 +27,15 @@ constexpr uint32_t kTdUuid = 1, kTdName = 2, kTdProcess = 3, kTdThread = 4, kTdP
 constexpr uint32_t kPdPid = 1, kPdName = 6;              // ProcessDescriptor
 constexpr uint32_t kThPid = 1, kThTid = 2, kThName = 5;  // ThreadDescriptor
 constexpr uint32_t kCdUnit = 3;                          // CounterDescriptor
-constexpr uint32_t kTeAnnotations = 4, kTeType = 9, kTeNameIid = 10, kTeTrack = 11, kTeName = 23,
-                   kTeCounterValue = 30, kTeFlowIds = 47,
+constexpr uint32_t kTeAnnotations = 4, kTeType = 9, kTeNameIid = 10, kTeTrack = 11, kTeName = 23, kTeCounterValue = 30,
+                   kTeFlowIds = 47,
                    kTeTerminatingFlowIds = 48;                 // TrackEvent
 constexpr uint32_t kIdEventNames = 2, kIdAnnotationNames = 3,  // InternedData
     kIdAnnotationStrings = 29;
 constexpr uint32_t kIidIid = 1, kIidName = 2;  // EventName / DebugAnnotationName
 constexpr uint32_t kInternedStringStr = 2;     // InternedString (iid is kIidIid)
-constexpr uint32_t kDaNameIid = 1, kDaBool = 2, kDaUint = 3, kDaInt = 4, kDaString = 6,
-                   kDaName = 10, kDaStringIid = 17;  // DebugAnnotation
+constexpr uint32_t kDaNameIid = 1, kDaBool = 2, kDaUint = 3, kDaInt = 4, kDaString = 6, kDaName = 10,
+                   kDaStringIid = 17;  // DebugAnnotation
 // TrackEvent.Type
 constexpr uint32_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounter = 4;
 // TracePacket.SequenceFlags

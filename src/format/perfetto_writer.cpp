@@ -52,8 +52,7 @@ constexpr uint32_t kAnnotationOverhead = 24;
 // A string field holding s made valid UTF-8, cut at kMaxNameBytes.
 void PerfettoWriter::Name(uint32_t field, std::string_view s) {
   const uint32_t slot = p_.Begin(field);  // a string is length-delimited too
-  PutValidUtf8(s.data(), KeptNameBytes(s.data(), s.size()),
-               [this](const char* d, size_t k) { p_.Raw(d, k); });
+  PutValidUtf8(s.data(), KeptNameBytes(s.data(), s.size()), [this](const char* d, size_t k) { p_.Raw(d, k); });
   p_.End(slot);
 }
 
@@ -224,8 +223,7 @@ uint32_t PerfettoWriter::ColorIid(uint32_t color) {
 // Starts a packet at `ns` on s's sequence with a TrackEvent named `name`
 // (none when empty), interning the name and `color` as needed; returns
 // the open TrackEvent.
-uint32_t PerfettoWriter::EventPacket(PerfettoSequence& s, uint64_t ns, std::string_view name,
-                                     uint32_t color) {
+uint32_t PerfettoWriter::EventPacket(PerfettoSequence& s, uint64_t ns, std::string_view name, uint32_t color) {
   if (ns > max_ns_) max_ns_ = ns;
   p_.Reset();
   if (ns >= s.last_ns) {
@@ -296,8 +294,8 @@ void PerfettoWriter::Annotations(uint32_t cpu, uint32_t color) {
 }
 
 // A named TrackEvent of `type` on t's track with the cpu/color annotations.
-void PerfettoWriter::NamedEvent(Track t, uint32_t type, std::string_view name, uint64_t ns,
-                                uint32_t cpu, uint32_t color) {
+void PerfettoWriter::NamedEvent(Track t, uint32_t type, std::string_view name, uint64_t ns, uint32_t cpu,
+                                uint32_t color) {
   if (!Accept()) return;
   PerfettoSequence* s = Thread(t);
   if (!s) return;
@@ -308,13 +306,11 @@ void PerfettoWriter::NamedEvent(Track t, uint32_t type, std::string_view name, u
   Emit();
 }
 
-void PerfettoWriter::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                             uint32_t color) {
+void PerfettoWriter::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
   NamedEvent(t, pb::kSliceBegin, name, ns, cpu, color);
 }
 
-void PerfettoWriter::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                               uint32_t color) {
+void PerfettoWriter::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
   NamedEvent(t, pb::kInstant, name, ns, cpu, color);
 }
 
@@ -380,13 +376,12 @@ void PerfettoWriter::OnCounter(Track t, std::string_view name, uint64_t ns, int6
 // A flow point is an INSTANT carrying the arrow's id (§2.5: flows attach
 // to BEGIN, END and INSTANT events), inside the enclosing slice or alone:
 // Perfetto needs no carrier slice.
-void PerfettoWriter::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name,
-                                 uint64_t ns, uint32_t cpu, uint32_t color, bool enclosed) {
+void PerfettoWriter::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,
+                                 uint32_t color, bool enclosed) {
   // An unnamed end inside a slice whose arrow comes later (OnFlow) is
   // written then, once: an instant now would only say the same twice.
   if (!start && id == 0 && name.empty() && enclosed) return;
-  FlowInstant(t, start, id, name.empty() ? (start ? kFlowOutName : kFlowInName) : name, ns, cpu,
-              color, true);
+  FlowInstant(t, start, id, name.empty() ? (start ? kFlowOutName : kFlowInName) : name, ns, cpu, color, true);
 }
 
 // A late arrow end: an instant at the flow-in point that carries it.
@@ -394,8 +389,8 @@ void PerfettoWriter::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
   FlowInstant(t, start, id, start ? kFlowOutName : kFlowInName, ns, 0, 0, false);
 }
 
-void PerfettoWriter::FlowInstant(Track t, bool start, uint64_t id, std::string_view name,
-                                 uint64_t ns, uint32_t cpu, uint32_t color, bool annotate) {
+void PerfettoWriter::FlowInstant(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,
+                                 uint32_t color, bool annotate) {
   if (!Accept()) return;
   PerfettoSequence* s = Thread(t);
   if (!s) return;
@@ -451,8 +446,7 @@ void PerfettoWriter::OnMetadata(std::string_view key, std::string_view value) {
 
 bool PerfettoWriter::Finish() {
   if (finished_) return !out_.failed();
-  if (events_after_metadata_)
-    OnMetadata(stat::kEventsAfterMetadata, int64_t(events_after_metadata_));
+  if (events_after_metadata_) OnMetadata(stat::kEventsAfterMetadata, int64_t(events_after_metadata_));
   // Last, so that it counts every packet before it (this one cannot overflow:
   // MetadataAnnotation made room).
   OnMetadata(stat::kPacketsDropped, int64_t(packets_dropped_));

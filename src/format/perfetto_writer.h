@@ -60,8 +60,7 @@ class PerfettoTables {
   // The uuid of the counter track (pid, name): on first use `fresh_uuid`,
   // kept, and *fresh set. 0 when the table is full (the track is then
   // described again at every use, under a uuid hashed from the name).
-  virtual uint64_t CounterTrack(uint32_t pid, std::string_view name, uint64_t fresh_uuid,
-                                bool* fresh) = 0;
+  virtual uint64_t CounterTrack(uint32_t pid, std::string_view name, uint64_t fresh_uuid, bool* fresh) = 0;
   // The uuid of process pid's track, as CounterTrack. 0 when full (its
   // threads are then described without a parent).
   virtual uint64_t ProcessTrack(uint32_t pid, uint64_t fresh_uuid, bool* fresh) = 0;
@@ -82,11 +81,10 @@ class PerfettoWriter : public EventSink {
   void OnThread(Track t, std::string_view name) override;
   void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) override;
-  void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                 uint32_t color) override;
+  void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;
   void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) override;
-  void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
-                   uint32_t cpu, uint32_t color, bool enclosed) override;
+  void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color,
+                   bool enclosed) override;
   void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) override;
   void OnMetadata(std::string_view key, int64_t value) override;
   void OnMetadata(std::string_view key, std::string_view value) override;
@@ -99,17 +97,14 @@ class PerfettoWriter : public EventSink {
   // Producers write a thread's events in runs (a device walks one chunk,
   // one thread, at a time): the last track asked for is nearly always the
   // next one.
-  PerfettoSequence* Thread(Track t) {
-    return last_seq_ && t == last_track_ ? last_seq_ : NewThread(t, {});
-  }
+  PerfettoSequence* Thread(Track t) { return last_seq_ && t == last_track_ ? last_seq_ : NewThread(t, {}); }
   PerfettoSequence* NewThread(Track t, std::string_view name);
   void StartSequence(const PerfettoSequence& s);
   uint32_t EventPacket(PerfettoSequence& s, uint64_t ns, std::string_view name, uint32_t color);
-  void NamedEvent(Track t, uint32_t type, std::string_view name, uint64_t ns, uint32_t cpu,
-                  uint32_t color);
+  void NamedEvent(Track t, uint32_t type, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color);
   void Annotations(uint32_t cpu, uint32_t color);
-  void FlowInstant(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
-                   uint32_t cpu, uint32_t color, bool annotate);
+  void FlowInstant(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color,
+                   bool annotate);
   uint32_t ColorIid(uint32_t color);
   uint64_t CounterUuid(uint32_t pid, std::string_view name);
   bool Accept();  // false (event dropped) once metadata has begun

@@ -73,17 +73,13 @@ inline uint32_t FlowForLink(uint16_t link, uint32_t newest) {
 inline unsigned RecordWords(uint64_t header) {
   unsigned color = (header & kHasColor) ? 1 : 0;
   switch (HeaderType(header)) {
-    case RecordType::kScopeEnd:
-      return 1;
+    case RecordType::kScopeEnd: return 1;
     case RecordType::kScopeBegin:
-    case RecordType::kInstant:
-      return 2 + color;
+    case RecordType::kInstant: return 2 + color;
     case RecordType::kCounter:
     case RecordType::kFlowOut:
-    case RecordType::kFlowIn:
-      return 3 + color;
-    case RecordType::kTimeBase:
-      return 2;
+    case RecordType::kFlowIn: return 3 + color;
+    case RecordType::kTimeBase: return 2;
   }
   return 0;
 }

@@ -53,8 +53,8 @@ enum class Kind : uint8_t {
 // Payload offsets.
 constexpr uint32_t kStringPtr = 0, kStringLength = 8, kStringBytes = 10;
 constexpr uint32_t kThreadKey = 0, kThreadTid = 4, kThreadLength = 8, kThreadName = 10;
-constexpr uint32_t kEventsKey = 0, kEventsTid = 4, kEventsSeq = 8, kEventsBase = 16,
-                   kEventsFirstWord = 24, kEventsWordCount = 28, kEventsWords = 32;
+constexpr uint32_t kEventsKey = 0, kEventsTid = 4, kEventsSeq = 8, kEventsBase = 16, kEventsFirstWord = 24,
+                   kEventsWordCount = 28, kEventsWords = 32;
 constexpr uint32_t kLostRecords = 0, kLostDropped = 8, kLostBytes = 16;
 
 // Longest name sent; longer names are cut (the decoder sees the prefix).

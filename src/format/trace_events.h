@@ -58,13 +58,11 @@ class EventSink {
   // default ("thread <tid>"; a process keeps the viewer's own).
   virtual void OnProcess(uint32_t pid, std::string_view name) = 0;
   virtual void OnThread(Track t, std::string_view name) = 0;
-  virtual void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                       uint32_t color) = 0;
+  virtual void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) = 0;
   // `name` is the begin's. `flag` is empty for a recorded end, else why the
   // end was made up (trace_vocabulary.h, flag::).
   virtual void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) = 0;
-  virtual void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu,
-                         uint32_t color) = 0;
+  virtual void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) = 0;
   virtual void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) = 0;
   // A flow point as recorded (TRACE_FLOW_OUT / TRACE_FLOW_IN): the start or
   // end of arrow `id`, or with `id` 0 the point alone (its arrow end may
@@ -72,8 +70,8 @@ class EventSink {
   // on `t`. A point outside every slice takes 1 ns of its track
   // (trace_rules.h FlowPoint), which a writer may use: Chrome JSON draws a
   // carrier slice there, Perfetto an instant.
-  virtual void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
-                           uint32_t cpu, uint32_t color, bool enclosed) = 0;
+  virtual void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,
+                           uint32_t color, bool enclosed) = 0;
   // An arrow end alone: the end of arrow `id`, whose point was written
   // earlier with id 0, bound to what encloses that point at `ns`.
   virtual void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) = 0;

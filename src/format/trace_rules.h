@@ -29,16 +29,14 @@
 namespace mabutrace::format {
 
 // When an end at `ns` of a slice begun at `begin_ns` lands (rule 1).
-inline uint64_t EndTime(uint64_t begin_ns, uint64_t ns) {
-  return ns > begin_ns ? ns : begin_ns + 1;
-}
+inline uint64_t EndTime(uint64_t begin_ns, uint64_t ns) { return ns > begin_ns ? ns : begin_ns + 1; }
 
 // Writes a flow point as recorded (TRACE_FLOW_OUT / TRACE_FLOW_IN) to
 // `out` (EventSink::OnFlowPoint; rule 4): `enclosed` says a slice is open
 // on `t`. Returns the last time the point takes on `t`: ns, or ns + 1 for
 // a point outside every slice.
-inline uint64_t FlowPoint(EventSink& out, Track t, bool start, uint64_t id, std::string_view name,
-                          uint64_t ns, uint32_t cpu, uint32_t color, bool enclosed) {
+inline uint64_t FlowPoint(EventSink& out, Track t, bool start, uint64_t id, std::string_view name, uint64_t ns,
+                          uint32_t cpu, uint32_t color, bool enclosed) {
   out.OnFlowPoint(t, start, id, name, ns, cpu, color, enclosed);
   return enclosed ? ns : ns + 1;
 }

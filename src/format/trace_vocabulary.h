@@ -35,9 +35,8 @@ constexpr char kChunkSize[] = "chunk_size";
 constexpr char kThreads[] = "threads";
 // Repairs made by whoever enforced trace_rules.h (the device's walker or
 // the host's Normalizer): the same input gives the same counts on both.
-constexpr char kOrphanScopeEnds[] = "orphan_scope_ends";  // ends whose begin was gone
-constexpr char kOpenScopesClosed[] =
-    "open_scopes_closed";  // closed at the end (flag kOpenAtEnd, ...)
+constexpr char kOrphanScopeEnds[] = "orphan_scope_ends";             // ends whose begin was gone
+constexpr char kOpenScopesClosed[] = "open_scopes_closed";           // closed at the end (flag kOpenAtEnd, ...)
 constexpr char kFlowEndsWithoutStart[] = "flow_ends_without_start";  // drawn as a point, no arrow
 // The device export's reader of the ring buffer (src/runtime/trace_walker.h).
 constexpr char kExportedRecords[] = "exported_records";
@@ -64,12 +63,11 @@ constexpr int kFormatVersion = 1;          // of the metadata object / annotatio
 constexpr char kCategory[] = "mabutrace";  // Chrome JSON "cat" of every slice and instant
 constexpr char kFlowName[] = "flow";       // Chrome JSON: the name of an arrow's s/f events
 constexpr char kFlowCategory[] = "mabutrace.flow";
-constexpr char kFlowOutName[] = "flow_out";  // an unnamed flow point (its carrier slice
-constexpr char kFlowInName[] = "flow_in";    // in JSON, its instant in Perfetto)
-constexpr char kMetadataEvent[] =
-    "mabutrace metadata";                        // Perfetto: the instant holding the metadata
-constexpr char kThreadNamePrefix[] = "thread ";  // + tid, for a thread without a name
-constexpr char kNullName[] = "(null)";           // a NULL name pointer
+constexpr char kFlowOutName[] = "flow_out";              // an unnamed flow point (its carrier slice
+constexpr char kFlowInName[] = "flow_in";                // in JSON, its instant in Perfetto)
+constexpr char kMetadataEvent[] = "mabutrace metadata";  // Perfetto: the instant holding the metadata
+constexpr char kThreadNamePrefix[] = "thread ";          // + tid, for a thread without a name
+constexpr char kNullName[] = "(null)";                   // a NULL name pointer
 
 // Bytes of a name kept in any format (cut at a character: utf8.h
 // Utf8Prefix), so that names read the same in every file and a device's

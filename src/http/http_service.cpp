@@ -27,11 +27,10 @@ const Header kNoReferrer = {"Referrer-Policy", "no-referrer"};
 const Header kNoStore = {"Cache-Control", "no-store"};
 // The page fetches nothing from anywhere but us and may not be framed
 // (capture_page.h: inline script and style only).
-const Header kPagePolicy = {
-    "Content-Security-Policy",
-    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-    "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; "
-    "frame-ancestors 'none'"};
+const Header kPagePolicy = {"Content-Security-Policy",
+                            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                            "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; "
+                            "frame-ancestors 'none'"};
 const Header kSaveAsPftrace = {"Content-Disposition", "attachment; filename=\"trace.pftrace\""};
 // Every route serves GET and HEAD only; a 405 must say so (RFC 9110 §15.5.6).
 const Header kAllow = {"Allow", "GET, HEAD"};
@@ -61,18 +60,8 @@ const Route kRoutes[] = {
      CountOf(kPageHeaders),
      {kCapturePage, sizeof kCapturePage - 1},
      nullptr},
-    {"/trace",
-     "application/json",
-     kJsonHeaders,
-     CountOf(kJsonHeaders),
-     {nullptr, 0},
-     mabutrace_export_json},
-    {"/trace.json",
-     "application/json",
-     kJsonHeaders,
-     CountOf(kJsonHeaders),
-     {nullptr, 0},
-     mabutrace_export_json},
+    {"/trace", "application/json", kJsonHeaders, CountOf(kJsonHeaders), {nullptr, 0}, mabutrace_export_json},
+    {"/trace.json", "application/json", kJsonHeaders, CountOf(kJsonHeaders), {nullptr, 0}, mabutrace_export_json},
     {"/trace.pftrace",
      "application/octet-stream",
      kPftraceHeaders,
@@ -226,8 +215,7 @@ Method MethodFromToken(Text token) {
 }
 
 Response Answer(const Request& request, HostPolicy policy) {
-  if (policy == HostPolicy::kLoopbackNames &&
-      !HostIsLoopbackName(request.host.data, request.host.size)) {
+  if (policy == HostPolicy::kLoopbackNames && !HostIsLoopbackName(request.host.data, request.host.size)) {
     return Error(403, kErrorHeaders, CountOf(kErrorHeaders), request.method);
   }
   const Route* route = FindRoute(PathOf(request.target));
@@ -249,8 +237,7 @@ Response ErrorResponse(uint16_t status) {
 int WriteBody(const Response& response, mabutrace_write_fn write, void* user) {
   Sink sink{write, user};
   if (response.exporter) return response.exporter(&WriteNonEmpty, &sink);
-  return WriteNonEmpty(&sink, response.body.data, response.body.size) == 0 ? MABUTRACE_OK
-                                                                           : MABUTRACE_ERR_IO;
+  return WriteNonEmpty(&sink, response.body.data, response.body.size) == 0 ? MABUTRACE_OK : MABUTRACE_ERR_IO;
 }
 
 size_t FormatHead(const Response& response, bool close, char* out, size_t cap) {

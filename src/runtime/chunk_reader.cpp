@@ -48,8 +48,7 @@ ChunkReader::ChunkReader(const Runtime& rt) : rt_(rt) {
     if (!CopyChunk(rt, i, nullptr, &info) || info.nwords == 0 || info.seq > limit) continue;
     order[count_++] = ChunkRef{info.seq, i, info.thread};
   }
-  std::sort(order, order + count_,
-            [](const ChunkRef& a, const ChunkRef& b) { return a.seq < b.seq; });
+  std::sort(order, order + count_, [](const ChunkRef& a, const ChunkRef& b) { return a.seq < b.seq; });
 }
 
 bool ChunkReader::Load(uint32_t i, ChunkCopy* info) const {

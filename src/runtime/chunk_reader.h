@@ -67,8 +67,7 @@ bool ChunkReader::ForEach(const ChunkCopy& info, Fn&& fn) const {
     r.cpu = HeaderCpu(h);
     r.in_isr = (h & kInIsr) != 0;
     r.ticks = base + HeaderDelta(h);
-    if (r.type != RecordType::kScopeEnd)
-      r.name = reinterpret_cast<const char*>(uintptr_t(w[i + 1]));
+    if (r.type != RecordType::kScopeEnd) r.name = reinterpret_cast<const char*>(uintptr_t(w[i + 1]));
     if (r.type == RecordType::kCounter) r.value = int64_t(w[i + 2]);
     if (r.type == RecordType::kFlowOut || r.type == RecordType::kFlowIn) {
       r.link = uint16_t(w[i + 2]);

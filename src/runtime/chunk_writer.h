@@ -116,8 +116,7 @@ void OnThreadExit(void* arg) {
 
 inline void CountOverwritten(Runtime& rt, const Chunk& c, uint64_t old_tag) {
   if (TagState(old_tag) == kChunkFull) {
-    rt.overwritten.fetch_add(c.commit.load(std::memory_order_relaxed) >> 32,
-                             std::memory_order_relaxed);
+    rt.overwritten.fetch_add(c.commit.load(std::memory_order_relaxed) >> 32, std::memory_order_relaxed);
   }
 }
 

@@ -62,9 +62,8 @@ void WriteDumpDescriptor(Runtime& rt, const Layout& l) {
   d.slot_tid = offsetof(ThreadSlot, tid);
   d.slot_name = offsetof(ThreadSlot, name);
   d.slot_name_bytes = sizeof(ThreadSlot::name);
-  static_assert(sizeof(ThreadSlot::state) == 4 && sizeof(ThreadSlot::gen) == 4 &&
-                    sizeof(ThreadSlot::tid) == 4 && sizeof(Chunk::gen) == 4 &&
-                    sizeof(Chunk::thread) == 4 && sizeof(Chunk::tid) == 4,
+  static_assert(sizeof(ThreadSlot::state) == 4 && sizeof(ThreadSlot::gen) == 4 && sizeof(ThreadSlot::tid) == 4 &&
+                    sizeof(Chunk::gen) == 4 && sizeof(Chunk::thread) == 4 && sizeof(Chunk::tid) == 4,
                 "the descriptor says these are 32-bit");
   memcpy(d.process_name, rt.process_name, sizeof d.process_name - 1);  // NUL: memset above
   mabutrace_dump_region.base = rt.memory;

@@ -30,8 +30,7 @@ uint32_t DeferredFlowEnds(size_t data_bytes) {
 // export workspace is adding its member (export_workspace.h) and its line
 // here. Sets the sizes that go with the regions too: when measuring, `ws`
 // is a scratch copy.
-MT_COLD void WalkBlock(Regions& r, Layout& l, uint32_t max_threads, uint32_t max_depth,
-                       ExportWorkspace& ws) {
+MT_COLD void WalkBlock(Regions& r, Layout& l, uint32_t max_threads, uint32_t max_depth, ExportWorkspace& ws) {
   const size_t data_words = size_t(l.num_chunks) * l.chunk_words;
   r.Take<Runtime>(1);
   l.chunks_offset = r.Take<Chunk>(l.num_chunks);

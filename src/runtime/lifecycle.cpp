@@ -27,9 +27,8 @@ uint32_t g_last_session = 0;  // guarded by g_lifecycle_lock
 std::atomic<void (*)()> g_deinit_hook{nullptr};
 
 bool ConfigValid(const mabutrace_config_t& c) {
-  return c.buffer_size >= 4096 && c.buffer_size <= (size_t(1) << 30) && c.max_threads >= 1 &&
-         c.max_threads <= 4096 && c.max_depth >= 1 && c.max_depth <= 1024 &&
-         (c.clock == nullptr || c.clock_hz != 0);
+  return c.buffer_size >= 4096 && c.buffer_size <= (size_t(1) << 30) && c.max_threads >= 1 && c.max_threads <= 4096 &&
+         c.max_depth >= 1 && c.max_depth <= 1024 && (c.clock == nullptr || c.clock_hz != 0);
 }
 
 }  // namespace

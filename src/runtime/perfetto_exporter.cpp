@@ -62,16 +62,14 @@ class DeviceTables final : public format::PerfettoTables {
   }
 
   uint64_t NameIid(std::string_view name) override {
-    InternEntry* e = Probe(Mix(uintptr_t(name.data())), [&](const InternEntry& x) {
-      return x.kind == kEventName && x.name == name.data();
-    });
+    InternEntry* e = Probe(Mix(uintptr_t(name.data())),
+                           [&](const InternEntry& x) { return x.kind == kEventName && x.name == name.data(); });
     if (!e) return 0;
     if (!e->name) *e = InternEntry{name.data(), ++next_iid_, kEventName};
     return e->value;
   }
 
-  uint64_t CounterTrack(uint32_t pid, std::string_view name, uint64_t fresh_uuid,
-                        bool* fresh) override {
+  uint64_t CounterTrack(uint32_t pid, std::string_view name, uint64_t fresh_uuid, bool* fresh) override {
     *fresh = false;
     if (pid != rt_.pid || fresh_uuid > UINT32_MAX) return 0;
     // A counter is sampled again and again under one address: look there
@@ -79,8 +77,7 @@ class DeviceTables final : public format::PerfettoTables {
     AddressHit& hit = counter_hits_[Mix(uintptr_t(name.data())) % kAddressHits];
     if (hit.name == name.data() && hit.uuid) return hit.uuid;
     InternEntry* e = Probe(Fnv1a(name), [&](const InternEntry& x) {
-      return x.kind == kCounterTrack && strncmp(x.name, name.data(), name.size()) == 0 &&
-             x.name[name.size()] == '\0';
+      return x.kind == kCounterTrack && strncmp(x.name, name.data(), name.size()) == 0 && x.name[name.size()] == '\0';
     });
     if (!e) return 0;
     if (!e->name) {
@@ -100,17 +97,14 @@ class DeviceTables final : public format::PerfettoTables {
   }
 
  private:
-  bool Matches(uint32_t i, uint32_t tid) const {
-    return ws_.threads[i].seen && ws_.threads[i].tid == tid;
-  }
+  bool Matches(uint32_t i, uint32_t tid) const { return ws_.threads[i].seen && ws_.threads[i].tid == tid; }
 
   // The entry `same` accepts, or the empty one where it would go; nullptr
   // when the table is full.
   template <class Same>
   InternEntry* Probe(uint32_t hash, Same&& same) {
     const uint32_t mask = ws_.intern_cap - 1;
-    for (uint32_t i = hash & mask, probes = 0; probes < ws_.intern_cap;
-         ++probes, i = (i + 1) & mask) {
+    for (uint32_t i = hash & mask, probes = 0; probes < ws_.intern_cap; ++probes, i = (i + 1) & mask) {
       InternEntry& e = ws_.interned[i];
       if (!e.name || same(e)) return &e;
     }

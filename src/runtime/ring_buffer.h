@@ -173,9 +173,7 @@ inline void WriteWord(uint64_t* p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC
 // Publishes a chunk's commit word: a release store (readers load it with
 // acquire), so the record words below the mark are visible with it.
 // (Single core: writer_single_core.cpp has a cheaper form.)
-inline void PublishCommit(std::atomic<uint64_t>& commit, uint64_t v) {
-  commit.store(v, std::memory_order_release);
-}
+inline void PublishCommit(std::atomic<uint64_t>& commit, uint64_t v) { commit.store(v, std::memory_order_release); }
 
 }  // namespace mabutrace
 

@@ -156,8 +156,7 @@ void MaybeSendThread(const Runtime& rt, StreamState& s, ByteOut& out, uint32_t k
 }
 
 // Sends the words [from, info.nwords) of the chunk copied in the workspace.
-void SendChunk(const Runtime& rt, StreamState& s, ByteOut& out, uint32_t index,
-               const ChunkCopy& info) {
+void SendChunk(const Runtime& rt, StreamState& s, ByteOut& out, uint32_t index, const ChunkCopy& info) {
   const uint64_t* w = rt.workspace->copy;
   StreamSent& sent = s.sent[index];
   const uint32_t from = sent.words;

@@ -130,8 +130,7 @@ uint64_t TraceWalker::FlowIn(ThreadState& t, const Record& r, uint64_t ns) {
     // dangling arrow end.
     ++counts_.flow_ends_without_start;
   }
-  return format::FlowPoint(*sink_, TrackOf(t), false, id, FlowName(r.name), ns, r.cpu, r.color,
-                           enclosed);
+  return format::FlowPoint(*sink_, TrackOf(t), false, id, FlowName(r.name), ns, r.cpu, r.color, enclosed);
 }
 
 void TraceWalker::WriteDeferredFlowEnds() {
@@ -152,8 +151,7 @@ void TraceWalker::WriteChunk(uint32_t i) {
   if (!snap_.Load(i, &info)) {
     // Recycled since it was listed: this thread's records have a gap.
     ++counts_.chunks_lost;
-    if (ThreadState* t = Find(snap_.ref(i).thread))
-      CloseAll(*t, t->last_ns, format::flag::kTruncated);
+    if (ThreadState* t = Find(snap_.ref(i).thread)) CloseAll(*t, t->last_ns, format::flag::kTruncated);
     return;
   }
   ThreadState& t = Thread(info);
@@ -217,22 +215,15 @@ void TraceWalker::Write(ThreadState& t, const Record& r) {
         EndTop(t, ns, "");
       }
       break;
-    case RecordType::kInstant:
-      sink_->OnInstant(TrackOf(t), Name(r.name), ns, r.cpu, r.color);
-      break;
-    case RecordType::kCounter:
-      sink_->OnCounter(TrackOf(t), Name(r.name), ns, r.value);
-      break;
+    case RecordType::kInstant: sink_->OnInstant(TrackOf(t), Name(r.name), ns, r.cpu, r.color); break;
+    case RecordType::kCounter: sink_->OnCounter(TrackOf(t), Name(r.name), ns, r.value); break;
     case RecordType::kFlowOut:
       ns = format::FlowPoint(*sink_, TrackOf(t), true, r.flow, FlowName(r.name), ns, r.cpu, r.color,
                              t.depth > 0 && !t.too_deep);
       SetFlowBit(ws_.flow_written, r.flow);
       break;
-    case RecordType::kFlowIn:
-      ns = FlowIn(t, r, ns);
-      break;
-    case RecordType::kTimeBase:
-      break;
+    case RecordType::kFlowIn: ns = FlowIn(t, r, ns); break;
+    case RecordType::kTimeBase: break;
   }
   t.last_ns = ns;
   if (ns > end_ns_) end_ns_ = ns;

@@ -31,9 +31,7 @@ namespace writer {
 // A record's type and color in one word: bits 0..24 the color (with
 // MABUTRACE_COLOR_SET), bits 25..27 the RecordType. With the name and a
 // 64-bit payload the arguments fit a 32-bit core's four argument registers.
-constexpr uint32_t RecordKind(RecordType type, uint32_t color) {
-  return (color & 0x1FFFFFFu) | uint32_t(type) << 25;
-}
+constexpr uint32_t RecordKind(RecordType type, uint32_t color) { return (color & 0x1FFFFFFu) | uint32_t(type) << 25; }
 inline RecordType KindType(uint32_t kind) { return RecordType((kind >> 25) & 7); }
 inline uint32_t KindColor(uint32_t kind) { return kind & 0x1FFFFFFu; }
 

@@ -31,9 +31,7 @@ struct Writer : ChunkWriter {
 
   static constexpr bool kZeroChunks = false;
   static constexpr bool kThreadsExit = true;  // tasks are deleted
-  static bool ClaimChunk(Runtime& rt, uint32_t* index, uint64_t* seq) {
-    return ClaimChunkConcurrent(rt, index, seq);
-  }
+  static bool ClaimChunk(Runtime& rt, uint32_t* index, uint64_t* seq) { return ClaimChunkConcurrent(rt, index, seq); }
   void FinishChunk() {}  // the last pending record published the commit word
 };
 
@@ -64,8 +62,7 @@ MT_NOINLINE void CountDropped() {
 //
 // One out-of-line body for every record type: on an MCU flash is dear, and
 // six inlined copies cost more than the call (docs/ports.md §4).
-MT_NOINLINE void EmitRecord(RecordType type, unsigned fixed_words, uint32_t color, uint64_t w1,
-                            uint64_t w2) {
+MT_NOINLINE void EmitRecord(RecordType type, unsigned fixed_words, uint32_t color, uint64_t w1, uint64_t w2) {
   const uint32_t ctx = port::WriterContext();
   if (MT_UNLIKELY(ctx >= MABUTRACE_PORT_WRITER_CONTEXTS)) {
     CountDropped();
@@ -79,12 +76,11 @@ MT_NOINLINE void EmitRecord(RecordType type, unsigned fixed_words, uint32_t colo
   const mabutrace_clock_fn clock = g_clock.load(std::memory_order_relaxed);
   uint64_t now = MT_UNLIKELY(clock != nullptr) ? clock() : port::NowTicksInCritical();
   uint64_t delta = now - w.base;
-  if (MT_UNLIKELY(w.session != g_session.load(std::memory_order_relaxed) ||
-                  uint64_t(w.end - w.cur) < words || delta >= kDeltaLimit)) {
+  if (MT_UNLIKELY(w.session != g_session.load(std::memory_order_relaxed) || uint64_t(w.end - w.cur) < words ||
+                  delta >= kDeltaLimit)) {
     if (w.pending != 0) {
       // Interrupted writers of this context still fill the chunk.
-      if (w.old_pending != 0 || w.session != g_session.load(std::memory_order_relaxed) ||
-          delta >= kDeltaLimit) {
+      if (w.old_pending != 0 || w.session != g_session.load(std::memory_order_relaxed) || delta >= kDeltaLimit) {
         port::ExitCritical(irq);
         CountDropped();
         return;

@@ -141,9 +141,7 @@ bool Writer::ClaimChunk(Runtime& rt, uint32_t* index_out, uint64_t* seq_out) {
 
 // Header bits 32..63 that every record of context `ctx` has (kInIsr). For
 // context 0 a constant: the fast path loads nothing for it.
-MT_INLINE uint32_t HeaderHi(uint32_t ctx) {
-  return port::ContextIsIsr(ctx) ? uint32_t(kInIsr >> 32) : 0u;
-}
+MT_INLINE uint32_t HeaderHi(uint32_t ctx) { return port::ContextIsIsr(ctx) ? uint32_t(kInIsr >> 32) : 0u; }
 
 MT_NOINLINE uint64_t SlowNow() {
   const mabutrace_clock_fn clock = g_clock.load(std::memory_order_relaxed);
@@ -162,8 +160,8 @@ MT_NOINLINE bool SlowReserveSingleCore(Writer& w, unsigned words) {
   return ok && uint32_t(w.end - w.cur) >= words;
 }
 
-MT_INLINE void WriteRecord(uint64_t* p, uint32_t header_hi, uint32_t delta, unsigned words,
-                           uintptr_t name, uint64_t value, uint32_t color) {
+MT_INLINE void WriteRecord(uint64_t* p, uint32_t header_hi, uint32_t delta, unsigned words, uintptr_t name,
+                           uint64_t value, uint32_t color) {
   const unsigned fixed = color ? words - 1 : words;
   if (fixed > 1) WriteWord(p + 1, name);
   if (fixed > 2) WriteWord(p + 2, value);
@@ -220,8 +218,7 @@ MT_NOINLINE mabutrace_scope_t EmitMasked(uintptr_t name, uint32_t kind, uint64_t
   }
   w.cur = p + words;
   if (ctx != 0) ++w.records;  // (SyncCommitOf)
-  const uint32_t hi =
-      w.header_hi | uint32_t(type) << (kTypeShift - 32) | (color ? uint32_t(kHasColor >> 32) : 0u);
+  const uint32_t hi = w.header_hi | uint32_t(type) << (kTypeShift - 32) | (color ? uint32_t(kHasColor >> 32) : 0u);
   port::ExitCritical(irq);
   WriteRecord(p, hi, delta, words, name, value, color);
   return mabutrace_scope_t{uint32_t(uintptr_t(p))};
@@ -276,8 +273,7 @@ MT_NOINLINE void EmitFastAny(uintptr_t name, uint32_t kind, uint64_t value) {
   w.cur = p + words;
   WriteWord(p + 1, name);
   if (words > 2) WriteWord(p + 2, value);
-  WriteWord(p, uint64_t(HeaderHi(0) | uint32_t(writer::KindType(kind)) << (kTypeShift - 32)) << 32 |
-                   delta);
+  WriteWord(p, uint64_t(HeaderHi(0) | uint32_t(writer::KindType(kind)) << (kTypeShift - 32)) << 32 | delta);
 }
 
 }  // namespace
@@ -321,9 +317,7 @@ void EndSession() {
   port::ExitCritical(irq);
 }
 
-int CallerSlot(Runtime** rt, uint32_t* slot) {
-  return BindCaller(&g_writers[port::WriterContext()], rt, slot);
-}
+int CallerSlot(Runtime** rt, uint32_t* slot) { return BindCaller(&g_writers[port::WriterContext()], rt, slot); }
 
 // (Flows take the masked path: one copy of the record code instead of two
 // more inlined fast paths, docs/ports.md §4.)

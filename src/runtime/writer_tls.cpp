@@ -18,9 +18,7 @@ namespace {
 struct Writer : ChunkWriter {
   static constexpr bool kZeroChunks = false;
   static constexpr bool kThreadsExit = true;
-  static bool ClaimChunk(Runtime& rt, uint32_t* index, uint64_t* seq) {
-    return ClaimChunkConcurrent(rt, index, seq);
-  }
+  static bool ClaimChunk(Runtime& rt, uint32_t* index, uint64_t* seq) { return ClaimChunkConcurrent(rt, index, seq); }
   void FinishChunk() {}  // every record published the commit word
 };
 
@@ -32,8 +30,8 @@ MT_INLINE void Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
   Writer& w = tls_writer;
   uint64_t now = Now();
   const unsigned words = kFixedWords + (color ? 1u : 0u);
-  if (MT_UNLIKELY(w.session != g_session.load(std::memory_order_relaxed) ||
-                  uint64_t(w.end - w.cur) < words || now - w.base >= kDeltaLimit)) {
+  if (MT_UNLIKELY(w.session != g_session.load(std::memory_order_relaxed) || uint64_t(w.end - w.cur) < words ||
+                  now - w.base >= kDeltaLimit)) {
     if (!SlowReserve(w, words, now)) return;
     if (now - w.base >= kDeltaLimit) return;  // clock misbehaves; drop
   }

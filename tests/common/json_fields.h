@@ -14,8 +14,7 @@
 
 namespace mt_json {
 
-inline void ExpectFields(const nlohmann::json& j,
-                         std::initializer_list<std::pair<const char*, int64_t>> fields) {
+inline void ExpectFields(const nlohmann::json& j, std::initializer_list<std::pair<const char*, int64_t>> fields) {
   for (const auto& [name, value] : fields) {
     ASSERT_TRUE(j.contains(name)) << name << " missing in " << j.dump();
     EXPECT_EQ(j[name], value) << name;

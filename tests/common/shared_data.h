@@ -40,8 +40,7 @@ inline std::vector<std::string> SharedCaptures(const std::filesystem::path& root
   std::error_code ec;
   for (std::filesystem::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     bool complete = it->is_directory();
-    for (const char* file : needed)
-      complete = complete && std::filesystem::exists(it->path() / file);
+    for (const char* file : needed) complete = complete && std::filesystem::exists(it->path() / file);
     if (complete) names.push_back(it->path().filename().string());
   }
   std::sort(names.begin(), names.end());

@@ -90,8 +90,7 @@ void ChildProcess::ReadOutput(int out_fd, int err_fd) {
   }
 }
 
-std::optional<std::string> ChildProcess::WaitForLine(const std::string& prefix,
-                                                     std::chrono::milliseconds timeout) {
+std::optional<std::string> ChildProcess::WaitForLine(const std::string& prefix, std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   std::optional<std::string> found;
   grew_.wait_for(lock, timeout, [&] {

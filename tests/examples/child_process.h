@@ -28,8 +28,7 @@ class ChildProcess {
 
   // The first stdout line starting with prefix, waiting up to timeout;
   // nullopt if it did not come (timeout, or the child closed stdout).
-  std::optional<std::string> WaitForLine(const std::string& prefix,
-                                         std::chrono::milliseconds timeout);
+  std::optional<std::string> WaitForLine(const std::string& prefix, std::chrono::milliseconds timeout);
   // True while the child has not exited (and not been reaped).
   bool Running();
   // Exit status, 128 + signal if killed by one; nullopt on timeout (the

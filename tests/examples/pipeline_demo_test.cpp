@@ -77,9 +77,8 @@ std::optional<json> ParseTrace(const std::string& text, const std::string& what)
   std::string error;
   std::optional<json> doc = ParseJson(text, &error);
   if (!doc) {
-    ADD_FAILURE() << what << " is not valid JSON: " << error << " (" << text.size()
-                  << " bytes, ends with '" << text.substr(text.size() > 80 ? text.size() - 80 : 0)
-                  << "')";
+    ADD_FAILURE() << what << " is not valid JSON: " << error << " (" << text.size() << " bytes, ends with '"
+                  << text.substr(text.size() > 80 ? text.size() - 80 : 0) << "')";
   }
   return doc;
 }
@@ -96,14 +95,11 @@ std::string Describe(const ChildProcess& demo) {
 }
 
 // All checks that hold for every trace the demo produces.
-void ExpectValidTrace(const json& doc, const CounterLog& log, bool final, const std::string& what,
-                      TraceFacts* facts) {
+void ExpectValidTrace(const json& doc, const CounterLog& log, bool final, const std::string& what, TraceFacts* facts) {
   const Problems structure = CheckTrace(doc, facts);
-  EXPECT_TRUE(structure.empty()) << what << ": " << structure.size() << " problems\n"
-                                 << Summarize(structure);
+  EXPECT_TRUE(structure.empty()) << what << ": " << structure.size() << " problems\n" << Summarize(structure);
   const Problems counters = CheckCounters(doc, log, final);
-  EXPECT_TRUE(counters.empty()) << what << ": " << counters.size() << " counter problems\n"
-                                << Summarize(counters);
+  EXPECT_TRUE(counters.empty()) << what << ": " << counters.size() << " counter problems\n" << Summarize(counters);
 }
 
 void ExpectDemoThreadsAndFlows(const TraceFacts& f, const std::string& what) {
@@ -122,9 +118,7 @@ struct BufferCase {
   bool expect_wrap;  // the run must overflow the buffer (flight recorder)
 };
 
-void PrintTo(const BufferCase& bc, std::ostream* os) {
-  *os << bc.name << " (--buffer-kib " << bc.buffer_kib << ")";
-}
+void PrintTo(const BufferCase& bc, std::ostream* os) { *os << bc.name << " (--buffer-kib " << bc.buffer_kib << ")"; }
 
 class PipelineDemoRun : public ::testing::TestWithParam<BufferCase> {};
 
@@ -132,9 +126,8 @@ class PipelineDemoRun : public ::testing::TestWithParam<BufferCase> {};
 // unknown fields, and the demo's threads are described in it.
 void ExpectPftraceParses(const fs::path& path) {
   ASSERT_TRUE(fs::exists(path)) << path;
-  const std::string cmd = std::string("protoc --decode=perfetto.protos.Trace -I ") +
-                          MABUTRACE_PERFETTO_PROTO_DIR + " perfetto_trace.proto < " +
-                          path.string() + " 2>&1";
+  const std::string cmd = std::string("protoc --decode=perfetto.protos.Trace -I ") + MABUTRACE_PERFETTO_PROTO_DIR +
+                          " perfetto_trace.proto < " + path.string() + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string text;
@@ -161,9 +154,8 @@ TEST_P(PipelineDemoRun, LiveAndFinalTracesAreConsistent) {
   ASSERT_FALSE(tmp.path().empty());
   const fs::path out_dir = tmp.path() / "out";
   const fs::path counter_log = tmp.path() / "counters.txt";
-  ChildProcess demo(kDemo,
-                    {"--port", "0", "--seconds", "4", "--out", out_dir.string(), "--counter-log",
-                     counter_log.string(), "--buffer-kib", std::to_string(bc.buffer_kib)});
+  ChildProcess demo(kDemo, {"--port", "0", "--seconds", "4", "--out", out_dir.string(), "--counter-log",
+                            counter_log.string(), "--buffer-kib", std::to_string(bc.buffer_kib)});
   ASSERT_TRUE(demo.started()) << "cannot run " << kDemo;
   const std::optional<std::string> line = demo.WaitForLine("listening on ", kStartTimeout);
   ASSERT_TRUE(line) << "no 'listening on' line" << Describe(demo);
@@ -172,8 +164,7 @@ TEST_P(PipelineDemoRun, LiveAndFinalTracesAreConsistent) {
   ASSERT_GT(ep->port, 0);
   const std::optional<std::string> where = demo.WaitForLine("live trace: ", kStartTimeout);
   ASSERT_TRUE(where) << "the output should say where /trace.json is" << Describe(demo);
-  EXPECT_NE(where->find(":" + std::to_string(ep->port) + "/trace.json"), std::string::npos)
-      << *where;
+  EXPECT_NE(where->find(":" + std::to_string(ep->port) + "/trace.json"), std::string::npos) << *where;
 
   // Live: fetched while the writers keep writing (the summary line comes
   // only after the threads stopped).
@@ -196,8 +187,7 @@ TEST_P(PipelineDemoRun, LiveAndFinalTracesAreConsistent) {
   ASSERT_TRUE(rc) << "the demo did not end" << Describe(demo);
   ASSERT_EQ(*rc, 0) << Describe(demo);
   const fs::path trace_path = out_dir / "trace.json";
-  EXPECT_NE(demo.Stdout().find("trace written: " + trace_path.string()), std::string::npos)
-      << Describe(demo);
+  EXPECT_NE(demo.Stdout().find("trace written: " + trace_path.string()), std::string::npos) << Describe(demo);
   EXPECT_NE(demo.Stdout().find("ui.perfetto.dev"), std::string::npos) << Describe(demo);
   ExpectPftraceParses(out_dir / "trace.pftrace");
 
@@ -230,8 +220,8 @@ TEST_P(PipelineDemoRun, LiveAndFinalTracesAreConsistent) {
   EXPECT_EQ(f.instants["demo_stop"], 1u);
   // TRC() names the slice after the function.
   EXPECT_GT(f.slices["process_sample"], 0u);
-  for (const char* slice : {"timer_isr", "adc_read", "filter", "calibrate", "forward_batch",
-                            "upload", "encode", "send"}) {
+  for (const char* slice :
+       {"timer_isr", "adc_read", "filter", "calibrate", "forward_batch", "upload", "encode", "send"}) {
     EXPECT_GT(f.slices[slice], 0u) << "no '" << slice << "' slice";
   }
 
@@ -246,8 +236,7 @@ TEST_P(PipelineDemoRun, LiveAndFinalTracesAreConsistent) {
     EXPECT_GT(f.metadata["events_overwritten"], 0u)
         << "the buffer did not wrap; the test no longer covers the flight recorder";
   } else {
-    ASSERT_EQ(f.metadata["events_overwritten"], 0u)
-        << "the buffer wrapped; give this case a bigger --buffer-kib";
+    ASSERT_EQ(f.metadata["events_overwritten"], 0u) << "the buffer wrapped; give this case a bigger --buffer-kib";
     EXPECT_EQ(f.instants["queue_full"], drops->second.size());
     // Nothing lost and the queues drained at shutdown: every arrow ends,
     // except those of the samples dropped at a full queue.
@@ -259,8 +248,7 @@ TEST_P(PipelineDemoRun, LiveAndFinalTracesAreConsistent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Buffers, PipelineDemoRun,
-                         ::testing::Values(BufferCase{"Complete", 32768, false},
-                                           BufferCase{"Wrapping", 256, true}),
+                         ::testing::Values(BufferCase{"Complete", 32768, false}, BufferCase{"Wrapping", 256, true}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // ---- ending early -------------------------------------------------------------
@@ -271,8 +259,8 @@ TEST_P(PipelineDemoSignal, EndsEarlyAndStillWritesTheTrace) {
   TempDir tmp;
   const fs::path out_dir = tmp.path() / "out";
   const fs::path counter_log = tmp.path() / "counters.txt";
-  ChildProcess demo(kDemo, {"--port", "0", "--seconds", "600", "--out", out_dir.string(),
-                            "--counter-log", counter_log.string()});
+  ChildProcess demo(
+      kDemo, {"--port", "0", "--seconds", "600", "--out", out_dir.string(), "--counter-log", counter_log.string()});
   ASSERT_TRUE(demo.started());
   ASSERT_TRUE(demo.WaitForLine("listening on ", kStartTimeout)) << Describe(demo);
   std::this_thread::sleep_for(500ms);
@@ -294,9 +282,7 @@ TEST_P(PipelineDemoSignal, EndsEarlyAndStillWritesTheTrace) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, PipelineDemoSignal, ::testing::Values(SIGINT, SIGTERM),
-                         [](const auto& info) {
-                           return std::string(info.param == SIGINT ? "SIGINT" : "SIGTERM");
-                         });
+                         [](const auto& info) { return std::string(info.param == SIGINT ? "SIGINT" : "SIGTERM"); });
 
 // ---- errors -------------------------------------------------------------------
 
@@ -314,15 +300,13 @@ TEST(PipelineDemoErrors, BusyPortExitsOneNamingThePort) {
   const std::string port = std::to_string(ntohs(addr.sin_port));
 
   TempDir tmp;
-  ChildProcess demo(kDemo,
-                    {"--port", port, "--seconds", "5", "--out", (tmp.path() / "out").string()});
+  ChildProcess demo(kDemo, {"--port", port, "--seconds", "5", "--out", (tmp.path() / "out").string()});
   ASSERT_TRUE(demo.started());
   const std::optional<int> rc = demo.Wait(kExitTimeout);
   close(fd);
   ASSERT_TRUE(rc) << Describe(demo);
   EXPECT_EQ(*rc, 1) << Describe(demo);
-  EXPECT_NE(demo.Stderr().find("cannot listen on 127.0.0.1:" + port + " (port in use?)"),
-            std::string::npos)
+  EXPECT_NE(demo.Stderr().find("cannot listen on 127.0.0.1:" + port + " (port in use?)"), std::string::npos)
       << Describe(demo);
   EXPECT_EQ(demo.Stdout().find("listening on"), std::string::npos) << Describe(demo);
   EXPECT_FALSE(fs::exists(tmp.path() / "out" / "trace.json"));
@@ -376,8 +360,7 @@ TEST(PipelineDemoUsage, HelpListsTheFlagsAndExitsZero) {
   const std::optional<int> rc = demo.Wait(kExitTimeout);
   ASSERT_TRUE(rc);
   EXPECT_EQ(*rc, 0);
-  for (const char* flag :
-       {"--seconds", "--port", "--out", "--bind", "--buffer-kib", "--counter-log"}) {
+  for (const char* flag : {"--seconds", "--port", "--out", "--bind", "--buffer-kib", "--counter-log"}) {
     EXPECT_NE(demo.Stdout().find(flag), std::string::npos) << flag;
   }
 }

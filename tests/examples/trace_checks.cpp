@@ -36,8 +36,7 @@ struct PendingFlowEnd {
 // Sorts t.slices by begin and records, for each prefix, the latest end, so
 // that Enclosed() is a binary search.
 void IndexSlices(ThreadWalk& t) {
-  std::sort(t.slices.begin(), t.slices.end(),
-            [](const Slice& a, const Slice& b) { return a.begin < b.begin; });
+  std::sort(t.slices.begin(), t.slices.end(), [](const Slice& a, const Slice& b) { return a.begin < b.begin; });
   t.max_end.resize(t.slices.size());
   double m = -1;
   for (size_t i = 0; i < t.slices.size(); ++i) t.max_end[i] = m = std::max(m, t.slices[i].end);
@@ -47,8 +46,8 @@ void IndexSlices(ThreadWalk& t) {
 // Perfetto sorts an E before anything else at the same ts, so an f there
 // would find the slice already closed.
 bool Enclosed(const ThreadWalk& t, double ts) {
-  const auto after = std::upper_bound(t.slices.begin(), t.slices.end(), ts,
-                                      [](double v, const Slice& s) { return v < s.begin; });
+  const auto after =
+      std::upper_bound(t.slices.begin(), t.slices.end(), ts, [](double v, const Slice& s) { return v < s.begin; });
   const size_t n = size_t(after - t.slices.begin());  // slices beginning at or before ts
   return n > 0 && t.max_end[n - 1] > ts;
 }
@@ -61,13 +60,9 @@ std::string Str(const json& e, const char* key) {
 }
 
 // A JSON integer >= 0 (parsed ones are "unsigned", built ones may not be).
-bool IsUnsigned(const json& v) {
-  return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
-}
+bool IsUnsigned(const json& v) { return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0); }
 
-bool IsId(const json& v) {
-  return IsUnsigned(v) && v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= 0xFFFFFFFFull;
-}
+bool IsId(const json& v) { return IsUnsigned(v) && v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= 0xFFFFFFFFull; }
 
 std::string Where(size_t i, const json& e) {
   std::ostringstream os;
@@ -177,8 +172,7 @@ Problems CheckTrace(const json& doc, TraceFacts* facts) {
         if (value.empty()) p.push_back(Where(i, e) + ": empty thread name");
         const auto [it, fresh] = thread_names.emplace(id, value);
         if (!fresh && it->second != value) {
-          p.push_back(Where(i, e) + ": second, different name for the thread ('" + it->second +
-                      "')");
+          p.push_back(Where(i, e) + ": second, different name for the thread ('" + it->second + "')");
         }
         f.thread_names.insert(value);
       } else {
@@ -205,8 +199,7 @@ Problems CheckTrace(const json& doc, TraceFacts* facts) {
     // end after the walk, once it knows its start was written.
     if (ph != "f") {
       if (ts < t.last_ts) {
-        p.push_back(Where(i, e) + ": ts goes back on its thread (previous " +
-                    std::to_string(t.last_ts) + ")");
+        p.push_back(Where(i, e) + ": ts goes back on its thread (previous " + std::to_string(t.last_ts) + ")");
       }
       t.last_ts = std::max(t.last_ts, ts);
     }
@@ -221,8 +214,8 @@ Problems CheckTrace(const json& doc, TraceFacts* facts) {
           p.push_back(Where(i, e) + ": E without an open B on its thread");
         } else {
           if (t.stack.back().name != name || t.stack.back().cat != cat) {
-            p.push_back(Where(i, e) + ": E does not match the innermost open B ('" +
-                        t.stack.back().name + "', cat '" + t.stack.back().cat + "')");
+            p.push_back(Where(i, e) + ": E does not match the innermost open B ('" + t.stack.back().name + "', cat '" +
+                        t.stack.back().cat + "')");
           }
           t.slices.push_back(Slice{t.stack.back().ts, ts});
           t.stack.pop_back();
@@ -275,19 +268,16 @@ Problems CheckTrace(const json& doc, TraceFacts* facts) {
   for (auto& [id, t] : threads) IndexSlices(t);
   for (const PendingFlowEnd& end : pending_ends) {
     if (!Enclosed(threads[end.thread], end.ts)) {
-      p.push_back(Where(end.index, events[end.index]) +
-                  ": flow end inside no slice of its thread (begin <= ts < end)");
+      p.push_back(Where(end.index, events[end.index]) + ": flow end inside no slice of its thread (begin <= ts < end)");
     }
   }
   for (const auto& [id, t] : threads) {
-    const std::string where =
-        "thread pid " + std::to_string(id.first) + " tid " + std::to_string(id.second);
+    const std::string where = "thread pid " + std::to_string(id.first) + " tid " + std::to_string(id.second);
     for (const Open& o : t.stack) p.push_back(where + ": B '" + o.name + "' never ends");
     if (t.has_events && !thread_names.count(id)) p.push_back(where + ": no thread_name");
   }
   for (uint64_t pid : pids_with_events) {
-    if (!named_processes.count(pid))
-      p.push_back("pid " + std::to_string(pid) + ": no process_name");
+    if (!named_processes.count(pid)) p.push_back("pid " + std::to_string(pid) + ": no process_name");
   }
 
   const auto meta = doc.find("metadata");
@@ -336,16 +326,14 @@ Problems CheckCounters(const json& doc, const CounterLog& log, bool final) {
     if (!e.is_object() || Str(e, "ph") != "C") continue;
     if (!IsId(e.value("pid", json())) || !IsId(e.value("tid", json()))) continue;
     const json& args = e.value("args", json());
-    if (!args.is_object() || !args.contains("value") || !args["value"].is_number_integer())
-      continue;
+    if (!args.is_object() || !args.contains("value") || !args["value"].is_number_integer()) continue;
     const ThreadId id{e["pid"].get<uint64_t>(), e["tid"].get<uint64_t>()};
     const auto it = names.find(id);
     const std::string thread = it != names.end() ? it->second : "tid " + std::to_string(id.second);
     traced[{Str(e, "name"), thread}].push_back(args["value"].get<int64_t>());
   }
 
-  const bool gaps =
-      MetaValue(doc, "events_dropped") > 0 || MetaValue(doc, "chunks_lost_during_export") > 0;
+  const bool gaps = MetaValue(doc, "events_dropped") > 0 || MetaValue(doc, "chunks_lost_during_export") > 0;
   const bool complete = final && !gaps && MetaValue(doc, "events_overwritten") == 0;
   for (const auto& [key, values] : traced) {
     const std::string what = "counter '" + key.first + "' of thread '" + key.second + "'";
@@ -357,29 +345,25 @@ Problems CheckCounters(const json& doc, const CounterLog& log, bool final) {
     const std::vector<int64_t>& logged = it->second;
     if (gaps) {
       if (!IsSubsequence(values, logged)) {
-        p.push_back(what + ": trace " + Show(values) + " is not in the logged order " +
-                    Show(logged));
+        p.push_back(what + ": trace " + Show(values) + " is not in the logged order " + Show(logged));
       }
     } else if (complete) {
       if (values != logged) {
-        p.push_back(what + ": nothing was overwritten, but trace " + Show(values) + " != log " +
-                    Show(logged));
+        p.push_back(what + ": nothing was overwritten, but trace " + Show(values) + " != log " + Show(logged));
       }
     } else if (final) {
       if (!IsSuffix(values, logged)) {
-        p.push_back(what + ": trace " + Show(values) + " is not the newest part of the log " +
-                    Show(logged));
+        p.push_back(what + ": trace " + Show(values) + " is not the newest part of the log " + Show(logged));
       }
     } else if (!IsContiguousRun(values, logged)) {
-      p.push_back(what + ": trace " + Show(values) + " is not a contiguous run of the log " +
-                  Show(logged));
+      p.push_back(what + ": trace " + Show(values) + " is not a contiguous run of the log " + Show(logged));
     }
   }
   if (complete) {
     for (const auto& [key, values] : log) {
       if (!traced.count(key)) {
-        p.push_back("counter '" + key.first + "' of thread '" + key.second + "': logged " +
-                    Show(values) + " but not in the trace, though nothing was overwritten");
+        p.push_back("counter '" + key.first + "' of thread '" + key.second + "': logged " + Show(values) +
+                    " but not in the trace, though nothing was overwritten");
       }
     }
   }

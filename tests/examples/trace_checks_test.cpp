@@ -38,8 +38,7 @@ json& Event(json& doc, size_t i) { return doc["traceEvents"][i]; }
   for (const std::string& s : p) {
     if (s.find(needle) != std::string::npos) return ::testing::AssertionSuccess();
   }
-  return ::testing::AssertionFailure() << "no problem mentions '" << needle << "'; got:\n"
-                                       << Summarize(p);
+  return ::testing::AssertionFailure() << "no problem mentions '" << needle << "'; got:\n" << Summarize(p);
 }
 
 CounterLog Log(const std::string& text) {

@@ -44,7 +44,7 @@ TEST(JsonEscape, KeepsValidUtf8AndReplacesEachInvalidByte) {
                    "b"),
             "\"a\xEF\xBF\xBD"
             "b\"");
-  EXPECT_EQ(Escape("\xC0\xAF"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");  // overlong: two bytes, two U+FFFD
+  EXPECT_EQ(Escape("\xC0\xAF"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");                  // overlong: two bytes, two U+FFFD
   EXPECT_EQ(Escape("\xED\xA0\x80"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // surrogate
   // A sequence cut by the end of the input is invalid, and nothing past
   // the end is read (the view ends before the continuation bytes).
@@ -64,7 +64,7 @@ TEST(Utf8Prefix, CutsAtACharacterAndCountsReplacements) {
   const std::string check = "ab\xE2\x9C\x93";  // 2 + 3 bytes
   EXPECT_EQ(mabutrace::Utf8Prefix(check.data(), check.size(), 5), 5u);
   EXPECT_EQ(mabutrace::Utf8Prefix(check.data(), check.size(), 4), 2u);  // never half a character
-  const std::string bad = "\xff\xff";  // each becomes 3 bytes of U+FFFD
+  const std::string bad = "\xff\xff";                                   // each becomes 3 bytes of U+FFFD
   EXPECT_EQ(mabutrace::Utf8Prefix(bad.data(), bad.size(), 5), 1u);
   EXPECT_EQ(mabutrace::Utf8Prefix(bad.data(), bad.size(), 6), 2u);
 }
@@ -114,8 +114,7 @@ TEST(ChromeJsonWriter, NamesAreCutAtTheSameLimitInEveryFormat) {
   ASSERT_TRUE(w.Finish());
   const json doc = json::parse(c.text);
   // The check mark would end past the limit: the name stops before it.
-  EXPECT_EQ(doc["traceEvents"][0]["name"].get<std::string>(),
-            std::string(mabutrace::format::kMaxNameBytes - 1, 'n'));
+  EXPECT_EQ(doc["traceEvents"][0]["name"].get<std::string>(), std::string(mabutrace::format::kMaxNameBytes - 1, 'n'));
 }
 
 TEST(ChromeJsonWriter, AFlowPointOutsideASliceGetsACarrierOf1ns) {

@@ -9,9 +9,7 @@
 
 namespace {
 
-bool Allowed(const std::string& host) {
-  return mabutrace::http::HostIsLoopbackName(host.data(), host.size());
-}
+bool Allowed(const std::string& host) { return mabutrace::http::HostIsLoopbackName(host.data(), host.size()); }
 
 TEST(HttpHostCheck, AcceptsNamesNoDnsAnswerCanRedirect) {
   for (const char* host : {
@@ -61,24 +59,23 @@ TEST(HttpHostCheck, RefusesOtherNames) {
 }
 
 TEST(HttpHostCheck, RefusesWhatIsNotAnIpv4Literal) {
-  for (const char* host : {"256.0.0.1", "01.2.3.4", "1.2.3", "1.2.3.4.5", "1..2.3", "0x7f.0.0.1",
-                           "1.2.3.", ".1.2.3", "1.2.3.4 ", "1.2.3.-4", "1234.1.1.1"}) {
+  for (const char* host : {"256.0.0.1", "01.2.3.4", "1.2.3", "1.2.3.4.5", "1..2.3", "0x7f.0.0.1", "1.2.3.", ".1.2.3",
+                           "1.2.3.4 ", "1.2.3.-4", "1234.1.1.1"}) {
     EXPECT_FALSE(Allowed(host)) << host;
   }
 }
 
 TEST(HttpHostCheck, RefusesWhatIsNotAnIpv6Literal) {
-  for (const char* host :
-       {"::1", "[::1", "[::1]x", "[]", "[:]", "[:::]", "[1::2::3]", "[1:2:3:4:5:6:7:8:9]",
-        "[1:2:3:4:5:6:7]", "[1:2:3:4:5:6:7:8::]", "[12345::]", "[fe80::1%25eth0]", "[v1.fe]",
-        "[127.0.0.1]", "[:1::]", "[1:]", "[::1.2.3.4.5]", "[1::2:3.4.5.6:7]", "[::g]"}) {
+  for (const char* host : {"::1", "[::1", "[::1]x", "[]", "[:]", "[:::]", "[1::2::3]", "[1:2:3:4:5:6:7:8:9]",
+                           "[1:2:3:4:5:6:7]", "[1:2:3:4:5:6:7:8::]", "[12345::]", "[fe80::1%25eth0]", "[v1.fe]",
+                           "[127.0.0.1]", "[:1::]", "[1:]", "[::1.2.3.4.5]", "[1::2:3.4.5.6:7]", "[::g]"}) {
     EXPECT_FALSE(Allowed(host)) << host;
   }
 }
 
 TEST(HttpHostCheck, ThePortIsDigits) {
-  for (const char* host : {"127.0.0.1:80x", "localhost:-1", "localhost: 80", "[::1]:x",
-                           "127.0.0.1:8080:80", "localhost:80:80"}) {
+  for (const char* host :
+       {"127.0.0.1:80x", "localhost:-1", "localhost: 80", "[::1]:x", "127.0.0.1:8080:80", "localhost:80:80"}) {
     EXPECT_FALSE(Allowed(host)) << host;
   }
 }

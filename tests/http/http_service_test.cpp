@@ -22,8 +22,7 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 
 http::Text TextOf(const std::string& s) { return http::Text{s.data(), s.size()}; }
 
-http::Response Ask(const std::string& method, const std::string& target,
-                   const std::string& host = "127.0.0.1",
+http::Response Ask(const std::string& method, const std::string& target, const std::string& host = "127.0.0.1",
                    http::HostPolicy policy = http::HostPolicy::kLoopbackNames) {
   const http::Request request{http::MethodFromToken(TextOf(method)), TextOf(target), TextOf(host)};
   return http::Answer(request, policy);
@@ -31,8 +30,7 @@ http::Response Ask(const std::string& method, const std::string& target,
 
 Fields FieldsOf(const http::Response& r) {
   Fields out;
-  for (size_t i = 0; i < r.header_count; ++i)
-    out.emplace_back(r.headers[i].name, r.headers[i].value);
+  for (size_t i = 0; i < r.header_count; ++i) out.emplace_back(r.headers[i].name, r.headers[i].value);
   return out;
 }
 
@@ -41,8 +39,7 @@ std::string BodyOf(const http::Response& r) {
 }
 
 // The fields each answer carries besides Content-Type and framing, in order.
-const Fields kErrorFields = {{"X-Content-Type-Options", "nosniff"},
-                             {"Referrer-Policy", "no-referrer"}};
+const Fields kErrorFields = {{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}};
 const Fields kNotAllowedFields = {{"Allow", "GET, HEAD"}, kErrorFields[0], kErrorFields[1]};
 const Fields kJsonFields = {{"Cache-Control", "no-store"}, kErrorFields[0], kErrorFields[1]};
 const Fields kPftraceFields = {{"Cache-Control", "no-store"},
@@ -131,10 +128,9 @@ TEST_F(HttpService, ThePerfettoTraceIsSavedAsAFile) {
 }
 
 TEST_F(HttpService, OnlyTheseExactPathsExist) {
-  for (const char* target :
-       {"", "*", "/nope", "/trace.json/x", "/trace.jso", "/trace.jsonx", "/../etc/passwd",
-        "/%2e%2e/etc/passwd", "/trace%2Ejson", "//trace.json", "/TRACE.JSON", "/index.html",
-        "http://127.0.0.1/trace.json", "/trace.json#x", "trace.json"}) {
+  for (const char* target : {"", "*", "/nope", "/trace.json/x", "/trace.jso", "/trace.jsonx", "/../etc/passwd",
+                             "/%2e%2e/etc/passwd", "/trace%2Ejson", "//trace.json", "/TRACE.JSON", "/index.html",
+                             "http://127.0.0.1/trace.json", "/trace.json#x", "trace.json"}) {
     SCOPED_TRACE(target);
     const http::Response r = Ask("GET", target);
     ExpectAnswer(r, 404, kText, kErrorFields);
@@ -199,8 +195,7 @@ TEST(HttpServiceUninitialized, ExportsAre503ThePageIsServed) {
     EXPECT_EQ(BodyOf(r), "503 Service Unavailable\n");
   }
   EXPECT_EQ(Ask("GET", "/").status, 200);
-  EXPECT_EQ(Ask("POST", "/trace.json").status, 405)
-      << "the method is wrong whether or not we trace";
+  EXPECT_EQ(Ask("POST", "/trace.json").status, 405) << "the method is wrong whether or not we trace";
 }
 
 // ---- Error answers -------------------------------------------------------------------
@@ -314,20 +309,19 @@ TEST(HttpServiceHeads, AnErrorHead) {
 
 TEST_F(HttpService, HeadsOfThePageAndAnExport) {
   // The answer to HEAD has the length GET's body has (RFC 9110 §8.6).
-  EXPECT_EQ(
-      Head(Ask("HEAD", "/"), false),
-      "HTTP/1.1 200 OK\r\n"
-      "Content-Type: text/html; charset=utf-8\r\n"
-      "Content-Length: " +
-          std::to_string(sizeof mabutrace::http::kCapturePage - 1) +
-          "\r\n"
-          "Cache-Control: no-store\r\n"
-          "Content-Security-Policy: default-src 'none'; script-src 'unsafe-inline'; style-src "
-          "'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action "
-          "'none'; frame-ancestors 'none'\r\n"
-          "X-Content-Type-Options: nosniff\r\n"
-          "Referrer-Policy: no-referrer\r\n"
-          "\r\n");
+  EXPECT_EQ(Head(Ask("HEAD", "/"), false),
+            "HTTP/1.1 200 OK\r\n"
+            "Content-Type: text/html; charset=utf-8\r\n"
+            "Content-Length: " +
+                std::to_string(sizeof mabutrace::http::kCapturePage - 1) +
+                "\r\n"
+                "Cache-Control: no-store\r\n"
+                "Content-Security-Policy: default-src 'none'; script-src 'unsafe-inline'; style-src "
+                "'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action "
+                "'none'; frame-ancestors 'none'\r\n"
+                "X-Content-Type-Options: nosniff\r\n"
+                "Referrer-Policy: no-referrer\r\n"
+                "\r\n");
   EXPECT_EQ(Head(Ask("HEAD", "/trace.json"), false),
             "HTTP/1.1 200 OK\r\n"
             "Content-Type: application/json\r\n"

@@ -41,8 +41,7 @@ struct Wire {
   std::string error;      // why the bytes are not one well-formed response
 
   size_t Count(const std::string& name) const {
-    return size_t(std::count_if(fields.begin(), fields.end(),
-                                [&](const auto& f) { return f.first == name; }));
+    return size_t(std::count_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == name; }));
   }
   std::string Field(const std::string& name) const {
     for (const auto& f : fields) {
@@ -96,8 +95,7 @@ inline Wire ParseWire(const std::string& bytes, bool head_request) {
     return w;
   }
   if (!w.chunked) {
-    const size_t length =
-        w.Count("content-length") ? std::stoul(w.Field("content-length")) : rest.size();
+    const size_t length = w.Count("content-length") ? std::stoul(w.Field("content-length")) : rest.size();
     w.body = rest.substr(0, length);
     w.complete = rest.size() == length;
     if (rest.size() > length) w.error = "bytes after the body";
@@ -146,8 +144,7 @@ inline std::vector<std::pair<std::string, std::string>> ErrorFields() {
 }
 
 // An error answer: the status and its text, nothing cached or sniffed.
-inline Exchange Error(const std::string& method, const std::string& target, int status,
-                      const std::string& reason) {
+inline Exchange Error(const std::string& method, const std::string& target, int status, const std::string& reason) {
   auto fields = ErrorFields();
   if (status == 405) fields.insert(fields.begin(), {"allow", "GET, HEAD"});
   return {method, target, status, reason, "text/plain; charset=utf-8", fields, Body::kText};
@@ -166,30 +163,22 @@ inline std::vector<Exchange> Exchanges() {
                    {no_store, {"content-security-policy", kPagePolicy}, nosniff[0], nosniff[1]},
                    Body::kPage});
     for (const char* target : {"/trace", "/trace.json", "/trace.json?x=1"}) {
-      out.push_back({method,
-                     target,
-                     200,
-                     "OK",
-                     "application/json",
-                     {no_store, nosniff[0], nosniff[1]},
-                     Body::kJson});
+      out.push_back({method, target, 200, "OK", "application/json", {no_store, nosniff[0], nosniff[1]}, Body::kJson});
     }
-    out.push_back({method,
-                   "/trace.pftrace",
-                   200,
-                   "OK",
-                   "application/octet-stream",
-                   {no_store,
-                    {"content-disposition", "attachment; filename=\"trace.pftrace\""},
-                    nosniff[0],
-                    nosniff[1]},
-                   Body::kProtobuf});
+    out.push_back(
+        {method,
+         "/trace.pftrace",
+         200,
+         "OK",
+         "application/octet-stream",
+         {no_store, {"content-disposition", "attachment; filename=\"trace.pftrace\""}, nosniff[0], nosniff[1]},
+         Body::kProtobuf});
     out.push_back(Error(method, "/nope", 404, "Not Found"));
   }
   // Only these paths exist, compared byte for byte (nothing is decoded).
-  for (const char* target : {"/trace.json/x", "/../etc/passwd", "/%2e%2e/etc/passwd",
-                             "/trace%2Ejson", "/trace.pftrace/x", "/traceXjson", "//trace.json",
-                             "/favicon.ico", "/trace.json%00", "/index.html", "/TRACE.JSON"}) {
+  for (const char* target :
+       {"/trace.json/x", "/../etc/passwd", "/%2e%2e/etc/passwd", "/trace%2Ejson", "/trace.pftrace/x", "/traceXjson",
+        "//trace.json", "/favicon.ico", "/trace.json%00", "/index.html", "/TRACE.JSON"}) {
     out.push_back(Error("GET", target, 404, "Not Found"));
   }
   // Other methods: 405 where the path exists, 404 where it does not.
@@ -205,8 +194,7 @@ inline std::string Describe(const Exchange& e) { return e.method + " " + e.targe
 
 // Checks `w`, the answer to `e`. `ignored`: field names (lower case) this
 // port may add, each with its reason at the call.
-inline void CheckExchange(const Exchange& e, const Wire& w,
-                          const std::set<std::string>& ignored = {}) {
+inline void CheckExchange(const Exchange& e, const Wire& w, const std::set<std::string>& ignored = {}) {
   SCOPED_TRACE(Describe(e));
   const bool head = e.method == "HEAD";
   ASSERT_EQ(w.error, "");
@@ -217,9 +205,8 @@ inline void CheckExchange(const Exchange& e, const Wire& w,
 
   std::vector<std::pair<std::string, std::string>> fields;
   for (const auto& f : w.fields) {
-    if (f.first == "content-type" || f.first == "content-length" ||
-        f.first == "transfer-encoding" || f.first == "connection" || f.first == "keep-alive" ||
-        ignored.count(f.first)) {
+    if (f.first == "content-type" || f.first == "content-length" || f.first == "transfer-encoding" ||
+        f.first == "connection" || f.first == "keep-alive" || ignored.count(f.first)) {
       continue;
     }
     fields.push_back(f);
@@ -237,8 +224,7 @@ inline void CheckExchange(const Exchange& e, const Wire& w,
   EXPECT_EQ(w.Count("content-length"), streamed ? 0u : 1u);
   const std::string text = std::to_string(e.status) + " " + e.reason + "\n";
   if (!streamed) {
-    const size_t length =
-        e.body == Body::kPage ? sizeof mabutrace::http::kCapturePage - 1 : text.size();
+    const size_t length = e.body == Body::kPage ? sizeof mabutrace::http::kCapturePage - 1 : text.size();
     EXPECT_EQ(w.Field("content-length"), std::to_string(length));
   }
   if (head) {
@@ -246,9 +232,7 @@ inline void CheckExchange(const Exchange& e, const Wire& w,
     return;
   }
   switch (e.body) {
-    case Body::kPage:
-      EXPECT_EQ(w.body, mabutrace::http::kCapturePage);
-      break;
+    case Body::kPage: EXPECT_EQ(w.body, mabutrace::http::kCapturePage); break;
     case Body::kJson:  // each port's test parses it strictly
       ASSERT_FALSE(w.body.empty());
       EXPECT_EQ(w.body.front(), '{');
@@ -257,9 +241,7 @@ inline void CheckExchange(const Exchange& e, const Wire& w,
       ASSERT_FALSE(w.body.empty());
       EXPECT_EQ(uint8_t(w.body[0]), 0x0Au) << "Trace.packet (field 1, length-delimited)";
       break;
-    case Body::kText:
-      EXPECT_EQ(w.body, text);
-      break;
+    case Body::kText: EXPECT_EQ(w.body, text); break;
   }
 }
 

@@ -100,14 +100,11 @@ RawReply Raw(uint16_t port, const std::string& request) {
 // service's answer for a client error (http_contract.h), whichever of the
 // bounds (ours or httplib's) caught it.
 void ExpectRefused(const RawReply& r) {
-  static const std::map<int, std::string> kReasons = {{400, "Bad Request"},
-                                                      {408, "Request Timeout"},
-                                                      {414, "URI Too Long"},
-                                                      {431, "Request Header Fields Too Large"}};
+  static const std::map<int, std::string> kReasons = {
+      {400, "Bad Request"}, {408, "Request Timeout"}, {414, "URI Too Long"}, {431, "Request Header Fields Too Large"}};
   if (r.status == 0) return;
   ASSERT_TRUE(kReasons.count(r.status)) << r.status;
-  http_contract::CheckRefusal(http_contract::ParseWire(r.text, false), r.status,
-                              kReasons.at(r.status));
+  http_contract::CheckRefusal(http_contract::ParseWire(r.text, false), r.status, kReasons.at(r.status));
 }
 
 std::string Get(const std::string& path, const std::string& host = "127.0.0.1") {
@@ -159,11 +156,10 @@ std::vector<std::string> ListeningAddresses(uint16_t port) {
     while (std::getline(in, line)) {
       std::istringstream fields(line);
       std::string slot, local, remote, state, queues, timer, retr, uid, timeout, inode;
-      fields >> slot >> local >> remote >> state >> queues >> timer >> retr >> uid >> timeout >>
-          inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retr >> uid >> timeout >> inode;
       const size_t colon = local.rfind(':');
-      if (state == "0A" && colon != std::string::npos && local.substr(colon + 1) == want &&
-          own.count(inode) && seen.insert(inode).second) {
+      if (state == "0A" && colon != std::string::npos && local.substr(colon + 1) == want && own.count(inode) &&
+          seen.insert(inode).second) {
         out.push_back(local);
       }
     }
@@ -406,8 +402,7 @@ TEST_F(HttpServer, PageHasTheThreeButtonsAndNoExternalResources) {
   ASSERT_TRUE(res) << httplib::to_string(res.error());
   EXPECT_EQ(res->status, 200);
   EXPECT_EQ(res->get_header_value("Content-Type").rfind("text/html", 0), 0u);
-  EXPECT_NE(res->get_header_value("Content-Security-Policy").find("default-src 'none'"),
-            std::string::npos);
+  EXPECT_NE(res->get_header_value("Content-Security-Policy").find("default-src 'none'"), std::string::npos);
   const std::string& page = res->body;
   for (const char* label : {">Capture trace<", ">Save trace<", ">Open in Perfetto<"}) {
     EXPECT_NE(page.find(label), std::string::npos) << label;
@@ -459,8 +454,8 @@ TEST_F(HttpServer, PftraceIsChunkedAndParsesWithProtoc) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(write(fd, res->body.data(), res->body.size()), ssize_t(res->body.size()));
   close(fd);
-  const std::string cmd = std::string("protoc --decode=perfetto.protos.Trace -I ") +
-                          MABUTRACE_PERFETTO_PROTO_DIR + " perfetto_trace.proto < " + path;
+  const std::string cmd = std::string("protoc --decode=perfetto.protos.Trace -I ") + MABUTRACE_PERFETTO_PROTO_DIR +
+                          " perfetto_trace.proto < " + path;
   FILE* p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string text;
@@ -507,9 +502,8 @@ TEST_F(HttpServer, HeadHasHeadersOnly) {
 
 TEST_F(HttpServer, UnknownPathsAre404) {
   const uint16_t port = StartOnFreePort();
-  for (const char* path :
-       {"/nope", "/trace.json/x", "/../etc/passwd", "/%2e%2e/etc/passwd", "/trace.pftrace/x",
-        "/traceXjson", "//trace.json", "/favicon.ico", "/trace.json%00", "/index.html"}) {
+  for (const char* path : {"/nope", "/trace.json/x", "/../etc/passwd", "/%2e%2e/etc/passwd", "/trace.pftrace/x",
+                           "/traceXjson", "//trace.json", "/favicon.ico", "/trace.json%00", "/index.html"}) {
     EXPECT_EQ(Raw(port, Get(path)).status, 404) << path;
   }
 }
@@ -525,9 +519,7 @@ TEST_F(HttpServer, OtherMethodsAre405) {
     const std::string req = std::string(method) + " / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
     EXPECT_EQ(Raw(port, req).status, 405) << method;
   }
-  EXPECT_EQ(
-      Raw(port, "POST /nope HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}").status,
-      404);
+  EXPECT_EQ(Raw(port, "POST /nope HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}").status, 404);
 }
 
 // The same answers as the ESP-IDF port's (tests/port/freertos/http_test.cpp):
@@ -536,12 +528,11 @@ TEST_F(HttpServer, AnswersAsTheEspIdfPortDoes) {
   TRACE_INSTANT("something to export");
   const uint16_t port = StartOnFreePort();
   for (const http_contract::Exchange& e : http_contract::Exchanges()) {
-    const RawReply r = Raw(port, e.method + " " + e.target +
-                                     " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    const RawReply r =
+        Raw(port, e.method + " " + e.target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
     // httplib adds "Accept-Ranges: bytes" to every answer to HEAD, though
     // the exports ignore Range (issue 17 makes Range honest).
-    http_contract::CheckExchange(e, http_contract::ParseWire(r.text, e.method == "HEAD"),
-                                 {"accept-ranges"});
+    http_contract::CheckExchange(e, http_contract::ParseWire(r.text, e.method == "HEAD"), {"accept-ranges"});
   }
 }
 
@@ -552,8 +543,8 @@ TEST_F(HttpServer, ForeignHostNamesAreRefusedOnLoopback) {
       http_contract::Error("GET", "/trace.json", 403, "Forbidden"),
       http_contract::ParseWire(Raw(port, Get("/trace.json", "rebind.example:" + p)).text, false));
   EXPECT_EQ(Raw(port, Get("/", "attacker.test")).status, 403);
-  const std::vector<std::string> allowed = {"127.0.0.1:" + p, "localhost:" + p, "LocalHost",
-                                            "[::1]:" + p, "app.localhost:" + p};
+  const std::vector<std::string> allowed = {"127.0.0.1:" + p, "localhost:" + p, "LocalHost", "[::1]:" + p,
+                                            "app.localhost:" + p};
   for (const std::string& ok : allowed) {
     EXPECT_EQ(Raw(port, Get("/", ok)).status, 200) << ok;
   }
@@ -571,8 +562,7 @@ TEST_F(HttpServer, HugeUriIsRefused) {
 TEST_F(HttpServer, HugeHeaderIsRefused) {
   const uint16_t port = StartOnFreePort();
   const std::string req =
-      "GET /trace.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + std::string(100 * 1024, 'b') +
-      "\r\n\r\n";
+      "GET /trace.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + std::string(100 * 1024, 'b') + "\r\n\r\n";
   const RawReply r = Raw(port, req);
   ExpectRefused(r);
   ExpectHealthy(port);
@@ -593,8 +583,8 @@ TEST_F(HttpServer, GarbageGets400OrClose) {
   const uint16_t port = StartOnFreePort();
   std::string junk = "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03";  // a TLS hello
   junk += std::string("\0\xff\r\n\r\nnot http at all\r\n\r\n", 24);
-  for (const std::string& req : {junk, std::string("GARBAGE\r\n\r\n"), std::string("GET\r\n\r\n"),
-                                 std::string("\r\n\r\n")}) {
+  for (const std::string& req :
+       {junk, std::string("GARBAGE\r\n\r\n"), std::string("GET\r\n\r\n"), std::string("\r\n\r\n")}) {
     const RawReply r = Raw(port, req);
     EXPECT_TRUE(r.status == 0 || r.status == 400) << r.status;
     ExpectRefused(r);

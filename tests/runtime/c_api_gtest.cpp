@@ -32,27 +32,13 @@ std::string Shape(const std::vector<Rec>& recs) {
   for (const Rec& r : recs) {
     if (!s.empty()) s += ' ';
     switch (r.r.type) {
-      case RecordType::kScopeBegin:
-        s += "B:";
-        break;
-      case RecordType::kScopeEnd:
-        s += "E";
-        continue;
-      case RecordType::kInstant:
-        s += "i:";
-        break;
-      case RecordType::kCounter:
-        s += "C:";
-        break;
-      case RecordType::kFlowOut:
-        s += "s:";
-        break;
-      case RecordType::kFlowIn:
-        s += "f:";
-        break;
-      default:
-        s += "?";
-        continue;
+      case RecordType::kScopeBegin: s += "B:"; break;
+      case RecordType::kScopeEnd: s += "E"; continue;
+      case RecordType::kInstant: s += "i:"; break;
+      case RecordType::kCounter: s += "C:"; break;
+      case RecordType::kFlowOut: s += "s:"; break;
+      case RecordType::kFlowIn: s += "f:"; break;
+      default: s += "?"; continue;
     }
     s += r.r.name ? r.r.name : "-";
   }
@@ -154,8 +140,7 @@ TEST_F(CApi, ScopeEndsOnBreakAndContinue) {
   const auto c = CountScopes();
   EXPECT_EQ(c.b, 4);
   EXPECT_EQ(c.e, 4);
-  EXPECT_EQ(Shape(mt_test::ReadRecords()),
-            "B:c_loop i:c_inner E B:c_loop E B:c_loop i:c_inner E B:c_loop E");
+  EXPECT_EQ(Shape(mt_test::ReadRecords()), "B:c_loop i:c_inner E B:c_loop E B:c_loop i:c_inner E B:c_loop E");
   ASSERT_TRUE(mt_test::ExportAndCheck().ok);
 }
 

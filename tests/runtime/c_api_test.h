@@ -8,8 +8,8 @@
 extern "C" {
 #endif
 
-extern const char c_scope_plain[], c_scope_color[], c_instant[], c_counter[], c_out2[], c_out3[],
-    c_in2[], c_in3[], c_early[], c_loop[], c_goto[], c_after[], c_inner[];
+extern const char c_scope_plain[], c_scope_color[], c_instant[], c_counter[], c_out2[], c_out3[], c_in2[], c_in3[],
+    c_early[], c_loop[], c_goto[], c_after[], c_inner[];
 
 /* Runs every macro with every optional argument; returns its __func__ and
  * the three link ids it assigned. */

@@ -73,11 +73,8 @@ DISABLED_LINKAGE int DISABLED_CAT(disabled_run, DISABLED_SUFFIX)(void) {
   }
   traced_function();
   if (mabutrace_get_stats((++calls, &stats)) != MABUTRACE_ERR_NOT_INITIALIZED) bad = 1;
-  if (mabutrace_export_json(counted_writer, (++calls, (void*)0)) != MABUTRACE_ERR_NOT_INITIALIZED)
-    bad = 1;
-  if (mabutrace_export_perfetto(counted_writer, (++calls, (void*)0)) !=
-      MABUTRACE_ERR_NOT_INITIALIZED)
-    bad = 1;
+  if (mabutrace_export_json(counted_writer, (++calls, (void*)0)) != MABUTRACE_ERR_NOT_INITIALIZED) bad = 1;
+  if (mabutrace_export_perfetto(counted_writer, (++calls, (void*)0)) != MABUTRACE_ERR_NOT_INITIALIZED) bad = 1;
   if (mabutrace_start_server((uint16_t)(++calls)) != MABUTRACE_OK) bad = 1;
   if (mabutrace_start_server_on(counted_name(), (uint16_t)(++calls)) != MABUTRACE_OK) bad = 1;
   if (mabutrace_server_port() != 0) bad = 1;

@@ -25,8 +25,7 @@ int main() {
     const int r = v.run();
     if (r != 0) {
       fprintf(stderr, "FAIL %s: %s\n", v.what,
-              r < 0 ? "an API call did not return its disabled value"
-                    : "traced arguments were evaluated");
+              r < 0 ? "an API call did not return its disabled value" : "traced arguments were evaluated");
       ++failures;
     } else {
       printf("ok   %s: no argument evaluated\n", v.what);

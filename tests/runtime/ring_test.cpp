@@ -71,8 +71,7 @@ TEST_F(Ring, TheBlockIsWhatMemoryRequiredSays) {
       cfg.memory = block;
       ASSERT_EQ(mabutrace_init_with_config(&cfg), MABUTRACE_OK);
 
-      const auto* d =
-          static_cast<const mabutrace::dump::DumpDescriptor*>(mabutrace_dump_region.base);
+      const auto* d = static_cast<const mabutrace::dump::DumpDescriptor*>(mabutrace_dump_region.base);
       ASSERT_EQ(mabutrace_dump_region.base, static_cast<const void*>(block));
       EXPECT_EQ(mabutrace_dump_region.bytes, need);
       EXPECT_EQ(d->block_bytes, need);
@@ -204,9 +203,8 @@ void CheckCounters(const std::vector<int64_t>& values) {
 TEST_F(Ring, CountersKeepEveryInt32Exact) {
   mabutrace_config_t cfg = mt_test::Config(256 * 1024);
   ASSERT_EQ(mabutrace_init_with_config(&cfg), MABUTRACE_OK);
-  std::vector<int64_t> values = {INT32_MIN,     INT32_MAX,     -1,       0,        1,
-                                 INT32_MIN + 1, INT32_MAX - 1, 0x7FFFFF, 0x800000, -0x800000,
-                                 -0x800001,     0xFFFFFF,      0x1000000};
+  std::vector<int64_t> values = {INT32_MIN, INT32_MAX, -1,        0,         1,        INT32_MIN + 1, INT32_MAX - 1,
+                                 0x7FFFFF,  0x800000,  -0x800000, -0x800001, 0xFFFFFF, 0x1000000};
   std::mt19937 rng(12345);
   std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX);
   for (int i = 0; i < 3000; ++i) values.push_back(any(rng));

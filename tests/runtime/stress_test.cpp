@@ -21,8 +21,7 @@
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define STRESS_SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(undefined_behavior_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(undefined_behavior_sanitizer)
 #define STRESS_SANITIZED 1
 #endif
 #endif
@@ -120,9 +119,8 @@ ExportCheck CheckExport(const mt_test::TraceInfo& trace, const Shared& sh, bool 
         if (v != prev + 1) {
           ++out.gaps_unexplained;
           if (out.chunks_lost == 0) {
-            ADD_FAILURE() << "gap in writer " << k << "'s sequence (" << (prev & 0xFFFFFFFFFF)
-                          << " then " << (v & 0xFFFFFFFFFF)
-                          << ") although no chunk was lost during the export";
+            ADD_FAILURE() << "gap in writer " << k << "'s sequence (" << (prev & 0xFFFFFFFFFF) << " then "
+                          << (v & 0xFFFFFFFFFF) << ") although no chunk was lost during the export";
             break;
           }
         }
@@ -159,9 +157,7 @@ void RunStress(bool flows) {
     const json j = mt_test::ParseStrict(text);
     const auto trace = mt_test::CheckTrace(j);
     EXPECT_TRUE(trace.ok) << "export #" << exports << ", chunks_lost_during_export "
-                          << (trace.metadata.is_object()
-                                  ? trace.metadata.value("chunks_lost_during_export", -1)
-                                  : -1);
+                          << (trace.metadata.is_object() ? trace.metadata.value("chunks_lost_during_export", -1) : -1);
     const ExportCheck c = CheckExport(trace, sh, false);
     if (c.chunks_lost) ++with_losses;
     ++exports;
@@ -182,8 +178,7 @@ void RunStress(bool flows) {
   EXPECT_EQ(c.gaps_unexplained, 0u);
   mabutrace_stats_t st;
   ASSERT_EQ(mabutrace_get_stats(&st), MABUTRACE_OK);
-  EXPECT_EQ(trace.Meta("exported_records") + trace.Meta("events_overwritten"),
-            trace.Meta("events_written"));
+  EXPECT_EQ(trace.Meta("exported_records") + trace.Meta("events_overwritten"), trace.Meta("events_written"));
   EXPECT_EQ(trace.Meta("events_written"), st.events_written);
   EXPECT_EQ(st.events_dropped, 0u);
   EXPECT_GT(st.events_overwritten, 0u) << "the buffer should have wrapped";

@@ -80,8 +80,7 @@ json ParseStrict(const std::string& text) {
     const size_t at = e.byte > 0 ? e.byte - 1 : 0;
     const size_t from = at > 120 ? at - 120 : 0;
     ADD_FAILURE() << "invalid JSON: " << e.what() << "\n  near: "
-                  << json(text.substr(from, 240))
-                         .dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace);
+                  << json(text.substr(from, 240)).dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace);
     return json();
   }
 }
@@ -213,8 +212,7 @@ TraceInfo CheckTrace(const json& j) {
   size_t index = 0;
   for (const json& ev : j["traceEvents"]) {
     ++index;
-    if (!ev.is_object() || !ev.contains("ph") || !ev["ph"].is_string() ||
-        ev["ph"].get<std::string>().size() != 1) {
+    if (!ev.is_object() || !ev.contains("ph") || !ev["ph"].is_string() || ev["ph"].get<std::string>().size() != 1) {
       fail(ev, "event without a one-character ph");
       continue;
     }
@@ -254,8 +252,7 @@ TraceInfo CheckTrace(const json& j) {
       t.last_ts = ts;
     }
 
-    if (ev.contains("cname") &&
-        (!ev["cname"].is_string() || !IsReservedCname(ev["cname"].get<std::string>()))) {
+    if (ev.contains("cname") && (!ev["cname"].is_string() || !IsReservedCname(ev["cname"].get<std::string>()))) {
       fail(ev, "cname is not a Catapult reserved colour name");
     }
     if (ev.contains("args") && ev["args"].is_object() && ev["args"].contains("color") &&
@@ -264,9 +261,7 @@ TraceInfo CheckTrace(const json& j) {
     }
     const std::string cat = ev.value("cat", "");
     switch (ph) {
-      case 'B':
-        t.stack.push_back(Open{name, cat, ts});
-        break;
+      case 'B': t.stack.push_back(Open{name, cat, ts}); break;
       case 'E':
         if (t.stack.empty()) {
           fail(ev, "E without an open B");
@@ -283,8 +278,7 @@ TraceInfo CheckTrace(const json& j) {
         break;
       case 'C': {
         const json& a = ev.contains("args") ? ev["args"] : json();
-        if (!a.is_object() || a.size() != 1 || !a.contains("value") ||
-            !a["value"].is_number_integer())
+        if (!a.is_object() || a.size() != 1 || !a.contains("value") || !a["value"].is_number_integer())
           fail(ev, "counter args must be exactly {\"value\":<integer>}");
         break;
       }
@@ -305,28 +299,26 @@ TraceInfo CheckTrace(const json& j) {
         }
         break;
       }
-      default:
-        fail(ev, "unexpected ph");
+      default: fail(ev, "unexpected ph");
     }
     info.events.push_back(ev);
   }
   for (const auto& [id, at] : flow_ends) {
     if (!flow_starts.count(id)) {
-      ADD_FAILURE() << "flow end (f) id " << id << " (event #" << at
-                    << ") has no flow start (s) in the file";
+      ADD_FAILURE() << "flow end (f) id " << id << " (event #" << at << ") has no flow start (s) in the file";
       sound = false;
     }
   }
   for (const FlowEndAt& f : flow_end_points) {
     const auto& sl = tids[f.tid].slices;
-    const bool enclosed = std::any_of(
-        sl.begin(), sl.end(), [&](const auto& s) { return s.first <= f.ts && f.ts <= s.second; });
+    const bool enclosed =
+        std::any_of(sl.begin(), sl.end(), [&](const auto& s) { return s.first <= f.ts && f.ts <= s.second; });
     if (!enclosed) fail(f.ev, "flow end outside every slice of its thread");
   }
   for (const auto& [tid, t] : tids) {
     if (!t.stack.empty()) {
-      ADD_FAILURE() << "tid " << tid << " ends with " << t.stack.size()
-                    << " open slice(s), innermost " << t.stack.back().name;
+      ADD_FAILURE() << "tid " << tid << " ends with " << t.stack.size() << " open slice(s), innermost "
+                    << t.stack.back().name;
       sound = false;
     }
   }

@@ -49,16 +49,14 @@ TEST_F(Threads, SetThreadNameOverridesThePthreadName) {
   }).join();
   // Set before the first event, on the main thread, and longer than 31 bytes
   // (truncated, NUL-terminated).
-  EXPECT_EQ(mabutrace_set_thread_name("main thread with a very long name 0123456789"),
-            MABUTRACE_OK);
+  EXPECT_EQ(mabutrace_set_thread_name("main thread with a very long name 0123456789"), MABUTRACE_OK);
   TRACE_INSTANT(kB);
   const auto trace = mt_test::ExportAndCheck();
   ASSERT_TRUE(trace.ok);
   ASSERT_EQ(trace.thread_names.count(tid), 1u);
   EXPECT_EQ(trace.thread_names.at(tid), "explicit name");
   ASSERT_EQ(trace.thread_names.count(mt_test::Gettid()), 1u);
-  EXPECT_EQ(trace.thread_names.at(mt_test::Gettid()),
-            std::string("main thread with a very long name").substr(0, 31));
+  EXPECT_EQ(trace.thread_names.at(mt_test::Gettid()), std::string("main thread with a very long name").substr(0, 31));
 }
 
 // Two threads attach at the same time (under TSan this caught the plain

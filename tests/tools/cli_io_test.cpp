@@ -24,8 +24,8 @@ TEST(CliNumber, DecimalAndHex) {
 
 TEST(CliNumber, NoOctalNoSignNoJunk) {
   EXPECT_EQ(ParseNumber("010"), 10u);  // strtoull would say 8
-  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "0x", "0x-1", "1.5", "12abc", "banana",
-                          "18446744073709551616", "0x10000000000000000", "4K"})
+  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "0x", "0x-1", "1.5", "12abc", "banana", "18446744073709551616",
+                          "0x10000000000000000", "4K"})
     EXPECT_FALSE(ParseNumber(bad)) << bad;
 }
 
@@ -51,8 +51,7 @@ TEST(CliRange, DashOrColon) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->first, 16u);
   EXPECT_EQ(r->last, 32u);
-  for (const char* bad : {"", "16", "16-", "-16", ":", "1:2:3", "a-b", "1--2"})
-    EXPECT_FALSE(ParseRange(bad)) << bad;
+  for (const char* bad : {"", "16", "16-", "-16", ":", "1:2:3", "a-b", "1--2"}) EXPECT_FALSE(ParseRange(bad)) << bad;
 }
 
 TEST(CliNamedNumber, NameEqualsValue) {
@@ -87,9 +86,7 @@ TEST(CliValidators, NumberOptionNamesTheOption) {
   EXPECT_EQ(v, 10u);
   EXPECT_EQ(ParseArgs({"--base", "-1"}, add), "--base: '-1' is not a number (decimal or 0x hex)");
   uint32_t small = 0;
-  auto add32 = [&](CLI::App& app) {
-    app.add_option("--trace-id", small)->transform(Number(UINT32_MAX));
-  };
+  auto add32 = [&](CLI::App& app) { app.add_option("--trace-id", small)->transform(Number(UINT32_MAX)); };
   EXPECT_EQ(ParseArgs({"--trace-id", "0xffffffff"}, add32), "");
   EXPECT_EQ(small, UINT32_MAX);
   EXPECT_EQ(ParseArgs({"--trace-id", "0x100000000"}, add32),
@@ -103,8 +100,7 @@ TEST(CliValidators, SizeAndOptionalNumbers) {
   EXPECT_FALSE(size);
   EXPECT_EQ(ParseArgs({"--size", "8K"}, add), "");
   EXPECT_EQ(size, 8192u);
-  EXPECT_EQ(ParseArgs({"--size", "8X"}, add),
-            "--size: '8X' is not a number (decimal or 0x hex, optional K/M)");
+  EXPECT_EQ(ParseArgs({"--size", "8X"}, add), "--size: '8X' is not a number (decimal or 0x hex, optional K/M)");
 }
 
 TEST(CliValidators, RangeOptions) {
@@ -120,16 +116,13 @@ TEST(CliValidators, RangeOptions) {
 
 TEST(CliValidators, NamedNumberOptions) {
   std::vector<NamedNumber> regs;
-  auto add = [&](CLI::App& app) {
-    app.add_option("--decode", regs)->check(NamedNumberCheck(UINT32_MAX));
-  };
+  auto add = [&](CLI::App& app) { app.add_option("--decode", regs)->check(NamedNumberCheck(UINT32_MAX)); };
   EXPECT_EQ(ParseArgs({"--decode", "A=1", "--decode", "B=0xffffffff"}, add), "");
   ASSERT_EQ(regs.size(), 2u);
   EXPECT_EQ(regs[1].name, "B");
   EXPECT_EQ(regs[1].value, 0xFFFFFFFFu);
-  EXPECT_EQ(
-      ParseArgs({"--decode", "B=0x100000000"}, add),
-      "--decode: 'B=0x100000000' is not NAME=VALUE (VALUE decimal or 0x hex, at most 0xffffffff)");
+  EXPECT_EQ(ParseArgs({"--decode", "B=0x100000000"}, add),
+            "--decode: 'B=0x100000000' is not NAME=VALUE (VALUE decimal or 0x hex, at most 0xffffffff)");
 }
 
 // ---- files
@@ -160,15 +153,11 @@ TEST(CliFiles, ErrorsNameTheFile) {
   EXPECT_FALSE(InputFile::Open(t.dir.string()));
   EXPECT_FALSE(OutputFile::Create(t / "no/such/dir/out.bin"));
   const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(
-      err.find("mabutrace: " + (t / "missing.bin") + ": cannot open: No such file or directory\n"),
-      std::string::npos)
-      << err;
-  EXPECT_NE(err.find("mabutrace: " + t.dir.string() + ": cannot open: Is a directory\n"),
+  EXPECT_NE(err.find("mabutrace: " + (t / "missing.bin") + ": cannot open: No such file or directory\n"),
             std::string::npos)
       << err;
-  EXPECT_NE(err.find("out.bin: cannot create: No such file or directory\n"), std::string::npos)
-      << err;
+  EXPECT_NE(err.find("mabutrace: " + t.dir.string() + ": cannot open: Is a directory\n"), std::string::npos) << err;
+  EXPECT_NE(err.find("out.bin: cannot create: No such file or directory\n"), std::string::npos) << err;
 }
 
 TEST(CliFiles, FullDiskIsAWriteError) {
@@ -207,9 +196,8 @@ TEST(CliFiles, DashIsStdio) {
 TEST(CliFiles, ReportProblemsStopsAtTheLimit) {
   ::testing::internal::CaptureStderr();
   ReportProblems("cap.bin", {"one", "two", "three"}, 2);
-  EXPECT_EQ(
-      ::testing::internal::GetCapturedStderr(),
-      "mabutrace: cap.bin: one\nmabutrace: cap.bin: two\nmabutrace: cap.bin: 1 more problem\n");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "mabutrace: cap.bin: one\nmabutrace: cap.bin: two\nmabutrace: cap.bin: 1 more problem\n");
 }
 
 }  // namespace

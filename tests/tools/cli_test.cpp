@@ -123,9 +123,8 @@ TEST(CliConvert, StdinToStdoutWithFormat) {
   TempDir dir;
   const fs::path in = MakeStream(dir);
   // stdin through a shell redirection would need a shell: use /bin/sh.
-  const Result r =
-      RunProgram("/bin/sh", {"-c", std::string("exec '") + MABUTRACE_CLI_PATH +
-                                       "' convert - -o - --format json < '" + in.string() + "'"});
+  const Result r = RunProgram("/bin/sh", {"-c", std::string("exec '") + MABUTRACE_CLI_PATH +
+                                                    "' convert - -o - --format json < '" + in.string() + "'"});
   ASSERT_EQ(r.rc, 0) << r.err;
   CheckWorkloadJson(r.out);
 }
@@ -212,17 +211,16 @@ TEST(CliCapture, UrlFromLoopbackServer) {
   json doc;
   ASSERT_NO_THROW(doc = json::parse(ReadFile(out)));
   int counters = 0;
-  for (const json& e : doc["traceEvents"])
-    counters += e["ph"] == "C" && e["name"] == "served_count";
+  for (const json& e : doc["traceEvents"]) counters += e["ph"] == "C" && e["name"] == "served_count";
   EXPECT_EQ(counters, 10);
   const fs::path pf = dir.path / "live.pftrace";
   const Result r2 = Cli({"capture", "--url", url, "-o", pf.string()});
   ASSERT_EQ(r2.rc, 0) << r2.err;
   EXPECT_GT(fs::file_size(pf), 0u);
   // protoc accepts it against Perfetto's schema.
-  const Result d = RunProgram(
-      "/bin/sh", {"-c", std::string("protoc --decode=perfetto.protos.Trace -I '") +
-                            PERFETTO_PROTO_DIR + "' perfetto_trace.proto < '" + pf.string() + "'"});
+  const Result d =
+      RunProgram("/bin/sh", {"-c", std::string("protoc --decode=perfetto.protos.Trace -I '") + PERFETTO_PROTO_DIR +
+                                       "' perfetto_trace.proto < '" + pf.string() + "'"});
   EXPECT_EQ(d.rc, 0) << d.err;
   EXPECT_NE(d.out.find("served_count"), std::string::npos);
 }
@@ -253,21 +251,20 @@ bool HasOpen(pid_t pid, const fs::path& target) {
 TEST(CliCapture, SerialThroughPtyPairUntilSigint) {
   TempDir dir;
   const fs::path a = dir.path / "ttyA", b = dir.path / "ttyB";
-  ChildProcess socat("/usr/bin/socat", {"-d", "-d", "pty,raw,echo=0,link=" + a.string(),
-                                        "pty,raw,echo=0,link=" + b.string()});
+  ChildProcess socat("/usr/bin/socat",
+                     {"-d", "-d", "pty,raw,echo=0,link=" + a.string(), "pty,raw,echo=0,link=" + b.string()});
   ASSERT_TRUE(socat.started()) << "socat missing (scripts/install-deps.sh installs it)";
   for (int i = 0; i < 3000 && !(fs::exists(a) && fs::exists(b)); ++i) usleep(10000);
   ASSERT_TRUE(fs::exists(a) && fs::exists(b)) << socat.Stderr();
   const fs::path raw = dir.path / "serial.bin";
-  ChildProcess capture(MABUTRACE_CLI_PATH,
-                       {"capture", "--serial", b.string(), "--baud", "115200", "-o", raw.string()});
+  ChildProcess capture(MABUTRACE_CLI_PATH, {"capture", "--serial", b.string(), "--baud", "115200", "-o", raw.string()});
   ASSERT_TRUE(capture.started());
   // Write only once the capture has the port open (no sleep-and-hope).
   for (int i = 0; i < 3000 && !HasOpen(capture.pid(), b); ++i) usleep(10000);
   ASSERT_TRUE(HasOpen(capture.pid(), b)) << capture.Stderr();
   const fs::path sent = dir.path / "sent.bin";
-  const Result w = RunProgram(UART_STREAM_PATH, {a.string(), "--baud", "115200", "--items",
-                                                 std::to_string(kItems), "--tee", sent.string()});
+  const Result w = RunProgram(
+      UART_STREAM_PATH, {a.string(), "--baud", "115200", "--items", std::to_string(kItems), "--tee", sent.string()});
   ASSERT_EQ(w.rc, 0) << w.err;
   const uintmax_t want = fs::file_size(sent);
   // The raw capture is flushed per read: wait until every byte is there.
@@ -289,8 +286,7 @@ TEST(CliCapture, SerialConvertsOnTheFlyUntilEof) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const std::string bytes = ReadFile(MakeStream(dir));
   const fs::path out = dir.path / "live.json";
-  ChildProcess capture(MABUTRACE_CLI_PATH,
-                       {"capture", "--serial", fifo.string(), "-o", out.string()});
+  ChildProcess capture(MABUTRACE_CLI_PATH, {"capture", "--serial", fifo.string(), "-o", out.string()});
   ASSERT_TRUE(capture.started());
   const int fd = ::open(fifo.c_str(), O_WRONLY);  // waits for the capture's open
   ASSERT_GE(fd, 0);

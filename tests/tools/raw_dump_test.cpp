@@ -35,9 +35,7 @@ using mt_tools::Result;
 using mt_tools::RunProgram;
 using mt_tools::TempDir;
 
-void WriteFile(const fs::path& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary) << bytes;
-}
+void WriteFile(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
 
 Result Convert(const fs::path& dump, const fs::path& out, bool with_elf = true,
                const char* elf = RAW_DUMP_PROGRAM_PATH) {
@@ -106,12 +104,11 @@ TEST(RawDump, GdbDumpOfTheStoppedProgram) {
   TempDir dir;
   const fs::path dump = dir.path / "gdb.dump";
   const Result g =
-      RunProgram("/usr/bin/gdb",
-                 {"-batch", "-nx", "-ex", "break mabutrace_test_dump_point", "-ex", "run", "-ex",
-                  "dump binary memory " + dump.string() +
-                      " mabutrace_dump_region.base (char*)mabutrace_dump_region.base + "
-                      "mabutrace_dump_region.bytes",
-                  "-ex", "kill", "--args", RAW_DUMP_PROGRAM_PATH, (dir.path / "unused").string()});
+      RunProgram("/usr/bin/gdb", {"-batch", "-nx", "-ex", "break mabutrace_test_dump_point", "-ex", "run", "-ex",
+                                  "dump binary memory " + dump.string() +
+                                      " mabutrace_dump_region.base (char*)mabutrace_dump_region.base + "
+                                      "mabutrace_dump_region.bytes",
+                                  "-ex", "kill", "--args", RAW_DUMP_PROGRAM_PATH, (dir.path / "unused").string()});
   if (!fs::exists(dump) && g.err.find("ptrace") != std::string::npos)
     GTEST_SKIP() << "this machine does not allow ptrace: " << g.err.substr(0, 200);
   ASSERT_TRUE(fs::exists(dump)) << g.out << g.err;
@@ -125,8 +122,7 @@ TEST(RawDump, NamePointerOutsideTheElfIsReportedWithItsOffsetRestKept) {
   const Result r = Convert(dump, out);
   EXPECT_EQ(r.rc, 1);
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(
-      r.err, m, std::regex(R"(offset (\d+): name pointer (0x[0-9a-f]+) is not in the ELF)")))
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex(R"(offset (\d+): name pointer (0x[0-9a-f]+) is not in the ELF)")))
       << r.err;
   // The offset is where the pointer is in the dump file.
   const std::string bytes = ReadFile(dump);
@@ -162,8 +158,7 @@ TEST(RawDump, NoDescriptorIsAClearError) {
 // Reads the descriptor the program wrote, to aim the damage below.
 mabutrace::dump::DumpDescriptor Descriptor(const std::string& bytes, size_t* at) {
   mabutrace::dump::DumpDescriptor d{};
-  const size_t pos =
-      bytes.find(std::string(reinterpret_cast<const char*>(mabutrace::dump::kMagic), 8));
+  const size_t pos = bytes.find(std::string(reinterpret_cast<const char*>(mabutrace::dump::kMagic), 8));
   *at = pos;
   if (pos != std::string::npos) std::memcpy(&d, bytes.data() + pos, sizeof d);
   return d;
@@ -179,9 +174,7 @@ TEST(RawDump, CutShortDumpIsAClearError) {
   WriteFile(cut, bytes.substr(0, at - d.descriptor_offset + d.data_offset + 100));
   const Result r = Convert(cut, dir.path / "o.json");
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("offset " + std::to_string(at) + ": dump descriptor: the buffer"),
-            std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("offset " + std::to_string(at) + ": dump descriptor: the buffer"), std::string::npos) << r.err;
 }
 
 TEST(RawDump, UnknownDescriptorVersionIsRefused) {
@@ -209,8 +202,7 @@ TEST(RawDump, DamagedChunkIsSkippedOthersKept) {
   size_t victim = 0;
   for (uint32_t i = 0; i < d.num_chunks; ++i) {
     uint64_t seq = 0;
-    std::memcpy(
-        &seq, bytes.data() + block + d.chunks_offset + size_t(i) * d.chunk_stride + d.chunk_seq, 8);
+    std::memcpy(&seq, bytes.data() + block + d.chunks_offset + size_t(i) * d.chunk_stride + d.chunk_seq, 8);
     if (seq) {
       victim = block + d.chunks_offset + size_t(i) * d.chunk_stride + d.chunk_commit;
       break;
@@ -265,9 +257,8 @@ TEST(RawDump, ConvertOntoItselfIsRefused) {
   TempDir dir;
   const fs::path dump = SelfDump(dir);
   const std::string before = ReadFile(dump);
-  const Result r =
-      RunProgram(MABUTRACE_CLI_PATH, {"convert", dump.string(), "-o", dump.string(), "--format",
-                                      "json", "--elf", RAW_DUMP_PROGRAM_PATH});
+  const Result r = RunProgram(MABUTRACE_CLI_PATH, {"convert", dump.string(), "-o", dump.string(), "--format", "json",
+                                                   "--elf", RAW_DUMP_PROGRAM_PATH});
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("both the input and the output"), std::string::npos) << r.err;
   EXPECT_EQ(ReadFile(dump), before);

@@ -38,10 +38,9 @@ namespace {
 
 // Names exercise JSON escaping and UTF-8 on the way through. They are
 // string literals: the runtime stores the pointer.
-const char* const kNames[] = {
-    "parse",           "render",    "a \"quoted\" name",
-    "back\\slash",     "tab\there", "caf\xc3\xa9",
-    "\xe2\x9c\x93 ok", "x",         "long name long name long name long name long name"};
+const char* const kNames[] = {"parse",           "render",    "a \"quoted\" name",
+                              "back\\slash",     "tab\there", "caf\xc3\xa9",
+                              "\xe2\x9c\x93 ok", "x",         "long name long name long name long name long name"};
 const char* const kCounters[] = {"queue depth",
                                  "temp \xc2\xb0"
                                  "C",
@@ -50,9 +49,7 @@ constexpr size_t kNumNames = sizeof(kNames) / sizeof(kNames[0]);
 constexpr size_t kNumCounters = sizeof(kCounters) / sizeof(kCounters[0]);
 
 std::string g_stream;
-void Capture(const uint8_t* data, size_t len) {
-  g_stream.append(reinterpret_cast<const char*>(data), len);
-}
+void Capture(const uint8_t* data, size_t len) { g_stream.append(reinterpret_cast<const char*>(data), len); }
 
 // One event as the JSON should show it.
 struct Expected {

@@ -16,8 +16,7 @@ int RunCaptureHttp(const std::string& url, const std::string& out, Format format
 // mode, 8N1) until SIGINT, `seconds` (> 0) elapse, or the device hangs up.
 // Writes it raw, or converted when `format` is not kRaw. Progress on stderr
 // only when stderr is a terminal.
-int RunCaptureSerial(const std::string& device, unsigned baud, double seconds,
-                     const std::string& out, Format format);
+int RunCaptureSerial(const std::string& device, unsigned baud, double seconds, const std::string& out, Format format);
 
 }  // namespace mabutrace::cli
 

@@ -17,12 +17,9 @@ std::string Describe(httplib::Error e) {
   switch (e) {
     case httplib::Error::Connection:
       return "cannot connect (refused or unreachable: is mabutrace_start_server running there?)";
-    case httplib::Error::ConnectionTimeout:
-      return "connection timed out";
-    case httplib::Error::Read:
-      return "the connection broke while reading the trace";
-    default:
-      return httplib::to_string(e);
+    case httplib::Error::ConnectionTimeout: return "connection timed out";
+    case httplib::Error::Read: return "the connection broke while reading the trace";
+    default: return httplib::to_string(e);
   }
 }
 
@@ -34,8 +31,7 @@ int RunCaptureHttp(const std::string& url, const std::string& out, Format format
     return kExitUsage;
   }
   if (url.rfind("http://", 0) != 0) {
-    std::fprintf(stderr, "mabutrace: capture --url: expected http://HOST:PORT, got '%s'\n",
-                 url.c_str());
+    std::fprintf(stderr, "mabutrace: capture --url: expected http://HOST:PORT, got '%s'\n", url.c_str());
     return kExitUsage;
   }
   std::string base = url;
@@ -56,14 +52,12 @@ int RunCaptureHttp(const std::string& url, const std::string& out, Format format
   client.set_read_timeout(60);
   const char* path = format == Format::kJson ? "/trace.json" : "/trace.pftrace";
   // The body is written as it arrives: the trace is never held in memory.
-  auto res =
-      client.Get(path, [&](const char* data, size_t len) { return open() && f->Write(data, len); });
+  auto res = client.Get(path, [&](const char* data, size_t len) { return open() && f->Write(data, len); });
   int rc = kExitOk;
   if (open_failed) {
     rc = kExitBadInput;
   } else if (!res && res.error() != httplib::Error::Canceled) {
-    std::fprintf(stderr, "mabutrace: %s%s: %s\n", base.c_str(), path,
-                 Describe(res.error()).c_str());
+    std::fprintf(stderr, "mabutrace: %s%s: %s\n", base.c_str(), path, Describe(res.error()).c_str());
     rc = kExitBadInput;
   } else if (res && res->status != 200) {
     std::fprintf(stderr, "mabutrace: %s%s: HTTP %d\n", base.c_str(), path, res->status);
@@ -71,8 +65,7 @@ int RunCaptureHttp(const std::string& url, const std::string& out, Format format
   } else if (!open()) {  // 200 with an empty body
     rc = kExitBadInput;
   }
-  if (f && !f->Finish())
-    rc = kExitBadInput;  // a write that failed (Canceled) is said here, with its file
+  if (f && !f->Finish()) rc = kExitBadInput;  // a write that failed (Canceled) is said here, with its file
   return rc;
 }
 

@@ -25,41 +25,26 @@ void OnSigint(int) { g_stop = true; }
 
 std::optional<speed_t> BaudConstant(unsigned baud) {
   switch (baud) {
-    case 9600:
-      return B9600;
-    case 19200:
-      return B19200;
-    case 38400:
-      return B38400;
-    case 57600:
-      return B57600;
-    case 115200:
-      return B115200;
-    case 230400:
-      return B230400;
-    case 460800:
-      return B460800;
-    case 500000:
-      return B500000;
-    case 921600:
-      return B921600;
-    case 1000000:
-      return B1000000;
-    case 2000000:
-      return B2000000;
-    case 3000000:
-      return B3000000;
-    case 4000000:
-      return B4000000;
-    default:
-      return std::nullopt;
+    case 9600: return B9600;
+    case 19200: return B19200;
+    case 38400: return B38400;
+    case 57600: return B57600;
+    case 115200: return B115200;
+    case 230400: return B230400;
+    case 460800: return B460800;
+    case 500000: return B500000;
+    case 921600: return B921600;
+    case 1000000: return B1000000;
+    case 2000000: return B2000000;
+    case 3000000: return B3000000;
+    case 4000000: return B4000000;
+    default: return std::nullopt;
   }
 }
 
 }  // namespace
 
-int RunCaptureSerial(const std::string& device, unsigned baud, double seconds,
-                     const std::string& out, Format format) {
+int RunCaptureSerial(const std::string& device, unsigned baud, double seconds, const std::string& out, Format format) {
   const auto speed = BaudConstant(baud);
   if (!speed) {
     std::fprintf(stderr, "mabutrace: capture --serial: unsupported baud rate %u\n", baud);
@@ -101,9 +86,7 @@ int RunCaptureSerial(const std::string& device, unsigned baud, double seconds,
   int rc = kExitOk;
   uint8_t buf[4096];
   while (!g_stop) {
-    if (seconds > 0 &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= seconds)
-      break;
+    if (seconds > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= seconds) break;
     pollfd p{fd, POLLIN, 0};
     const int r = ::poll(&p, 1, 100);
     if (r < 0) {

@@ -42,8 +42,7 @@ void CliFile::Close::operator()(FILE* f) const {
   if (f != stdin && f != stdout) std::fclose(f);
 }
 
-FILE* CliFile::OpenPath(const std::string& path, const char* mode, FILE* std_file,
-                        const char* failed) {
+FILE* CliFile::OpenPath(const std::string& path, const char* mode, FILE* std_file, const char* failed) {
   if (path == "-") return std_file;
   FILE* f = std::fopen(path.c_str(), mode);
   if (!f) Fail(path, failed, errno);
@@ -106,13 +105,12 @@ bool WriteFile(const std::string& path, std::string_view data) {
   return out->Finish();
 }
 
-void ReportProblems(const std::string& name, const std::vector<std::string>& problems,
-                    size_t limit) {
+void ReportProblems(const std::string& name, const std::vector<std::string>& problems, size_t limit) {
   for (size_t i = 0; i < problems.size() && i < limit; ++i)
     std::fprintf(stderr, "mabutrace: %s: %s\n", name.c_str(), problems[i].c_str());
   if (problems.size() > limit)
-    std::fprintf(stderr, "mabutrace: %s: %zu more problem%s\n", name.c_str(),
-                 problems.size() - limit, problems.size() - limit == 1 ? "" : "s");
+    std::fprintf(stderr, "mabutrace: %s: %zu more problem%s\n", name.c_str(), problems.size() - limit,
+                 problems.size() - limit == 1 ? "" : "s");
 }
 
 // ---- numbers and ranges -----------------------------------------------------
@@ -140,8 +138,7 @@ uint64_t TakeSizeSuffix(std::string_view* s) {
 }
 
 CLI::Validator NumberValidator(Suffix suffix, uint64_t max) {
-  const char* what =
-      suffix == Suffix::kSize ? "(decimal or 0x hex, optional K/M)" : "(decimal or 0x hex)";
+  const char* what = suffix == Suffix::kSize ? "(decimal or 0x hex, optional K/M)" : "(decimal or 0x hex)";
   return CLI::Validator(
       [suffix, max, what](std::string& text) -> std::string {
         const auto v = ParseNumber(text, suffix);
@@ -203,9 +200,7 @@ std::istream& ReadToken(std::istream& in, T& out, Parse parse) {
 }  // namespace
 
 std::istream& operator>>(std::istream& in, NumberRange& r) { return ReadToken(in, r, ParseRange); }
-std::istream& operator>>(std::istream& in, NamedNumber& r) {
-  return ReadToken(in, r, ParseNamedNumber);
-}
+std::istream& operator>>(std::istream& in, NamedNumber& r) { return ReadToken(in, r, ParseNamedNumber); }
 
 CLI::Validator Number(uint64_t max) { return NumberValidator(Suffix::kNone, max); }
 CLI::Validator Size(uint64_t max) { return NumberValidator(Suffix::kSize, max); }
@@ -221,8 +216,7 @@ CLI::Validator RangeCheck() {
 
 CLI::Validator NamedNumberCheck(uint64_t max) {
   char limit[40] = "";
-  if (max != UINT64_MAX)
-    std::snprintf(limit, sizeof limit, ", at most 0x%llx", static_cast<unsigned long long>(max));
+  if (max != UINT64_MAX) std::snprintf(limit, sizeof limit, ", at most 0x%llx", static_cast<unsigned long long>(max));
   return CLI::Validator(
       [max, limit = std::string(limit)](std::string& text) -> std::string {
         const auto v = ParseNamedNumber(text);

@@ -48,8 +48,7 @@ class CliFile {
   CliFile(FILE* f, std::string name) : f_(f), name_(std::move(name)) {}
   // Opens `path` with `mode`, or takes `std_file` for "-"; nullptr after
   // "mabutrace: PATH: FAILED: REASON".
-  static FILE* OpenPath(const std::string& path, const char* mode, FILE* std_file,
-                        const char* failed);
+  static FILE* OpenPath(const std::string& path, const char* mode, FILE* std_file, const char* failed);
   FILE* release() { return f_.release(); }
 
  private:
@@ -114,8 +113,7 @@ bool WriteFile(const std::string& path, std::string_view data);
 
 // Prints the first `limit` of `problems` as "mabutrace: NAME: PROBLEM",
 // then "mabutrace: NAME: N more problems".
-void ReportProblems(const std::string& name, const std::vector<std::string>& problems,
-                    size_t limit = 20);
+void ReportProblems(const std::string& name, const std::vector<std::string>& problems, size_t limit = 20);
 
 // ---- numbers and ranges -----------------------------------------------------
 

@@ -29,30 +29,27 @@ int RunCapture(const CaptureOptions& o) {
   return RunCaptureSerial(o.device, o.baud, o.seconds, o.out, *f);
 }
 
-Registration reg{
-    "capture",
-    [](CLI::App& app) {
-      auto o = std::make_shared<CaptureOptions>();
-      auto* cmd = app.add_subcommand(
-          "capture",
-          "Capture a trace from a device's HTTP server (--url) or serial port (--serial)");
-      auto* url_opt =
-          cmd->add_option("--url", o->url, "http://HOST:PORT of mabutrace_start_server");
-      auto* serial_opt =
-          cmd->add_option("--serial", o->device, "serial device carrying the binary stream");
-      url_opt->excludes(serial_opt);
-      cmd->add_option("--baud", o->baud, "serial baud rate (default 115200)")->needs(serial_opt);
-      cmd->add_option("--seconds", o->seconds, "stop after S seconds (default: at Ctrl-C)")
-          ->needs(serial_opt)
-          ->check(CLI::NonNegativeNumber);
-      cmd->add_option("-o,--output", o->out,
-                      "output file, '-' for stdout: .json/.pftrace (.txt for --serial; any other "
-                      "name keeps the raw stream)")
-          ->required();
-      cmd->add_option("--format", o->format, "json | pftrace | text | raw");
-      return Runner{cmd, [o] { return RunCapture(*o); }};
-    },
-    20};
+Registration reg{"capture",
+                 [](CLI::App& app) {
+                   auto o = std::make_shared<CaptureOptions>();
+                   auto* cmd = app.add_subcommand(
+                       "capture", "Capture a trace from a device's HTTP server (--url) or serial port (--serial)");
+                   auto* url_opt = cmd->add_option("--url", o->url, "http://HOST:PORT of mabutrace_start_server");
+                   auto* serial_opt =
+                       cmd->add_option("--serial", o->device, "serial device carrying the binary stream");
+                   url_opt->excludes(serial_opt);
+                   cmd->add_option("--baud", o->baud, "serial baud rate (default 115200)")->needs(serial_opt);
+                   cmd->add_option("--seconds", o->seconds, "stop after S seconds (default: at Ctrl-C)")
+                       ->needs(serial_opt)
+                       ->check(CLI::NonNegativeNumber);
+                   cmd->add_option("-o,--output", o->out,
+                                   "output file, '-' for stdout: .json/.pftrace (.txt for --serial; any other "
+                                   "name keeps the raw stream)")
+                       ->required();
+                   cmd->add_option("--format", o->format, "json | pftrace | text | raw");
+                   return Runner{cmd, [o] { return RunCapture(*o); }};
+                 },
+                 20};
 
 }  // namespace
 }  // namespace mabutrace::cli

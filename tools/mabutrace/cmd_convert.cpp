@@ -15,20 +15,16 @@ Registration reg{
     "convert",
     [](CLI::App& app) {
       auto o = std::make_shared<ConvertOptions>();
-      auto* cmd = app.add_subcommand(
-          "convert",
-          "Convert a binary stream (mabutrace_set_output_callback) or a raw RAM dump of the trace "
-          "memory to JSON, Perfetto or text");
-      cmd->add_option("IN", o->in,
-                      "binary stream file, or raw dump (docs/raw-dump.md); '-' for stdin")
-          ->required();
+      auto* cmd =
+          app.add_subcommand("convert",
+                             "Convert a binary stream (mabutrace_set_output_callback) or a raw RAM dump of the trace "
+                             "memory to JSON, Perfetto or text");
+      cmd->add_option("IN", o->in, "binary stream file, or raw dump (docs/raw-dump.md); '-' for stdin")->required();
       cmd->add_option("-o,--output", o->out, "output file, '-' for stdout")->required();
-      cmd->add_option("--format", o->format,
-                      "json | pftrace | text (default: from OUT's extension)");
-      cmd->add_option(
-             "--elf", o->elf,
-             "firmware ELF resolving a raw dump's name pointers (the dump itself holds the "
-             "buffer geometry)")
+      cmd->add_option("--format", o->format, "json | pftrace | text (default: from OUT's extension)");
+      cmd->add_option("--elf", o->elf,
+                      "firmware ELF resolving a raw dump's name pointers (the dump itself holds the "
+                      "buffer geometry)")
           ->check(CLI::ExistingFile);
       return Runner{cmd, [o] {
                       auto f = PickFormat(o->format, o->out);

@@ -67,8 +67,7 @@ std::optional<Decoded> Decode(const Opts& o, int* rc) {
   std::vector<std::string> warnings;
   std::string err;
   *rc = kExitBadInput;
-  if (!DecodeTracerCapture(o.capture, l, o.capture_options, &d.msgs, &d.ts_freq_hz, &warnings,
-                           &err)) {
+  if (!DecodeTracerCapture(o.capture, l, o.capture_options, &d.msgs, &d.ts_freq_hz, &warnings, &err)) {
     std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
     return std::nullopt;
   }
@@ -99,8 +98,7 @@ int RunCounterMetrics(const Opts& o, bool json) {
     std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
     return kExitUsage;
   }
-  const WindowCounters c{t.clock_hz,    t.window_cycles, o.throughput0,
-                         o.throughput1, o.wait_cycles,   o.granted};
+  const WindowCounters c{t.clock_hz, t.window_cycles, o.throughput0, o.throughput1, o.wait_cycles, o.granted};
   if (auto why = Validate(c); !why.empty()) {
     std::fprintf(stderr, "mabutrace: cptracer metrics: %s\n", why.c_str());
     return kExitUsage;
@@ -129,14 +127,10 @@ int RunMetrics(const Opts& o) {
     return kExitUsage;
   }
   if (t.window_estimated)
-    std::fprintf(stderr,
-                 "mabutrace: window estimated from timestamps: %" PRIu64
-                 " cycles (give --window-cycles)\n",
+    std::fprintf(stderr, "mabutrace: window estimated from timestamps: %" PRIu64 " cycles (give --window-cycles)\n",
                  t.window_cycles);
   if (!(t.clock_hz > 0) || !t.window_cycles) {
-    std::fprintf(
-        stderr,
-        "mabutrace: cptracer metrics: give --clock-hz and --window-cycles (or --window-ms)\n");
+    std::fprintf(stderr, "mabutrace: cptracer metrics: give --clock-hz and --window-cycles (or --window-ms)\n");
     return kExitUsage;
   }
   for (const auto& w : CaptureMetrics(d->msgs, t))
@@ -149,8 +143,7 @@ int RunDecodeRegisters(const Opts& o, bool json) {
   std::string err;
   for (const auto& d : o.decode) {
     regs.emplace_back();
-    if (!DecodeRegister(d.name, static_cast<uint32_t>(d.value), o.timing.clock_hz, &regs.back(),
-                        &err)) {
+    if (!DecodeRegister(d.name, static_cast<uint32_t>(d.value), o.timing.clock_hz, &regs.back(), &err)) {
       std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
       return kExitUsage;
     }
@@ -216,9 +209,7 @@ int RunSimulate(const Opts& o) {
 int RunExport(const Opts& o) {
   auto f = PickFormat(o.format, o.out);
   if (!f || *f == Format::kRaw) {
-    if (f)
-      std::fprintf(stderr,
-                   "mabutrace: cptracer export: the output format must be json or pftrace\n");
+    if (f) std::fprintf(stderr, "mabutrace: cptracer export: the output format must be json or pftrace\n");
     return kExitUsage;
   }
   int rc;
@@ -248,27 +239,23 @@ int RunExport(const Opts& o) {
 // config and export.
 void AddTiming(CLI::App* c, Opts* o, const char* clock_help, bool ts) {
   c->add_option("--clock-hz", o->timing.clock_hz, clock_help);
-  c->add_option("--window-cycles", o->timing.window_cycles, "sliding window in tracer cycles")
-      ->transform(Number());
+  c->add_option("--window-cycles", o->timing.window_cycles, "sliding window in tracer cycles")->transform(Number());
   c->add_option_function<double>(
-      "--window-ms", [o](double ms) { o->timing.window_s = ms / 1e3; },
-      "sliding window in ms (at the tracer clock)");
-  if (ts)
-    c->add_option("--ts-hz", o->timing.ts_hz, "STM timestamp frequency (default: the FREQ packet)");
+      "--window-ms", [o](double ms) { o->timing.window_s = ms / 1e3; }, "sliding window in ms (at the tracer clock)");
+  if (ts) c->add_option("--ts-hz", o->timing.ts_hz, "STM timestamp frequency (default: the FREQ packet)");
 }
 
 void AddCapture(CLI::App* c, Opts* o, const char* help) {
   c->add_option("CAPTURE", o->capture, help);
   c->add_option("--layout", o->layout, "message layout override (INI, docs/cptracer.md)");
-  c->add_option("--trace-id", o->capture_options.trace_id, "STM trace ID in the frames")
-      ->transform(Number(0x7F));
+  c->add_option("--trace-id", o->capture_options.trace_id, "STM trace ID in the frames")->transform(Number(0x7F));
 }
 
 Registration reg{
     "cptracer",
     [](CLI::App& app) {
-      auto* cmd = app.add_subcommand(
-          "cptracer", "TI KeyStone II CP_Tracer: decode, metrics, registers, simulate, export");
+      auto* cmd =
+          app.add_subcommand("cptracer", "TI KeyStone II CP_Tracer: decode, metrics, registers, simulate, export");
       cmd->require_subcommand(1);
       auto o = std::make_shared<Opts>();
       const char* kCapture = "snapshot dir, TI .bin/.dcm or raw STP";
@@ -278,13 +265,11 @@ Registration reg{
       AddCapture(dec, o.get(), kCapture);
       dec->get_option("CAPTURE")->required();
 
-      auto* met =
-          cmd->add_subcommand("metrics", "Window metrics from a capture or from counter values");
+      auto* met = cmd->add_subcommand("metrics", "Window metrics from a capture or from counter values");
       AddCapture(met, o.get(), "capture (else give the counters)");
       AddTiming(met, o.get(), "tracer clock in Hz (default: the FREQ packet)", true);
       auto counter = [&](const char* n, uint64_t* v, const char* d) {
-        met->add_option(n, *v, d)->transform(Number())->each(
-            [o](const std::string&) { o->have_counters = true; });
+        met->add_option(n, *v, d)->transform(Number())->each([o](const std::string&) { o->have_counters = true; });
       };
       counter("--throughput0", &o->throughput0, "throughput counter 0 (bytes)");
       counter("--throughput1", &o->throughput1, "throughput counter 1 (bytes)");
@@ -292,27 +277,23 @@ Registration reg{
       counter("--wait-cycles", &o->wait_cycles, "accumulated wait cycles");
       met->add_option("--format", o->format, "text (default) | json")->check(text_or_json);
 
-      auto* cfg = cmd->add_subcommand(
-          "config", "Compute (or --decode) CP_Tracer, STM and TBR register values");
+      auto* cfg = cmd->add_subcommand("config", "Compute (or --decode) CP_Tracer, STM and TBR register values");
       cfg->add_option("DESCRIPTION", o->description, "description file (INI, examples/cptracer/)");
       AddTiming(cfg, o.get(), "tracer clock in Hz", false);
       cfg->add_option("--sid", o->sid, "tracer SID")->transform(Number(UINT32_MAX));
       cfg->add_option("--masters", o->masters, "MIDs for throughput 0 and events, e.g. 0x40,0x41");
       cfg->add_option("--masters-counter1", o->masters1, "MIDs for throughput 1");
-      cfg->add_option("--address-range", o->address_range, "START-END (inclusive, up to 48-bit)")
-          ->check(RangeCheck());
+      cfg->add_option("--address-range", o->address_range, "START-END (inclusive, up to 48-bit)")->check(RangeCheck());
       cfg->add_option("--access", o->access, "read | write | both");
       cfg->add_option("--data-types", o->data_types, "cpu_data,cpu_inst,dma");
       cfg->add_option("--messages", o->messages, "statistics,event_b,event_c,event_e,status");
-      cfg->add_option("--address-export-shift", o->export_shift,
-                      "event messages carry address bits [S+9:S]")
+      cfg->add_option("--address-export-shift", o->export_shift, "event messages carry address bits [S+9:S]")
           ->transform(Number(63));
       cfg->add_option("--decode", o->decode, "explain a value: NAME=VALUE (repeatable)")
           ->check(NamedNumberCheck(UINT32_MAX));
       cfg->add_option("--format", o->format, "text (default) | json")->check(text_or_json);
 
-      auto* sim =
-          cmd->add_subcommand("simulate", "Simulate a workload into an STM capture + ground truth");
+      auto* sim = cmd->add_subcommand("simulate", "Simulate a workload into an STM capture + ground truth");
       sim->add_option("WORKLOAD", o->description, "workload description (INI)")->required();
       sim->add_option("-o,--output", o->out, "output directory")->required();
       sim->add_option("--seed", o->seed, "override the workload's seed")->transform(Number());

@@ -75,16 +75,13 @@ bool Feed(const std::string& path, ete::BufferDecoder* dec) {
   size_t n;
   while ((n = std::fread(chunk.data(), 1, chunk.size(), in->get())) > 0) dec->Push(chunk.data(), n);
   const bool ok = !std::ferror(in->get());
-  if (!ok)
-    std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in->name().c_str(),
-                 std::strerror(errno));
+  if (!ok) std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in->name().c_str(), std::strerror(errno));
   dec->Finish();
   return ok;
 }
 
-int DecodeBuffer(const snapshot::BufferFormat format, std::vector<ete::SourceSpec> sources,
-                 const std::string& file, const std::string& buffer_name, const EteOptions& opt,
-                 Output* out) {
+int DecodeBuffer(const snapshot::BufferFormat format, std::vector<ete::SourceSpec> sources, const std::string& file,
+                 const std::string& buffer_name, const EteOptions& opt, Output* out) {
   out->source_names.clear();
   for (const auto& s : sources) out->source_names.push_back(s.name);
   out->file = file;
@@ -127,14 +124,12 @@ int RunEtePackets(const EteOptions& opt) {
         }
         if (sources.empty()) continue;
         any = true;
-        int r =
-            DecodeBuffer(buf.format, std::move(sources), buf.file.string(), buf.name, opt, &out);
+        int r = DecodeBuffer(buf.format, std::move(sources), buf.file.string(), buf.name, opt, &out);
         if (r != kExitOk) rc = r;
       }
       if (!any) {
-        std::fprintf(stderr, "%s: no ETE trace source%s%s%s\n", opt.input.c_str(),
-                     opt.source.empty() ? "" : " named ", opt.source.c_str(),
-                     opt.buffer.empty() ? "" : (" in buffer " + opt.buffer).c_str());
+        std::fprintf(stderr, "%s: no ETE trace source%s%s%s\n", opt.input.c_str(), opt.source.empty() ? "" : " named ",
+                     opt.source.c_str(), opt.buffer.empty() ? "" : (" in buffer " + opt.buffer).c_str());
         rc = kExitBadInput;
       }
     } else {
@@ -143,8 +138,7 @@ int RunEtePackets(const EteOptions& opt) {
         return kExitBadInput;
       }
       if (opt.config.empty()) {
-        std::fprintf(stderr, "%s: a raw trace file needs --config TRACE_UNIT.ini\n",
-                     opt.input.c_str());
+        std::fprintf(stderr, "%s: a raw trace file needs --config TRACE_UNIT.ini\n", opt.input.c_str());
         return kExitUsage;
       }
       snapshot::Device dev = snapshot::ReadDeviceIni(opt.config);
@@ -178,20 +172,16 @@ Registration reg{
     [](CLI::App& app) {
       auto o = std::make_shared<EteOptions>();
       auto* ete = app.add_subcommand(
-          "ete",
-          "Arm ETE trace: packets, full decode and timeline export of snapshots and raw buffers");
+          "ete", "Arm ETE trace: packets, full decode and timeline export of snapshots and raw buffers");
       ete->require_subcommand(1);
-      auto* pk = ete->add_subcommand(
-          "packets", "List the ETE packets, one per line (OpenCSD-lister text or JSON lines)");
-      pk->add_option("INPUT", o->input,
-                     "snapshot directory, or a raw trace file ('-' = stdin) with --config")
+      auto* pk =
+          ete->add_subcommand("packets", "List the ETE packets, one per line (OpenCSD-lister text or JSON lines)");
+      pk->add_option("INPUT", o->input, "snapshot directory, or a raw trace file ('-' = stdin) with --config")
           ->required();
       pk->add_option("--source", o->source, "only this trace source (device name in the snapshot)");
       pk->add_option("--buffer", o->buffer, "only this trace buffer (name in trace.ini)");
-      pk->add_option("--format", o->format, "text (default) or jsonl")
-          ->check(CLI::IsMember({"text", "jsonl"}));
-      pk->add_option("--config", o->config,
-                     "trace unit .ini ([device] + [regs]) for a raw trace file");
+      pk->add_option("--format", o->format, "text (default) or jsonl")->check(CLI::IsMember({"text", "jsonl"}));
+      pk->add_option("--config", o->config, "trace unit .ini ([device] + [regs]) for a raw trace file");
       pk->add_option("--input-format", o->input_format,
                      "raw file format: source_data (default), coresight, dstream_coresight")
           ->check(CLI::IsMember({"source_data", "coresight", "dstream_coresight"}));

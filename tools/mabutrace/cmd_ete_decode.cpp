@@ -135,17 +135,14 @@ int RunDecode(const DecodeOptions& opt) {
     if (!out.jsonl) {
       for (size_t i = 0; i < b.sources.size(); ++i) {
         if (out.only >= 0 && static_cast<long>(i) != out.only) continue;
-        out.buf += "# source " + b.sources[i].name + " buffer " + b.buffer.name + " (" +
-                   b.buffer.file.string() + ") core " + (b.cores[i].empty() ? "-" : b.cores[i]) +
-                   ": " + b.sources[i].config.Describe() + "\n";
+        out.buf += "# source " + b.sources[i].name + " buffer " + b.buffer.name + " (" + b.buffer.file.string() +
+                   ") core " + (b.cores[i].empty() ? "-" : b.cores[i]) + ": " + b.sources[i].config.Describe() + "\n";
       }
     }
     if (!ete_decode::DecodeBufferFile(b, &OnDecodeElement, &OnDecodeError, &out)) ok = false;
     out.Flush();
   }
-  if (!any)
-    std::fprintf(stderr, "%s: no ETE trace source named %s\n", opt.input.c_str(),
-                 opt.source.c_str());
+  if (!any) std::fprintf(stderr, "%s: no ETE trace source named %s\n", opt.input.c_str(), opt.source.c_str());
   out.Flush();
   if (!file->Finish()) ok = false;
   return (ok && any && !out.err.errors) ? kExitOk : kExitBadInput;
@@ -153,8 +150,7 @@ int RunDecode(const DecodeOptions& opt) {
 
 // ---- export
 
-void OnExportError(void* c, const ete_decode::DecodeBuffer& buffer, size_t source,
-                   const std::string& message) {
+void OnExportError(void* c, const ete_decode::DecodeBuffer& buffer, size_t source, const std::string& message) {
   auto* err = static_cast<ErrorSink*>(c);
   err->file = buffer.buffer.file.string();
   err->sources = &buffer.sources;
@@ -178,8 +174,7 @@ int RunExport(const ExportOptions& opt) {
     return kExitUsage;
   }
   ErrorSink err;
-  const ete_decode::ExportSummary s =
-      ete_decode::ExportTimeline(snap, opt.input, writer.get(), &OnExportError, &err);
+  const ete_decode::ExportSummary s = ete_decode::ExportTimeline(snap, opt.input, writer.get(), &OnExportError, &err);
   if (!file->Finish() || !s.write_ok) return kExitBadInput;
   std::fprintf(stderr, "%s: %llu range slices, time base %s\n", opt.output.c_str(),
                static_cast<unsigned long long>(s.range_slices), ete_decode::TimeBaseName(s.base));
@@ -191,17 +186,13 @@ Registration reg_decode{
     [](CLI::App& app) {
       auto o = std::make_shared<DecodeOptions>();
       CLI::App* ete = app.get_subcommand("ete");
-      auto* cmd =
-          ete->add_subcommand("decode",
-                              "Full decode: executed instruction ranges, exceptions, context, "
-                              "timestamps... (OpenCSD-lister element text or JSON lines)");
-      cmd->add_option("SNAPSHOT_DIR", o->input,
-                      "snapshot directory (snapshot.ini, trace.ini, memory dumps)")
+      auto* cmd = ete->add_subcommand("decode",
+                                      "Full decode: executed instruction ranges, exceptions, context, "
+                                      "timestamps... (OpenCSD-lister element text or JSON lines)");
+      cmd->add_option("SNAPSHOT_DIR", o->input, "snapshot directory (snapshot.ini, trace.ini, memory dumps)")
           ->required();
-      cmd->add_option("--format", o->format, "text (default) or jsonl")
-          ->check(CLI::IsMember({"text", "jsonl"}));
-      cmd->add_option("--source", o->source,
-                      "only this trace source (device name in the snapshot)");
+      cmd->add_option("--format", o->format, "text (default) or jsonl")->check(CLI::IsMember({"text", "jsonl"}));
+      cmd->add_option("--source", o->source, "only this trace source (device name in the snapshot)");
       cmd->add_option("-o,--output", o->output, "output file ('-' = stdout, default)");
       return Runner{cmd, [o] { return RunDecode(*o); }};
     },
@@ -212,14 +203,10 @@ Registration reg_export{
     [](CLI::App& app) {
       auto o = std::make_shared<ExportOptions>();
       CLI::App* ete = app.get_subcommand("ete");
-      auto* cmd = ete->add_subcommand(
-          "export", "Timeline of what each core executed (Perfetto .pftrace or JSON)");
+      auto* cmd = ete->add_subcommand("export", "Timeline of what each core executed (Perfetto .pftrace or JSON)");
       cmd->add_option("SNAPSHOT_DIR", o->input, "snapshot directory")->required();
-      cmd->add_option("-o,--output", o->output,
-                      "OUT.json or OUT.pftrace ('-' = stdout with --format)")
-          ->required();
-      cmd->add_option("--format", o->format,
-                      "json or pftrace (default: from the output's extension)")
+      cmd->add_option("-o,--output", o->output, "OUT.json or OUT.pftrace ('-' = stdout with --format)")->required();
+      cmd->add_option("--format", o->format, "json or pftrace (default: from the output's extension)")
           ->check(CLI::IsMember({"json", "pftrace"}));
       return Runner{cmd, [o] { return RunExport(*o); }};
     },

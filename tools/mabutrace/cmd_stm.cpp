@@ -35,35 +35,31 @@ int Run(const StmOptions& o, stm::ListingLevel level) {
 }
 
 void AddCommon(CLI::App* c, StmOptions* o) {
-  c->add_option("CAPTURE", o->capture, "snapshot directory, TI .bin (with .dcm) or raw STP file")
-      ->required();
-  c->add_option("--format", o->format, "jsonl (default) | text")
-      ->check(CLI::IsMember({"jsonl", "text"}));
-  c->add_option("--trace-id", o->capture_options.trace_id,
-                "STM trace ID in the frames (default: STMTCSR / 0x40)")
+  c->add_option("CAPTURE", o->capture, "snapshot directory, TI .bin (with .dcm) or raw STP file")->required();
+  c->add_option("--format", o->format, "jsonl (default) | text")->check(CLI::IsMember({"jsonl", "text"}));
+  c->add_option("--trace-id", o->capture_options.trace_id, "STM trace ID in the frames (default: STMTCSR / 0x40)")
       ->transform(Number(0x7F));
   c->add_flag("--halt-on-frame-error", o->capture_options.halt_on_frame_error,
               "stop at the first frame error, as OpenCSD does");
 }
 
-Registration reg{
-    "stm",
-    [](CLI::App& app) {
-      auto* cmd = app.add_subcommand("stm", "MIPI STPv2 (STM) trace: packets and messages");
-      cmd->require_subcommand(1);
-      auto po = std::make_shared<StmOptions>();
-      auto mo = std::make_shared<StmOptions>();
-      auto* pk = cmd->add_subcommand("packets", "List the STPv2 packets (offset, raw bytes, type)");
-      AddCommon(pk, po.get());
-      auto* dc = cmd->add_subcommand(
-          "decode", "List the STM messages (master, channel, data, marker, timestamp)");
-      AddCommon(dc, mo.get());
-      return Runner{cmd, [po, mo, pk] {
-                      return pk->parsed() ? Run(*po, stm::ListingLevel::kPackets)
-                                          : Run(*mo, stm::ListingLevel::kMessages);
-                    }};
-    },
-    40};
+Registration reg{"stm",
+                 [](CLI::App& app) {
+                   auto* cmd = app.add_subcommand("stm", "MIPI STPv2 (STM) trace: packets and messages");
+                   cmd->require_subcommand(1);
+                   auto po = std::make_shared<StmOptions>();
+                   auto mo = std::make_shared<StmOptions>();
+                   auto* pk = cmd->add_subcommand("packets", "List the STPv2 packets (offset, raw bytes, type)");
+                   AddCommon(pk, po.get());
+                   auto* dc = cmd->add_subcommand("decode",
+                                                  "List the STM messages (master, channel, data, marker, timestamp)");
+                   AddCommon(dc, mo.get());
+                   return Runner{cmd, [po, mo, pk] {
+                                   return pk->parsed() ? Run(*po, stm::ListingLevel::kPackets)
+                                                       : Run(*mo, stm::ListingLevel::kMessages);
+                                 }};
+                 },
+                 40};
 
 }  // namespace
 }  // namespace mabutrace::cli

@@ -22,8 +22,8 @@ struct Options {
   std::optional<NamedNumber> decode;
   std::vector<std::string> el;
   std::vector<NumberRange> include, exclude;
-  bool return_stack = false, timestamps = false, cycle_count = false, context_id = false,
-       vmid = false, branch_broadcast = false;
+  bool return_stack = false, timestamps = false, cycle_count = false, context_id = false, vmid = false,
+       branch_broadcast = false;
   std::optional<uint32_t> trace_id, sync_period, cc_threshold;
 };
 
@@ -34,9 +34,7 @@ int RunDecode(const NamedNumber& reg, const Options& o) {
     std::fprintf(stderr, "mabutrace etm-config: --decode: %s\n", err.c_str());
     return kExitUsage;
   }
-  return WriteFile(o.output, o.format == "json" ? DecodedToJson(d) + "\n" : DecodedToText(d))
-             ? kExitOk
-             : kExitBadInput;
+  return WriteFile(o.output, o.format == "json" ? DecodedToJson(d) + "\n" : DecodedToText(d)) ? kExitOk : kExitBadInput;
 }
 
 // The --config file, then the flags: booleans and ranges add to it, levels
@@ -79,8 +77,8 @@ int Run(const Options& o) {
   Program p;
   std::string err;
   if (!Compute(cfg, &p, &err)) {
-    std::fprintf(stderr, "mabutrace etm-config: %s%s\n",
-                 o.config.empty() ? "" : (o.config + ": ").c_str(), err.c_str());
+    std::fprintf(stderr, "mabutrace etm-config: %s%s\n", o.config.empty() ? "" : (o.config + ": ").c_str(),
+                 err.c_str());
     return kExitBadInput;
   }
   std::string out;
@@ -100,11 +98,9 @@ Registration reg{
       auto* cmd = app.add_subcommand("etm-config",
                                      "ETE trace-unit programming helper: config -> register "
                                      "values, enable/disable sequences, save/restore list");
-      cmd->add_option(
-          "--config", o->config,
-          "TOML configuration (docs/etm-config.md, examples/etm-config/), '-' for stdin");
-      cmd->add_option("--decode", o->decode,
-                      "explain an existing value instead: REG=VALUE (e.g. TRCCONFIGR=0x18C1)")
+      cmd->add_option("--config", o->config,
+                      "TOML configuration (docs/etm-config.md, examples/etm-config/), '-' for stdin");
+      cmd->add_option("--decode", o->decode, "explain an existing value instead: REG=VALUE (e.g. TRCCONFIGR=0x18C1)")
           ->check(NamedNumberCheck());
       cmd->add_option("--format", o->format, "text (default: values, sequences, then C) | c | json")
           ->check(CLI::IsMember({"text", "c", "json"}));
@@ -113,21 +109,17 @@ Registration reg{
                       "exception levels to trace, comma-separated: el0,el1 (Non-secure), s_el0, "
                       "el3, rl_el0, all")
           ->delimiter(',');
-      cmd->add_option("--include", o->include, "trace only START:END (inclusive; repeatable)")
-          ->check(RangeCheck());
-      cmd->add_option("--exclude", o->exclude, "do not trace START:END (inclusive; repeatable)")
-          ->check(RangeCheck());
+      cmd->add_option("--include", o->include, "trace only START:END (inclusive; repeatable)")->check(RangeCheck());
+      cmd->add_option("--exclude", o->exclude, "do not trace START:END (inclusive; repeatable)")->check(RangeCheck());
       cmd->add_flag("--return-stack", o->return_stack, "TRCCONFIGR.RS");
       cmd->add_flag("--timestamps", o->timestamps, "TRCCONFIGR.TS");
-      cmd->add_flag("--cycle-count", o->cycle_count,
-                    "TRCCONFIGR.CCI (threshold: --cc-threshold, default 4)");
+      cmd->add_flag("--cycle-count", o->cycle_count, "TRCCONFIGR.CCI (threshold: --cc-threshold, default 4)");
       cmd->add_option("--cc-threshold", o->cc_threshold, "TRCCCCTLR.THRESHOLD (1..4095)")
           ->transform(Number(UINT32_MAX));
       cmd->add_flag("--context-id", o->context_id, "TRCCONFIGR.CID");
       cmd->add_flag("--vmid", o->vmid, "TRCCONFIGR.VMID");
       cmd->add_flag("--branch-broadcast", o->branch_broadcast, "TRCCONFIGR.BB");
-      cmd->add_option("--trace-id", o->trace_id, "TRCTRACEIDR (0x01..0x6f, default 1)")
-          ->transform(Number(UINT32_MAX));
+      cmd->add_option("--trace-id", o->trace_id, "TRCTRACEIDR (0x01..0x6f, default 1)")->transform(Number(UINT32_MAX));
       cmd->add_option("--sync-period", o->sync_period,
                       "bytes between syncs: power of two 256..1048576, 0 = off (default 4096)")
           ->transform(Size(UINT32_MAX));

@@ -25,8 +25,7 @@ struct StatusCli {
 
 int RunStatus(const StatusCli& o) {
   const Explanation e = Explain(*ParseRegName(o.reg), o.value);
-  std::fputs((o.format == "json" ? ExplanationToJson(e) + "\n" : ExplanationToText(e)).c_str(),
-             stdout);
+  std::fputs((o.format == "json" ? ExplanationToJson(e) + "\n" : ExplanationToText(e)).c_str(), stdout);
   return kExitOk;
 }
 
@@ -50,11 +49,8 @@ int RunLinearize(LinearizeCli o) {
     std::fprintf(stderr, "mabutrace trbe linearize: %s: %s\n", o.dump.c_str(), err.c_str());
     return kExitBadInput;
   }
-  if (!WriteFile(o.out, {reinterpret_cast<const char*>(r.bytes.data()), r.bytes.size()}))
-    return kExitBadInput;
-  if (!o.quiet)
-    std::fprintf(stderr, "mabutrace trbe linearize: %s",
-                 LinearizeSummary(r, o.options.head).c_str());
+  if (!WriteFile(o.out, {reinterpret_cast<const char*>(r.bytes.data()), r.bytes.size()})) return kExitBadInput;
+  if (!o.quiet) std::fprintf(stderr, "mabutrace trbe linearize: %s", LinearizeSummary(r, o.options.head).c_str());
   return kExitOk;
 }
 
@@ -76,8 +72,7 @@ int RunSimulate(SimulateCli o) {
     return kExitUsage;
   }
   const bool json = o.format == "json";
-  std::fputs((json ? SimulationToJson(o.config, r) + "\n" : SimulationToText(o.config, r)).c_str(),
-             stdout);
+  std::fputs((json ? SimulationToJson(o.config, r) + "\n" : SimulationToText(o.config, r)).c_str(), stdout);
   if (!o.memory_out.empty() &&
       !WriteFile(o.memory_out, {reinterpret_cast<const char*>(r.memory.data()), r.memory.size()}))
     return kExitBadInput;
@@ -85,30 +80,25 @@ int RunSimulate(SimulateCli o) {
 }
 
 const CLI::Validator kRegName(
-    [](std::string& s) { return ParseRegName(s) ? std::string() : "unknown register '" + s + "'"; },
-    "REG");
+    [](std::string& s) { return ParseRegName(s) ? std::string() : "unknown register '" + s + "'"; }, "REG");
 
 Registration reg{
     "trbe",
     [](CLI::App& app) {
-      auto* cmd = app.add_subcommand(
-          "trbe", "Arm Trace Buffer Extension: explain registers, linearize dumps, simulate");
+      auto* cmd =
+          app.add_subcommand("trbe", "Arm Trace Buffer Extension: explain registers, linearize dumps, simulate");
       cmd->require_subcommand(1);
       const auto modes = CLI::IsMember({"fill", "wrap", "circular"});
 
       auto so = std::make_shared<StatusCli>();
-      auto* status = cmd->add_subcommand(
-          "status", "Explain every field of a TRBSR_EL1 (or TRBLIMITR_EL1, ...) value");
-      status->add_option("VALUE", so->value, "register value (0x hex or decimal)")
-          ->required()
-          ->transform(Number());
+      auto* status = cmd->add_subcommand("status", "Explain every field of a TRBSR_EL1 (or TRBLIMITR_EL1, ...) value");
+      status->add_option("VALUE", so->value, "register value (0x hex or decimal)")->required()->transform(Number());
       status
           ->add_option("--reg", so->reg,
                        "register: TRBSR_EL1 (default), TRBLIMITR_EL1, TRBIDR_EL1, TRBMAR_EL1, "
                        "TRBPTR_EL1, TRBBASER_EL1, TRBTRG_EL1")
           ->check(kRegName);
-      status->add_option("--format", so->format, "text (default) | json")
-          ->check(CLI::IsMember({"text", "json"}));
+      status->add_option("--format", so->format, "text (default) | json")->check(CLI::IsMember({"text", "json"}));
 
       auto lo = std::make_shared<LinearizeCli>();
       LinearizeOptions& l = lo->options;
@@ -119,24 +109,19 @@ Registration reg{
       lin->add_option("--base", l.base, "TRBBASER_EL1: address of the dump's first byte")
           ->required()
           ->transform(Number());
-      lin->add_option("--limit", l.limit, "limit address (exclusive; default base + dump size)")
-          ->transform(Number());
+      lin->add_option("--limit", l.limit, "limit address (exclusive; default base + dump size)")->transform(Number());
       lin->add_option("--ptr", l.ptr, "final TRBPTR_EL1")->required()->transform(Number());
       lin->add_flag("--wrapped", l.wrapped, "the buffer wrapped (TRBSR_EL1.WRAP=1)");
-      lin->add_option("--trbsr", lo->trbsr, "final TRBSR_EL1: sets --wrapped from its WRAP bit")
+      lin->add_option("--trbsr", lo->trbsr, "final TRBSR_EL1: sets --wrapped from its WRAP bit")->transform(Number());
+      lin->add_option("--start", l.start, "TRBPTR_EL1 software programmed at the start (default base)")
           ->transform(Number());
-      lin->add_option("--start", l.start,
-                      "TRBPTR_EL1 software programmed at the start (default base)")
-          ->transform(Number());
-      lin->add_option("--mode", lo->mode,
-                      "fill mode the buffer ran in: circular (default) | wrap | fill")
+      lin->add_option("--mode", lo->mode, "fill mode the buffer ran in: circular (default) | wrap | fill")
           ->check(modes);
       lin->add_option("--head", lo->head,
                       "wrapped buffers: bytes before the first A-Sync: keep (default) | pad (0x70 "
                       "Ignore) | drop")
           ->check(CLI::IsMember({"keep", "pad", "drop"}));
-      lin->add_flag("--strip-padding", l.strip_padding,
-                    "remove the leading run of 0x70 Ignore padding");
+      lin->add_flag("--strip-padding", l.strip_padding, "remove the leading run of 0x70 Ignore padding");
       lin->add_flag("-q,--quiet", lo->quiet, "no summary on stderr");
       lin->add_option("-o,--output", lo->out, "output file, '-' for stdout")->required();
 
@@ -145,40 +130,26 @@ Registration reg{
       auto* sim = cmd->add_subcommand("simulate",
                                       "Run the TRBE model over a trace file and report pointers, "
                                       "status and interrupts as they change");
-      sim->add_option("TRACE", si->trace,
-                      "raw trace bytes (e.g. an ETE source_data .bin), '-' for stdin")
-          ->required();
-      sim->add_option("--mode", si->mode, "fill mode: circular (default) | wrap | fill")
-          ->check(modes);
-      sim->add_option("--trigger-mode", si->trigger_mode,
-                      "trigger mode: ignore (default) | stop | irq")
+      sim->add_option("TRACE", si->trace, "raw trace bytes (e.g. an ETE source_data .bin), '-' for stdin")->required();
+      sim->add_option("--mode", si->mode, "fill mode: circular (default) | wrap | fill")->check(modes);
+      sim->add_option("--trigger-mode", si->trigger_mode, "trigger mode: ignore (default) | stop | irq")
           ->check(CLI::IsMember({"stop", "irq", "ignore"}));
-      sim->add_option("--size", c.size,
-                      "buffer size in bytes, multiple of 4096 (default 4096; K/M suffix ok)")
+      sim->add_option("--size", c.size, "buffer size in bytes, multiple of 4096 (default 4096; K/M suffix ok)")
           ->transform(Size());
-      sim->add_option("--base", c.base, "buffer base address, 4 KB aligned (default 0x80000000)")
-          ->transform(Number());
-      sim->add_option("--start-offset", c.start_offset,
-                      "initial TRBPTR_EL1 offset from base (default 0)")
+      sim->add_option("--base", c.base, "buffer base address, 4 KB aligned (default 0x80000000)")->transform(Number());
+      sim->add_option("--start-offset", c.start_offset, "initial TRBPTR_EL1 offset from base (default 0)")
           ->transform(Size());
-      sim->add_option("--trigger-at", c.trigger_at,
-                      "trace byte index at which the Detected Trigger arrives")
+      sim->add_option("--trigger-at", c.trigger_at, "trace byte index at which the Detected Trigger arrives")
           ->transform(Size());
-      sim->add_option("--trigger-count", c.trigger_count,
-                      "TRBTRG_EL1: bytes after the trigger (default 0)")
+      sim->add_option("--trigger-count", c.trigger_count, "TRBTRG_EL1: bytes after the trigger (default 0)")
           ->transform(Size(UINT32_MAX));
-      sim->add_option("--flush-latency", c.flush_latency,
-                      "bytes the trace unit delivers during its flush (default 0)")
+      sim->add_option("--flush-latency", c.flush_latency, "bytes the trace unit delivers during its flush (default 0)")
           ->transform(Size());
-      sim->add_option("--trbidr", c.trbidr, "TRBIDR_EL1 value (default 0x20: byte alignment)")
-          ->transform(Number());
-      sim->add_option("--fault-at", c.fault_offset,
-                      "buffer offset from which writes take a translation fault")
+      sim->add_option("--trbidr", c.trbidr, "TRBIDR_EL1 value (default 0x20: byte alignment)")->transform(Number());
+      sim->add_option("--fault-at", c.fault_offset, "buffer offset from which writes take a translation fault")
           ->transform(Size());
-      sim->add_option("--format", si->format, "text (default) | json")
-          ->check(CLI::IsMember({"text", "json"}));
-      sim->add_option("--memory-out", si->memory_out,
-                      "write the buffer memory after the run to this file");
+      sim->add_option("--format", si->format, "text (default) | json")->check(CLI::IsMember({"text", "json"}));
+      sim->add_option("--memory-out", si->memory_out, "write the buffer memory after the run to this file");
 
       return Runner{cmd, [so, lo, si, status, lin] {
                       if (status->parsed()) return RunStatus(*so);

@@ -39,8 +39,7 @@ int Converter::Finish() {
     std::fprintf(stderr, "mabutrace: %s: damaged record skipped: %s\n", in_name_.c_str(),
                  shown(errs[i]).message.c_str());
   if (errs.size() > 20)
-    std::fprintf(stderr, "mabutrace: %s: %zu more damaged records\n", in_name_.c_str(),
-                 errs.size() - 20);
+    std::fprintf(stderr, "mabutrace: %s: %zu more damaged records\n", in_name_.c_str(), errs.size() - 20);
   if (!errs.empty()) rc = kExitBadInput;
   if (!conv_->write_ok() || std::fflush(out_) != 0 || std::ferror(out_)) {
     std::fprintf(stderr, "mabutrace: writing the output failed: %s\n", std::strerror(errno));
@@ -54,8 +53,8 @@ namespace {
 // A raw RAM dump (docs/raw-dump.md): rebuilt as a stream, then converted.
 // The output is opened only once the dump is known usable, so a fatal
 // problem leaves an existing OUT as it was.
-int ConvertRawDump(const std::string& bytes, const std::string& in_name,
-                   const std::string& elf_path, const std::string& out, Format format) {
+int ConvertRawDump(const std::string& bytes, const std::string& in_name, const std::string& elf_path,
+                   const std::string& out, Format format) {
   std::unique_ptr<host::ElfStrings> elf;
   if (!elf_path.empty()) {
     std::string err;
@@ -65,8 +64,7 @@ int ConvertRawDump(const std::string& bytes, const std::string& in_name,
       return kExitBadInput;
     }
   } else {
-    std::fprintf(stderr, "mabutrace: %s: a raw dump without --elf: names stay unresolved\n",
-                 in_name.c_str());
+    std::fprintf(stderr, "mabutrace: %s: a raw dump without --elf: names stay unresolved\n", in_name.c_str());
   }
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
   host::RawDumpResult dump = host::RawDumpToStream(data, bytes.size(), elf.get());
@@ -77,14 +75,12 @@ int ConvertRawDump(const std::string& bytes, const std::string& in_name,
   for (size_t i = 0; i < dump.errors.size() && i < 20; ++i)
     std::fprintf(stderr, "mabutrace: %s: %s\n", in_name.c_str(), dump.errors[i].message.c_str());
   if (dump.errors.size() > 20)
-    std::fprintf(stderr, "mabutrace: %s: %zu more problems\n", in_name.c_str(),
-                 dump.errors.size() - 20);
+    std::fprintf(stderr, "mabutrace: %s: %zu more problems\n", in_name.c_str(), dump.errors.size() - 20);
   auto fout = OutputFile::Create(out);
   if (!fout) return kExitBadInput;
   int rc;
   {
-    Converter conv(format, fout->get(), in_name,
-                   [&dump](const host::Status& s) { return dump.ToDump(s); });
+    Converter conv(format, fout->get(), in_name, [&dump](const host::Status& s) { return dump.ToDump(s); });
     conv.Feed(reinterpret_cast<const uint8_t*>(dump.stream.data()), dump.stream.size());
     rc = conv.Finish();
   }
@@ -93,14 +89,12 @@ int ConvertRawDump(const std::string& bytes, const std::string& in_name,
 }
 
 bool IsStream(const std::string& head) {
-  return head.size() >= sizeof stream::kMagic &&
-         std::memcmp(head.data(), stream::kMagic, sizeof stream::kMagic) == 0;
+  return head.size() >= sizeof stream::kMagic && std::memcmp(head.data(), stream::kMagic, sizeof stream::kMagic) == 0;
 }
 
 }  // namespace
 
-int RunConvert(const std::string& in, const std::string& out, Format format,
-               const std::string& elf) {
+int RunConvert(const std::string& in, const std::string& out, Format format, const std::string& elf) {
   if (format == Format::kRaw) {
     std::fprintf(stderr, "mabutrace: convert: the output format must be json, pftrace or text\n");
     return kExitUsage;
@@ -113,8 +107,8 @@ int RunConvert(const std::string& in, const std::string& out, Format format,
   if (!fin) return kExitBadInput;
   // Refuse to write over the input (opening OUT would empty it first).
   struct stat si, so;
-  if (!fin->is_stdin() && out != "-" && ::fstat(fileno(fin->get()), &si) == 0 &&
-      ::stat(out.c_str(), &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+  if (!fin->is_stdin() && out != "-" && ::fstat(fileno(fin->get()), &si) == 0 && ::stat(out.c_str(), &so) == 0 &&
+      si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
     std::fprintf(stderr, "mabutrace: convert: %s is both the input and the output\n", in.c_str());
     return kExitUsage;
   }
@@ -125,8 +119,7 @@ int RunConvert(const std::string& in, const std::string& out, Format format,
   if (!IsStream(head) && (!elf.empty() || head.size() == sizeof stream::kMagic)) {
     std::string all = head;
     if (!fin->ReadAll(&all)) return kExitBadInput;
-    if (!elf.empty() ||
-        host::LooksLikeRawDump(reinterpret_cast<const uint8_t*>(all.data()), all.size()))
+    if (!elf.empty() || host::LooksLikeRawDump(reinterpret_cast<const uint8_t*>(all.data()), all.size()))
       return ConvertRawDump(all, in_name, elf, out, format);
     auto fout = OutputFile::Create(out);  // neither: the stream decoder says what is wrong
     if (!fout) return kExitBadInput;
@@ -146,13 +139,11 @@ int RunConvert(const std::string& in, const std::string& out, Format format,
     bool fed = conv.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());
     std::vector<uint8_t> buf(64 * 1024);
     size_t n;
-    while (fed && (n = std::fread(buf.data(), 1, buf.size(), fin->get())) > 0)
-      fed = conv.Feed(buf.data(), n);
+    while (fed && (n = std::fread(buf.data(), 1, buf.size(), fin->get())) > 0) fed = conv.Feed(buf.data(), n);
     const bool read_failed = std::ferror(fin->get());
     rc = conv.Finish();
     if (read_failed) {
-      std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in_name.c_str(),
-                   std::strerror(errno));
+      std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in_name.c_str(), std::strerror(errno));
       rc = kExitBadInput;
     }
   }

@@ -39,8 +39,7 @@ class Converter {
 // `mabutrace convert`: reads `in` ("-": stdin) and writes `out` ("-":
 // stdout). `in` is a binary stream, or a raw RAM dump of the trace memory
 // (found by its descriptor) whose names `elf` ("" = none) resolves.
-int RunConvert(const std::string& in, const std::string& out, Format format,
-               const std::string& elf = "");
+int RunConvert(const std::string& in, const std::string& out, Format format, const std::string& elf = "");
 
 }  // namespace mabutrace::cli
 

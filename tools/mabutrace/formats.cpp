@@ -41,24 +41,17 @@ std::optional<Format> FormatFromPath(const std::string& given) {
 
 std::unique_ptr<model::EventSink> MakeWriter(Format f, exporter::WriteFn write) {
   switch (f) {
-    case Format::kJson:
-      return std::make_unique<exporter::JsonWriter>(std::move(write));
-    case Format::kPftrace:
-      return std::make_unique<exporter::PerfettoWriter>(std::move(write));
-    case Format::kText:
-      return std::make_unique<exporter::TextWriter>(std::move(write));
-    default:
-      return nullptr;
+    case Format::kJson: return std::make_unique<exporter::JsonWriter>(std::move(write));
+    case Format::kPftrace: return std::make_unique<exporter::PerfettoWriter>(std::move(write));
+    case Format::kText: return std::make_unique<exporter::TextWriter>(std::move(write));
+    default: return nullptr;
   }
 }
 
-std::optional<Format> PickFormat(const std::string& flag, const std::string& out,
-                                 std::optional<Format> fallback) {
+std::optional<Format> PickFormat(const std::string& flag, const std::string& out, std::optional<Format> fallback) {
   if (!flag.empty()) {
     auto f = ParseFormat(flag);
-    if (!f)
-      std::fprintf(stderr, "mabutrace: unknown --format '%s' (json, pftrace, text or raw)\n",
-                   flag.c_str());
+    if (!f) std::fprintf(stderr, "mabutrace: unknown --format '%s' (json, pftrace, text or raw)\n", flag.c_str());
     return f;
   }
   if (auto f = FormatFromPath(out)) return f;

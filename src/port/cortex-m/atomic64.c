@@ -30,9 +30,7 @@ static inline uint32_t irq_save(void) {
   return primask;
 }
 
-static inline void irq_restore(uint32_t primask) {
-  __asm__ volatile("msr primask, %0" : : "r"(primask) : "memory");
-}
+static inline void irq_restore(uint32_t primask) { __asm__ volatile("msr primask, %0" : : "r"(primask) : "memory"); }
 
 uint64_t __atomic_load_8(const volatile void* mem, int model) {
   (void)model;
@@ -58,8 +56,8 @@ uint64_t __atomic_exchange_8(volatile void* mem, uint64_t val, int model) {
   return old;
 }
 
-bool __atomic_compare_exchange_8(volatile void* mem, void* expected, uint64_t desired, bool weak,
-                                 int success, int failure) {
+bool __atomic_compare_exchange_8(volatile void* mem, void* expected, uint64_t desired, bool weak, int success,
+                                 int failure) {
   (void)weak;
   (void)success;
   (void)failure;

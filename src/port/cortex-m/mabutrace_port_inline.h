@@ -45,21 +45,13 @@ namespace mabutrace::port {
 // CLKSOURCE bit 2: 1 = processor clock, COUNTFLAG bit 16: set when the
 // counter went 1 -> 0, cleared by reading SYST_CSR), SYST_RVR (24-bit reload),
 // SYST_CVR (24-bit current value, counts down).
-MABUTRACE_PORT_INLINE volatile uint32_t& SystCsr() {
-  return *reinterpret_cast<volatile uint32_t*>(0xE000E010u);
-}
-MABUTRACE_PORT_INLINE volatile uint32_t& SystRvr() {
-  return *reinterpret_cast<volatile uint32_t*>(0xE000E014u);
-}
-MABUTRACE_PORT_INLINE volatile uint32_t& SystCvr() {
-  return *reinterpret_cast<volatile uint32_t*>(0xE000E018u);
-}
+MABUTRACE_PORT_INLINE volatile uint32_t& SystCsr() { return *reinterpret_cast<volatile uint32_t*>(0xE000E010u); }
+MABUTRACE_PORT_INLINE volatile uint32_t& SystRvr() { return *reinterpret_cast<volatile uint32_t*>(0xE000E014u); }
+MABUTRACE_PORT_INLINE volatile uint32_t& SystCvr() { return *reinterpret_cast<volatile uint32_t*>(0xE000E018u); }
 constexpr uint32_t kSystCountFlag = 1u << 16;
 // DWT_CYCCNT, Armv7-M ARM C1.8.8: 32-bit count of processor clock cycles
 // while DWT_CTRL.CYCCNTENA (bit 0) and DEMCR.TRCENA (bit 24) are set.
-MABUTRACE_PORT_INLINE volatile uint32_t& DwtCyccnt() {
-  return *reinterpret_cast<volatile uint32_t*>(0xE0001004u);
-}
+MABUTRACE_PORT_INLINE volatile uint32_t& DwtCyccnt() { return *reinterpret_cast<volatile uint32_t*>(0xE0001004u); }
 
 // ---- critical section: PRIMASK (Armv7-M ARM B1.4.3, B5.2.1 CPS) -----------
 // EnterCritical() sets PRIMASK (execution priority 0: every configurable

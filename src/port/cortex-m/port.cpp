@@ -121,8 +121,7 @@ mabutrace_cortex_m_clock_t mabutrace_cortex_m_clock_source(void) {
   return mabutrace_cortex_m_clock_t(g_clock_state.source);
 }
 void mabutrace_cortex_m_prefer_systick(int on) { g_settings.prefer_systick = on != 0; }
-void mabutrace_cortex_m_use_counter(const volatile uint32_t* counter, int counts_down,
-                                    uint32_t hz) {
+void mabutrace_cortex_m_use_counter(const volatile uint32_t* counter, int counts_down, uint32_t hz) {
   Settings& set = g_settings;
   set.counter = hz ? counter : nullptr;
   set.counter_invert = counts_down ? 0xFFFFFFFFu : 0u;

@@ -40,8 +40,7 @@ http::Method MethodOf(int method) {
 }
 
 int SendChunk(void* user, const char* data, size_t len) {
-  return httpd_resp_send_chunk(static_cast<httpd_req_t*>(user), data, ssize_t(len)) == ESP_OK ? 0
-                                                                                              : 1;
+  return httpd_resp_send_chunk(static_cast<httpd_req_t*>(user), data, ssize_t(len)) == ESP_OK ? 0 : 1;
 }
 
 // The head alone, for the answer to HEAD: every response call of

@@ -19,8 +19,8 @@
 #ifndef MABUTRACE_FREERTOS_HOOKS_H
 #define MABUTRACE_FREERTOS_HOOKS_H
 
-#if !defined(MABUTRACE_DISABLE) && \
-    !(defined(CONFIG_MABUTRACE_DISABLE) && CONFIG_MABUTRACE_DISABLE) && !defined(__ASSEMBLER__)
+#if !defined(MABUTRACE_DISABLE) && !(defined(CONFIG_MABUTRACE_DISABLE) && CONFIG_MABUTRACE_DISABLE) && \
+    !defined(__ASSEMBLER__)
 
 #ifdef __cplusplus
 extern "C" {

@@ -113,18 +113,12 @@ MABUTRACE_PORT_INLINE uint32_t WriterContext() {
   return TaskContext();
 #endif
 }
-MABUTRACE_PORT_INLINE bool ContextIsIsr(uint32_t context) {
-  return context >= kIsrContext && context < kSchedContext;
-}
+MABUTRACE_PORT_INLINE bool ContextIsIsr(uint32_t context) { return context >= kIsrContext && context < kSchedContext; }
 
 // Local interrupt mask (Xtensa: PS.INTLEVEL raised to the kernel's level;
 // RISC-V: the equivalent threshold), usable from tasks and ISRs.
-MABUTRACE_PORT_INLINE uint32_t EnterCritical() {
-  return uint32_t(portSET_INTERRUPT_MASK_FROM_ISR());
-}
-MABUTRACE_PORT_INLINE void ExitCritical(uint32_t state) {
-  portCLEAR_INTERRUPT_MASK_FROM_ISR(UBaseType_t(state));
-}
+MABUTRACE_PORT_INLINE uint32_t EnterCritical() { return uint32_t(portSET_INTERRUPT_MASK_FROM_ISR()); }
+MABUTRACE_PORT_INLINE void ExitCritical(uint32_t state) { portCLEAR_INTERRUPT_MASK_FROM_ISR(UBaseType_t(state)); }
 
 // esp_timer_get_time(): µs since boot from the shared system timer, the same
 // on both cores (each core's CCOUNT cycle counter is not) and callable from

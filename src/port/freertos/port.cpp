@@ -77,8 +77,7 @@ uint32_t TaskContext() {
 #if defined(MABUTRACE_FREERTOS_USE_TLS)
   void* value = reinterpret_cast<void*>(uintptr_t(ctx) + 1);
 #if CONFIG_FREERTOS_TLSP_DELETION_CALLBACKS
-  vTaskSetThreadLocalStoragePointerAndDelCallback(nullptr, CONFIG_MABUTRACE_TLS_INDEX, value,
-                                                  OnTaskDeleted);
+  vTaskSetThreadLocalStoragePointerAndDelCallback(nullptr, CONFIG_MABUTRACE_TLS_INDEX, value, OnTaskDeleted);
 #else
   // Without deletion callbacks a deleted task keeps its context.
   vTaskSetThreadLocalStoragePointer(nullptr, CONFIG_MABUTRACE_TLS_INDEX, value);
@@ -134,9 +133,7 @@ void ProcessName(char* buf, size_t len) {
 }
 
 // The one allocation of init, from internal RAM, 64-byte aligned.
-void* Allocate(size_t bytes) {
-  return heap_caps_aligned_alloc(64, bytes, MALLOC_CAP_8BIT | MALLOC_CAP_INTERNAL);
-}
+void* Allocate(size_t bytes) { return heap_caps_aligned_alloc(64, bytes, MALLOC_CAP_8BIT | MALLOC_CAP_INTERNAL); }
 void Free(void* p) { heap_caps_free(p); }
 
 bool AtThreadExit(void (*fn)(void*), void* arg) {

@@ -114,14 +114,12 @@ class ConnectionStream final : public httplib::Stream {
   void get_remote_ip_and_port(std::string& ip, int& port) const override {
     sockaddr_storage addr{};
     socklen_t len = sizeof addr;
-    if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-      Describe(addr, len, ip, port);
+    if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) Describe(addr, len, ip, port);
   }
   void get_local_ip_and_port(std::string& ip, int& port) const override {
     sockaddr_storage addr{};
     socklen_t len = sizeof addr;
-    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-      Describe(addr, len, ip, port);
+    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) Describe(addr, len, ip, port);
   }
   socket_t socket() const override { return fd_; }
 
@@ -199,8 +197,8 @@ class ConnectionStream final : public httplib::Stream {
   static void Describe(const sockaddr_storage& addr, socklen_t len, std::string& ip, int& port) {
     char host[NI_MAXHOST];
     char serv[NI_MAXSERV];
-    if (::getnameinfo(reinterpret_cast<const sockaddr*>(&addr), len, host, sizeof host, serv,
-                      sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+    if (::getnameinfo(reinterpret_cast<const sockaddr*>(&addr), len, host, sizeof host, serv, sizeof serv,
+                      NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
       ip = host;
       port = atoi(serv);
     }
@@ -328,8 +326,7 @@ void Configure(GuardedServer& server) {
   });
   server.set_payload_max_length(kMaxPayloadBytes);
   server.set_keep_alive_max_count(1);
-  server.set_read_timeout(
-      std::chrono::duration_cast<std::chrono::seconds>(kRequestDeadline).count());
+  server.set_read_timeout(std::chrono::duration_cast<std::chrono::seconds>(kRequestDeadline).count());
   server.set_write_timeout(std::chrono::duration_cast<std::chrono::seconds>(kWriteStall).count());
 
   // Every request goes to the service as soon as httplib has parsed its
@@ -339,8 +336,7 @@ void Configure(GuardedServer& server) {
   GuardedServer* self = &server;
   server.set_pre_routing_handler([self](const httplib::Request& req, httplib::Response& res) {
     const std::string host = req.get_header_value("Host");
-    const http::Request request{http::MethodFromToken(TextOf(req.method)), TextOf(req.target),
-                                TextOf(host)};
+    const http::Request request{http::MethodFromToken(TextOf(req.method)), TextOf(req.target), TextOf(host)};
     Send(http::Answer(request, self->host_policy()), res);
     return httplib::Server::HandlerResponse::Handled;
   });
@@ -351,11 +347,10 @@ void Configure(GuardedServer& server) {
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) Send(http::ErrorResponse(uint16_t(res.status)), res);
   });
-  server.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-        res = httplib::Response();  // nothing half-set by the handler that threw
-        Send(http::ErrorResponse(500), res);
-      });
+  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    res = httplib::Response();  // nothing half-set by the handler that threw
+    Send(http::ErrorResponse(500), res);
+  });
 }
 
 // ---- Lifecycle ---------------------------------------------------------------
@@ -431,8 +426,7 @@ int Start(const char* bind_address, uint16_t port) {
     server->CloseUnused();
     return MABUTRACE_ERR_SERVER;
   }
-  server->set_host_policy(server->BoundToLoopback() ? http::HostPolicy::kLoopbackNames
-                                                    : http::HostPolicy::kAnyName);
+  server->set_host_policy(server->BoundToLoopback() ? http::HostPolicy::kLoopbackNames : http::HostPolicy::kAnyName);
 
   SetDeinitHook(&StopServer);
   auto finished = std::make_shared<std::atomic<bool>>(false);

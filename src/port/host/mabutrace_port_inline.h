@@ -5,8 +5,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#if defined(__linux__) && defined(__GLIBC__) && \
-    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+#if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
 #include <sys/rseq.h>
 #define MABUTRACE_HAVE_RSEQ 1
 #endif
@@ -34,8 +33,8 @@ inline uint64_t NowTicks() {
 inline uint32_t CurrentCpu() {
 #if defined(MABUTRACE_HAVE_RSEQ)
   if (__builtin_expect(__rseq_size != 0, 1)) {
-    auto* rs = reinterpret_cast<const volatile struct rseq*>(
-        static_cast<char*>(__builtin_thread_pointer()) + __rseq_offset);
+    auto* rs =
+        reinterpret_cast<const volatile struct rseq*>(static_cast<char*>(__builtin_thread_pointer()) + __rseq_offset);
     return rs->cpu_id;
   }
 #endif

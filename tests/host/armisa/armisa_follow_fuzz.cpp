@@ -52,8 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const WalkResult cached = follower.FindNextP0(start, isa);
     const WalkResult again = follower.FindNextP0(start, isa);
     const WalkResult plain = follower.WalkTo(start, isa, ~uint64_t{0});
-    Check(cached.status == plain.status && cached.end == plain.end &&
-          cached.num_instr == plain.num_instr);
+    Check(cached.status == plain.status && cached.end == plain.end && cached.num_instr == plain.num_instr);
     Check(again.end == cached.end && again.num_instr == cached.num_instr);
     Check(cached.start == start && cached.end >= start && cached.end <= image_end + 4);
     Check(uint64_t{cached.num_instr} * 2 <= cached.end - start);
@@ -73,11 +72,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(part.end <= cached.end && part.num_instr <= cached.num_instr);
   }
   for (size_t i = 0; i + 4 <= code_size; i += 2) {
-    const uint32_t word = uint32_t{code[i]} | uint32_t{code[i + 1]} << 8 |
-                          uint32_t{code[i + 2]} << 16 | uint32_t{code[i + 3]} << 24;
+    const uint32_t word =
+        uint32_t{code[i]} | uint32_t{code[i + 1]} << 8 | uint32_t{code[i + 2]} << 16 | uint32_t{code[i + 3]} << 24;
     for (Isa each : {Isa::kA64, Isa::kA32, Isa::kT32}) {
-      const InstrInfo info =
-          Classify(each, each == Isa::kT32 ? (word << 16 | word >> 16) : word, kBase + i);
+      const InstrInfo info = Classify(each, each == Isa::kT32 ? (word << 16 | word >> 16) : word, kBase + i);
       Check(info.size == 2 || info.size == 4);
       Check(info.has_target == (info.type == InstrType::kBranch));
       Check(!info.is_link || info.is_p0());

@@ -15,12 +15,10 @@
 namespace mabutrace::armisa {
 namespace {
 
-constexpr InstrType O = InstrType::kOther, BR = InstrType::kBranch,
-                    IBR = InstrType::kIndirectBranch, ISB = InstrType::kIsb,
-                    DSB = InstrType::kDsbDmb, WFX = InstrType::kWfiWfe, TST = InstrType::kTstart;
-constexpr InstrSubtype NO = InstrSubtype::kNone, LNK = InstrSubtype::kBrLink,
-                       RET = InstrSubtype::kV8Ret, ERT = InstrSubtype::kV8Eret,
-                       IMP = InstrSubtype::kV7ImpliedRet;
+constexpr InstrType O = InstrType::kOther, BR = InstrType::kBranch, IBR = InstrType::kIndirectBranch,
+                    ISB = InstrType::kIsb, DSB = InstrType::kDsbDmb, WFX = InstrType::kWfiWfe, TST = InstrType::kTstart;
+constexpr InstrSubtype NO = InstrSubtype::kNone, LNK = InstrSubtype::kBrLink, RET = InstrSubtype::kV8Ret,
+                       ERT = InstrSubtype::kV8Eret, IMP = InstrSubtype::kV7ImpliedRet;
 constexpr uint64_t kNoTarget = ~uint64_t{0};
 // cond: architectural / OpenCSD "<cond>"
 enum Cond { kUncond, kCondBoth, kCondArchOnly };
@@ -61,16 +59,14 @@ const Row kA64Rows[] = {
     {0x14000400, 0x0, "b 0x1000", BR, NO, false, kUncond, 0x1000, A64},
     {0x94000400, 0x4, "bl 0x1004", BR, LNK, true, kUncond, 0x1004, A64},
     {0x17ffffff, 0x8, "b 0x4", BR, NO, false, kUncond, 0x4, A64},
-    {0x97ffffff, 0xffffffc000081000, "bl .-4 (64-bit address)", BR, LNK, true, kUncond,
-     0xffffffc000080ffc, A64},
+    {0x97ffffff, 0xffffffc000081000, "bl .-4 (64-bit address)", BR, LNK, true, kUncond, 0xffffffc000080ffc, A64},
     // B.cond vs BC.cond (C6.2 B.cond, BC.cond; FEAT_HBC): bit 4 differs.
     {0x54000200, 0xc, "b.eq 0x4c", BR, NO, false, kCondBoth, 0x4c, A64},
     {0x54ffffc1, 0x10, "b.ne 0x8", BR, NO, false, kCondBoth, 0x8, A64},
     {0x5400008e, 0x14, "b.al 0x24", BR, NO, false, kCondBoth, 0x24, A64},
     {0x543fffc2, 0xc0, "b.cs 0x800b8 (max forward imm19)", BR, NO, false, kCondBoth, 0x800b8, A64},
     {0x54000210, 0x18, "bc.eq 0x58", BR, NO, false, kCondBoth, 0x58, A64},
-    {0x54000070, 0xcda94, "bc.eq 0xcdaa0 (capture ete-bc-instr: E BR <cond>)", BR, NO, false,
-     kCondBoth, 0xcdaa0, A64},
+    {0x54000070, 0xcda94, "bc.eq 0xcdaa0 (capture ete-bc-instr: E BR <cond>)", BR, NO, false, kCondBoth, 0xcdaa0, A64},
     // Compare / test and branch (C6.2 CBZ, CBNZ, TBZ, TBNZ).
     {0xb4000100, 0x1c, "cbz x0, 0x3c", BR, NO, false, kCondBoth, 0x3c, A64},
     {0x35ffff03, 0x20, "cbnz w3, 0x0", BR, NO, false, kCondBoth, 0x0, A64},
@@ -84,20 +80,17 @@ const Row kA64Rows[] = {
     {0xf5ffbfff, 0x17c, "cbne xzr, #63, 0x178", BR, NO, false, kCondArchOnly, 0x178, A64},
     {0x74c00000, 0x280, "cbeq w0, w0, 0x280", BR, NO, false, kCondArchOnly, 0x280, A64},
     {0xf47f3fff, 0x27c, "cbhs xzr, xzr, 0x278", BR, NO, false, kCondArchOnly, 0x278, A64},
-    {0xf4df0021, 0x102c0c0, "cbeq x1, xzr, 0x102c0c4 (capture feat_cmpbr: E BR)", BR, NO, false,
-     kCondArchOnly, 0x102c0c4, A64},
+    {0xf4df0021, 0x102c0c0, "cbeq x1, xzr, 0x102c0c4 (capture feat_cmpbr: E BR)", BR, NO, false, kCondArchOnly,
+     0x102c0c4, A64},
     {0x74008000, 0x300, "cbbgt w0, w0, 0x300", BR, NO, false, kCondArchOnly, 0x300, A64},
     {0x74ffbfff, 0x3bc, "cbbne wzr, wzr, 0x3b8", BR, NO, false, kCondArchOnly, 0x3b8, A64},
     {0x7400c000, 0x3c0, "cbhgt w0, w0, 0x3c0", BR, NO, false, kCondArchOnly, 0x3c0, A64},
     {0x74ffffff, 0x47c, "cbhne wzr, wzr, 0x478", BR, NO, false, kCondArchOnly, 0x478, A64},
     // FEAT_CMPBR unallocated: cc = 0b100/0b101, CBB/CBH with sf = 1, bits[15:14] = 01.
-    {0x74800000, 0x0, "CB<cc> (register) cc=100: unallocated", O, NO, false, kUncond, kNoTarget,
-     A64},
-    {0x75a00000, 0x0, "CB<cc> (immediate) cc=101: unallocated", O, NO, false, kUncond, kNoTarget,
-     A64},
+    {0x74800000, 0x0, "CB<cc> (register) cc=100: unallocated", O, NO, false, kUncond, kNoTarget, A64},
+    {0x75a00000, 0x0, "CB<cc> (immediate) cc=101: unallocated", O, NO, false, kUncond, kNoTarget, A64},
     {0xf4008000, 0x0, "CBB<cc> with sf=1: unallocated", O, NO, false, kUncond, kNoTarget, A64},
-    {0x74004000, 0x0, "CB<cc> (register) bits[15:14]=01: unallocated", O, NO, false, kUncond,
-     kNoTarget, A64},
+    {0x74004000, 0x0, "CB<cc> (register) bits[15:14]=01: unallocated", O, NO, false, kUncond, kNoTarget, A64},
     // Indirect (C6.2 BR, BLR, RET, ERET).
     {0xd61f0060, 0x2c, "br x3", IBR, NO, false, kUncond, kNoTarget, A64},
     {0xd63f0220, 0x30, "blr x17", IBR, LNK, true, kUncond, kNoTarget, A64},
@@ -118,8 +111,8 @@ const Row kA64Rows[] = {
     {0xd69f0bff, 0x68, "eretaa", IBR, ERT, false, kUncond, kNoTarget, A64},
     {0xd69f0fff, 0x6c, "eretab", IBR, ERT, false, kUncond, kNoTarget, A64},
     // FEAT_PAuth_LR (C6.2 RETAASPPC, RETABSPPC, RETAASPPCR, RETABSPPCR).
-    {0x551fffbf, 0x10275ec, "retaasppc <label> (capture pauth_lr: iBR A64:ret)", IBR, RET, false,
-     kUncond, kNoTarget, A64},
+    {0x551fffbf, 0x10275ec, "retaasppc <label> (capture pauth_lr: iBR A64:ret)", IBR, RET, false, kUncond, kNoTarget,
+     A64},
     {0x553fffbf, 0x0, "retabsppc <label>", IBR, RET, false, kUncond, kNoTarget, A64},
     {0xd65f0be2, 0x0, "retaasppcr x2 (LLVM)", IBR, RET, false, kUncond, kNoTarget, A64},
     {0xd65f0fe2, 0x0, "retabsppcr x2 (LLVM)", IBR, RET, false, kUncond, kNoTarget, A64},
@@ -135,8 +128,7 @@ const Row kA64Rows[] = {
     {0xd5031003, 0x88, "wfet x3", WFX, NO, false, kUncond, kNoTarget, A64},
     {0xd5031024, 0x8c, "wfit x4", WFX, NO, false, kUncond, kNoTarget, A64},
     {0xd5233060, 0x90, "tstart x0", TST, NO, false, kUncond, kNoTarget, A64},
-    {0xd503307f, 0x94, "tcommit (not P0: a Transaction Commit element)", O, NO, false, kUncond,
-     kNoTarget, A64},
+    {0xd503307f, 0x94, "tcommit (not P0: a Transaction Commit element)", O, NO, false, kUncond, kNoTarget, A64},
     {0xd4600020, 0x98, "tcancel #1", O, NO, false, kUncond, kNoTarget, A64},
     {0xd5233160, 0x9c, "ttest x0", O, NO, false, kUncond, kNoTarget, A64},
     // Not P0: exception generating (the exception is traced instead), hints, data processing.
@@ -146,8 +138,7 @@ const Row kA64Rows[] = {
     {0xd503201f, 0xac, "nop", O, NO, false, kUncond, kNoTarget, A64},
     {0x8b020020, 0xb0, "add x0, x1, x2", O, NO, false, kUncond, kNoTarget, A64},
     {0xf9400020, 0xb4, "ldr x0, [x1]", O, NO, false, kUncond, kNoTarget, A64},
-    {0x9a820020, 0xb8, "csel x0, x1, x2, eq (not conditional in trace terms)", O, NO, false,
-     kUncond, kNoTarget, A64},
+    {0x9a820020, 0xb8, "csel x0, x1, x2, eq (not conditional in trace terms)", O, NO, false, kUncond, kNoTarget, A64},
     {0xfa411800, 0xbc, "ccmp x0, #1, #0, ne", O, NO, false, kUncond, kNoTarget, A64},
 };
 
@@ -183,8 +174,7 @@ TEST(ClassifyA64, FastRejectIsExact) {
 TEST(Classify, IndexMatchesLinearScan) {
   uint32_t x = 0x12345678;
   for (uint64_t n = 0; n < 400000; ++n) {
-    const uint32_t op =
-        n < 65536 ? static_cast<uint32_t>(n * 0x10001u) : (x = x * 1664525u + 1013904223u);
+    const uint32_t op = n < 65536 ? static_cast<uint32_t>(n * 0x10001u) : (x = x * 1664525u + 1013904223u);
     for (Isa isa : {Isa::kA64, Isa::kA32, Isa::kT32}) {
       uint32_t o = op;
       if (isa == Isa::kT32 && T32Size(static_cast<uint16_t>(o >> 16)) == 2) o &= 0xFFFF0000u;
@@ -213,8 +203,8 @@ const Row kA32Rows[] = {
     {0x112fff33, 0x18, "blxne r3", IBR, LNK, true, kCondBoth, kNoTarget, A32},
     {0xe12fff1e, 0x1c, "bx lr", IBR, IMP, false, kUncond, kNoTarget, A32},
     {0x012fff1e, 0x20, "bxeq lr", IBR, IMP, false, kCondBoth, kNoTarget, A32},
-    {0x312fff1e, 0x1a9564, "bxcc lr (capture ete_ip: iBR V7:impl ret <cond>)", IBR, IMP, false,
-     kCondBoth, kNoTarget, A32},
+    {0x312fff1e, 0x1a9564, "bxcc lr (capture ete_ip: iBR V7:impl ret <cond>)", IBR, IMP, false, kCondBoth, kNoTarget,
+     A32},
     {0xe12fff12, 0x24, "bx r2", IBR, NO, false, kUncond, kNoTarget, A32},
     {0xe12fff21, 0x28, "bxj r1", IBR, NO, false, kUncond, kNoTarget, A32},
     // F5.1 POP / LDM with PC; LDR to PC.
@@ -225,13 +215,12 @@ const Row kA32Rows[] = {
     {0xe49df004, 0x3c, "pop {pc} (ldr pc, [sp], #4)", IBR, IMP, false, kUncond, kNoTarget, A32},
     {0xe591f004, 0x44, "ldr pc, [r1, #4]", IBR, NO, false, kUncond, kNoTarget, A32},
     {0xe51ff004, 0x48, "ldr pc, [pc, #-4]", IBR, NO, false, kUncond, kNoTarget, A32},
-    {0xe792f101, 0x4c, "ldr pc, [r2, r1, lsl #2] (capture ete_ip: iBR)", IBR, NO, false, kUncond,
-     kNoTarget, A32},
+    {0xe792f101, 0x4c, "ldr pc, [r2, r1, lsl #2] (capture ete_ip: iBR)", IBR, NO, false, kUncond, kNoTarget, A32},
     // Data processing to PC.
     {0xe1a0f00e, 0x50, "mov pc, lr", IBR, IMP, false, kUncond, kNoTarget, A32},
     {0x11a0f00e, 0x54, "movne pc, lr", IBR, IMP, false, kCondBoth, kNoTarget, A32},
-    {0xe1b0f00e, 0x58, "movs pc, lr (exception return, not an implied return)", IBR, NO, false,
-     kUncond, kNoTarget, A32},
+    {0xe1b0f00e, 0x58, "movs pc, lr (exception return, not an implied return)", IBR, NO, false, kUncond, kNoTarget,
+     A32},
     {0xe1a0f003, 0x5c, "mov pc, r3", IBR, NO, false, kUncond, kNoTarget, A32},
     {0xe08ff101, 0x60, "add pc, pc, r1, lsl #2", IBR, NO, false, kUncond, kNoTarget, A32},
     {0xe25ef004, 0x64, "subs pc, lr, #4", IBR, NO, false, kUncond, kNoTarget, A32},
@@ -242,16 +231,13 @@ const Row kA32Rows[] = {
     {0xf57ff06f, 0x70, "isb sy", ISB, NO, false, kUncond, kNoTarget, A32},
     {0xf57ff04f, 0x74, "dsb sy (not P0 under ETE)", O, NO, false, kUncond, kNoTarget, A32},
     {0xf57ff05b, 0x78, "dmb ish", O, NO, false, kUncond, kNoTarget, A32},
-    {0xee070f95, 0x7c, "mcr p15, 0, r0, c7, c5, 4 (CP15ISB)", ISB, NO, false, kUncond, kNoTarget,
-     A32},
-    {0xee070f9a, 0x80, "mcr p15, 0, r0, c7, c10, 4 (CP15DSB)", O, NO, false, kUncond, kNoTarget,
-     A32},
+    {0xee070f95, 0x7c, "mcr p15, 0, r0, c7, c5, 4 (CP15ISB)", ISB, NO, false, kUncond, kNoTarget, A32},
+    {0xee070f9a, 0x80, "mcr p15, 0, r0, c7, c10, 4 (CP15DSB)", O, NO, false, kUncond, kNoTarget, A32},
     {0xe320f003, 0x84, "wfi", WFX, NO, false, kUncond, kNoTarget, A32},
     {0xe320f002, 0x88, "wfe", WFX, NO, false, kUncond, kNoTarget, A32},
     {0x1320f003, 0x8c, "wfine", WFX, NO, false, kCondBoth, kNoTarget, A32},
     // Not P0.
-    {0xef000009, 0x90, "svc 9 (capture ete_ip: range cut, ---)", O, NO, false, kUncond, kNoTarget,
-     A32},
+    {0xef000009, 0x90, "svc 9 (capture ete_ip: range cut, ---)", O, NO, false, kUncond, kNoTarget, A32},
     {0xe31f0004, 0x94, "tst pc, #4", O, NO, false, kUncond, kNoTarget, A32},
     {0xe150000f, 0x98, "cmp r0, pc", O, NO, false, kUncond, kNoTarget, A32},
     {0xe1a00001, 0x9c, "mov r0, r1", O, NO, false, kUncond, kNoTarget, A32},
@@ -304,8 +290,7 @@ const Row kT32Rows32[] = {
     {0xf7fffffc, 0x12, "bl 0xe", BR, LNK, true, kUncond, 0xe, T32},
     {0xf001e800, 0x16, "blx 0x1018 (to A32, Align(PC,4))", BR, LNK, true, kUncond, 0x1018, A32},
     // LDM/POP.W, LDR PC.
-    {0xe8bd8ff0, 0x26, "ldmia.w sp!, {r4-r11, pc} (pop.w)", IBR, IMP, false, kUncond, kNoTarget,
-     T32},
+    {0xe8bd8ff0, 0x26, "ldmia.w sp!, {r4-r11, pc} (pop.w)", IBR, IMP, false, kUncond, kNoTarget, T32},
     {0xe8908002, 0x2a, "ldmia.w r0, {r1, pc}", IBR, NO, false, kUncond, kNoTarget, T32},
     {0xf85dfb04, 0x2e, "ldr.w pc, [sp], #4 (pop.w {pc})", IBR, IMP, false, kUncond, kNoTarget, T32},
     {0xf8d1f008, 0x32, "ldr.w pc, [r1, #8]", IBR, NO, false, kUncond, kNoTarget, T32},

@@ -26,8 +26,8 @@ std::vector<uint8_t> Le16(std::initializer_list<uint16_t> halves) {
   return out;
 }
 
-constexpr uint32_t kNop = 0xd503201f, kAdd = 0x8b020020, kBeq = 0x54000200 /* b.eq .+0x40 */,
-                   kRet = 0xd65f03c0, kBl = 0x94000400 /* bl .+0x1000 */;
+constexpr uint32_t kNop = 0xd503201f, kAdd = 0x8b020020, kBeq = 0x54000200 /* b.eq .+0x40 */, kRet = 0xd65f03c0,
+                   kBl = 0x94000400 /* bl .+0x1000 */;
 
 class FollowerA64 : public ::testing::Test {
  protected:
@@ -219,8 +219,7 @@ TEST(Follower, DecodeOneInstruction) {
   MemoryImage image;
   std::string error;
   const auto a64 = Le32({kNop, kBl});
-  const auto t32 =
-      Le16({0x4608, 0xf000, 0xbffe, 0xf000});  // mov; b.w .+0x1000; half of a 32-bit one
+  const auto t32 = Le16({0x4608, 0xf000, 0xbffe, 0xf000});  // mov; b.w .+0x1000; half of a 32-bit one
   ASSERT_TRUE(image.AddRegion(0x1000, a64.data(), a64.size(), kMemAny, &error));
   ASSERT_TRUE(image.AddRegion(0x8000, t32.data(), t32.size(), kMemAny, &error));
   const InstrFollower f(&image);
@@ -244,8 +243,7 @@ TEST(Follower, DecodeOneInstruction) {
 TEST(Follower, CountInstructionsInARange) {
   MemoryImage image;
   std::string error;
-  const auto t32 =
-      Le16({0x4608, 0xeb01, 0x0002, 0x4608, 0xf000});  // 2 + 4 + 2 bytes, then half of one
+  const auto t32 = Le16({0x4608, 0xeb01, 0x0002, 0x4608, 0xf000});  // 2 + 4 + 2 bytes, then half of one
   ASSERT_TRUE(image.AddRegion(0x8000, t32.data(), t32.size(), kMemAny, &error));
   const InstrFollower f(&image);
   EXPECT_EQ(f.CountInstructions(0x8000, 0x8008, Isa::kT32), 3u);

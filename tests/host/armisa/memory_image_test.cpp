@@ -53,8 +53,8 @@ TEST(MemoryImage, OverlapRejectedOnlyWithinASpace) {
   ASSERT_TRUE(image.AddRegion(0x1000, s.data(), s.size(), kMemEL1S, &error)) << error;
   EXPECT_EQ(image.Span(0x1000, kMemEL1N).data[0], 0x00);
   EXPECT_EQ(image.Span(0x1000, kMemEL1S).data[0], 0x80);
-  EXPECT_EQ(image.Span(0x1000, kMemEL2N).size, 0u);                     // EL2 sees neither
-  EXPECT_FALSE(image.AddRegion(0x3000, a.data(), 0, kMemAny, &error));  // empty
+  EXPECT_EQ(image.Span(0x1000, kMemEL2N).size, 0u);                                // EL2 sees neither
+  EXPECT_FALSE(image.AddRegion(0x3000, a.data(), 0, kMemAny, &error));             // empty
   EXPECT_FALSE(image.AddRegion(~uint64_t{0} - 4, a.data(), 16, kMemAny, &error));  // wraps
 }
 
@@ -63,8 +63,7 @@ TEST(MemoryImage, ManyRegionsLookup) {
   MemoryImage image;
   std::string error;
   const auto a = Bytes(8, 0x40);
-  for (uint64_t i = 0; i < 200; ++i)
-    ASSERT_TRUE(image.AddRegion(0x10000 + i * 16, a.data(), 8, kMemAny, &error));
+  for (uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(image.AddRegion(0x10000 + i * 16, a.data(), 8, kMemAny, &error));
   for (uint64_t addr = 0xfff0; addr < 0x10000 + 200 * 16 + 16; ++addr) {
     const bool mapped = addr >= 0x10000 && addr < 0x10000 + 200 * 16 && (addr & 15) < 8;
     EXPECT_EQ(image.Span(addr).size != 0, mapped) << std::hex << addr;

@@ -73,11 +73,9 @@ bool LoadCore(const fs::path& dir, MemoryImage* image, std::string* error) {
       return it == keys.end() ? 0 : std::stoull(it->second, nullptr, 0);
     };
     uint8_t space = kMemAny;
-    if (auto it = keys.find("space"); it != keys.end())
-      space = ParseMemSpace(it->second).value_or(kMemAny);
+    if (auto it = keys.find("space"); it != keys.end()) space = ParseMemSpace(it->second).value_or(kMemAny);
     if (!fs::exists(dir / file)) continue;  // event_test has no images
-    if (!image->AddFile((dir / file).string(), get("address"), space, error, get("offset"),
-                        get("length")))
+    if (!image->AddFile((dir / file).string(), get("address"), space, error, get("offset"), get("length")))
       return false;
   }
   return true;
@@ -123,9 +121,7 @@ std::vector<OracleRange> ReadRanges(const fs::path& ppl) {
       continue;
     r.start = s;
     r.end = e;
-    r.isa = std::string(isa) == "A64"   ? Isa::kA64
-            : std::string(isa) == "A32" ? Isa::kA32
-                                        : Isa::kT32;
+    r.isa = std::string(isa) == "A64" ? Isa::kA64 : std::string(isa) == "A32" ? Isa::kA32 : Isa::kT32;
     std::string rest = line.substr(at + used);
     rest = rest.substr(0, rest.rfind(')'));
     r.cond = rest.find("<cond>") != std::string::npos;
@@ -185,41 +181,35 @@ TEST_P(OracleRanges, FirstP0MatchesOpenCsd) {
     if (!why.str().empty()) {
     } else if (o.type == "---") {
       if (w.status != WalkStatus::kStopReached || count != o.num)
-        why << "walk to end: status " << int(w.status) << " num " << count << " end 0x" << std::hex
-            << w.end;
+        why << "walk to end: status " << int(w.status) << " num " << count << " end 0x" << std::hex << w.end;
     } else if (!w.ok()) {
       why << "status " << int(w.status) << " at 0x" << std::hex << w.end;
-    } else if (w.end != o.end || count != o.num || w.info.size != o.last_size ||
-               OcsdTypeName(w.info.type) != o.type ||
+    } else if (w.end != o.end || count != o.num || w.info.size != o.last_size || OcsdTypeName(w.info.type) != o.type ||
                OcsdSubtypeName(w.info.subtype) != o.subtype || w.info.ocsd_conditional != o.cond) {
-      why << "got end 0x" << std::hex << w.end << std::dec << " num " << count << " sz "
-          << int(w.info.size) << " '" << OcsdTypeName(w.info.type) << "' '"
-          << OcsdSubtypeName(w.info.subtype) << "' cond " << w.info.ocsd_conditional << " opcode 0x"
-          << std::hex << w.opcode;
+      why << "got end 0x" << std::hex << w.end << std::dec << " num " << count << " sz " << int(w.info.size) << " '"
+          << OcsdTypeName(w.info.type) << "' '" << OcsdSubtypeName(w.info.subtype) << "' cond "
+          << w.info.ocsd_conditional << " opcode 0x" << std::hex << w.opcode;
     }
     if (!why.str().empty() && ++failures <= 10) ADD_FAILURE() << o.line << "\n  " << why.str();
   }
   EXPECT_EQ(failures, 0u);
   // Sanity: the cache did its job (most ranges start at a seen address).
-  std::printf(
-      "[          ] %s: %zu P0 ranges, %zu cut ranges, %zu through not-taken P0s, cache %" PRIu64
-      "/%" PRIu64 " hits, %" PRIu64 " instructions walked\n",
-      GetParam().c_str(), p0_checked, cut_checked, spanning, follower.stats().hits,
-      follower.stats().lookups, follower.stats().instructions_walked);
+  std::printf("[          ] %s: %zu P0 ranges, %zu cut ranges, %zu through not-taken P0s, cache %" PRIu64 "/%" PRIu64
+              " hits, %" PRIu64 " instructions walked\n",
+              GetParam().c_str(), p0_checked, cut_checked, spanning, follower.stats().hits, follower.stats().lookups,
+              follower.stats().instructions_walked);
 }
 
 std::vector<std::string> Captures() {
-  return mabutrace_tests::SharedCaptures(kSnapshots,
-                                         {"expected/opencsd-1.8.0-decode.ppl", "cpu_0.ini"});
+  return mabutrace_tests::SharedCaptures(kSnapshots, {"expected/opencsd-1.8.0-decode.ppl", "cpu_0.ini"});
 }
 
-INSTANTIATE_TEST_SUITE_P(EteSnapshots, OracleRanges, ::testing::ValuesIn(Captures()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(EteSnapshots, OracleRanges, ::testing::ValuesIn(Captures()), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OracleRanges);  // a clone without the captures
 
 TEST(OracleRangesSet, CapturesPresent) {

@@ -23,19 +23,17 @@ namespace {
 // Compact comparison of per-ID streams (gtest would print every byte).
 ::testing::AssertionResult SameStreams(const std::map<int, std::vector<uint8_t>>& got,
                                        const std::map<int, std::vector<uint8_t>>& want) {
-  if (got.size() != want.size())
-    return ::testing::AssertionFailure() << got.size() << " IDs vs " << want.size();
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << got.size() << " IDs vs " << want.size();
   for (const auto& [id, w] : want) {
     auto it = got.find(id);
     if (it == got.end()) return ::testing::AssertionFailure() << "ID " << id << " missing";
     const auto& g = it->second;
     if (g.size() != w.size())
-      return ::testing::AssertionFailure()
-             << "ID " << id << ": " << g.size() << " bytes vs " << w.size();
+      return ::testing::AssertionFailure() << "ID " << id << ": " << g.size() << " bytes vs " << w.size();
     for (size_t i = 0; i < w.size(); ++i)
       if (g[i] != w[i])
-        return ::testing::AssertionFailure() << "ID " << id << " byte " << i << ": 0x" << std::hex
-                                             << int(g[i]) << " vs 0x" << int(w[i]);
+        return ::testing::AssertionFailure()
+               << "ID " << id << " byte " << i << ": 0x" << std::hex << int(g[i]) << " vs 0x" << int(w[i]);
   }
   return ::testing::AssertionSuccess();
 }
@@ -45,8 +43,7 @@ struct Collect : cs::DeformatterSink {
   std::map<int, uint64_t> next_stream_offset;
   std::vector<cs::DeformatterError> errors;
   int resets = 0;
-  void OnData(uint8_t id, uint64_t stream_offset, uint64_t, const uint8_t* d, size_t n,
-              const uint64_t*) override {
+  void OnData(uint8_t id, uint64_t stream_offset, uint64_t, const uint8_t* d, size_t n, const uint64_t*) override {
     EXPECT_EQ(stream_offset, next_stream_offset[id]) << "stream offsets must be contiguous";
     next_stream_offset[id] += n;
     EXPECT_GE(n, 1u);
@@ -156,8 +153,7 @@ TEST(Deformatter, AnyChunkingGivesTheSameOutput) {
   for (size_t chunk : {1u, 3u, 7u, 15u, 16u, 17u, 100u}) {
     Collect c;
     cs::FrameDeformatter d({}, &c);
-    for (size_t i = 0; i < frames.size(); i += chunk)
-      d.Push(frames.data() + i, std::min(chunk, frames.size() - i));
+    for (size_t i = 0; i < frames.size(); i += chunk) d.Push(frames.data() + i, std::min(chunk, frames.size() - i));
     d.Finish();
     EXPECT_TRUE(SameStreams(c.data, expect)) << "chunk " << chunk;
   }
@@ -166,20 +162,17 @@ TEST(Deformatter, AnyChunkingGivesTheSameOutput) {
 TEST(Deformatter, AuxBitRestoresBit0OfEvenDataBytes) {
   // Frame: ID 0x10 at byte 0, then 14 bytes 0x01..0x0E; byte 14 = 0x0E (even) -> bit0 from AUX
   // bit 7.
-  uint8_t fr[16] = {0x21, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
-                    0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x00};
+  uint8_t fr[16] = {0x21, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x00};
   fr[15] = 0x02 | 0x80;  // even bytes 2 and 14 get bit0 = 1
   Collect c;
   cs::FrameDeformatter d({}, &c);
   d.Push(fr, 16);
-  std::vector<uint8_t> want = {0x01, 0x03, 0x03, 0x04, 0x05, 0x06, 0x07,
-                               0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0F};
+  std::vector<uint8_t> want = {0x01, 0x03, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0F};
   EXPECT_EQ(c.data[0x10], want);
 }
 
 TEST(Deformatter, DataBeforeTheFirstIdIsDroppedAndCounted) {
-  uint8_t fr[16] = {0x10, 0x11, 0x21, 0x22, 0x30, 0x31, 0x40, 0x41,
-                    0x50, 0x51, 0x60, 0x61, 0x70, 0x71, 0x80, 0x00};
+  uint8_t fr[16] = {0x10, 0x11, 0x21, 0x22, 0x30, 0x31, 0x40, 0x41, 0x50, 0x51, 0x60, 0x61, 0x70, 0x71, 0x80, 0x00};
   Collect c;
   cs::FrameDeformatter d({}, &c);
   d.Push(fr, 16);
@@ -188,13 +181,11 @@ TEST(Deformatter, DataBeforeTheFirstIdIsDroppedAndCounted) {
 }
 
 TEST(Deformatter, RepeatedIdByteIsIgnored) {
-  uint8_t fr[16] = {0x21, 0xAA, 0x21, 0xBB, 0x21, 0xCC, 0x20, 0x01,
-                    0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x00};
+  uint8_t fr[16] = {0x21, 0xAA, 0x21, 0xBB, 0x21, 0xCC, 0x20, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x00};
   Collect c;
   cs::FrameDeformatter d({}, &c);
   d.Push(fr, 16);
-  std::vector<uint8_t> want = {0xAA, 0xBB, 0xCC, 0x20, 0x01, 0x02,
-                               0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
+  std::vector<uint8_t> want = {0xAA, 0xBB, 0xCC, 0x20, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
   EXPECT_EQ(c.data[0x10], want);
 }
 
@@ -221,8 +212,7 @@ TEST(Deformatter, UnknownIdIsReportedOnceNotFatal) {
 }
 
 TEST(Deformatter, ReservedIdIsReported) {
-  uint8_t fr[16] = {0xF1, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
-                    0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x00};
+  uint8_t fr[16] = {0xF1, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x00};
   Collect c;
   cs::FrameDeformatter d({}, &c);
   d.Push(fr, 16);
@@ -278,8 +268,7 @@ TEST(Deformatter, HsyncsAreRemovedInsideFrames) {
   opt.has_hsyncs = true;
   Collect c;
   cs::FrameDeformatter d(opt, &c);
-  for (size_t i = 0; i < tpiu.size(); i += 5)
-    d.Push(tpiu.data() + i, std::min<size_t>(5, tpiu.size() - i));
+  for (size_t i = 0; i < tpiu.size(); i += 5) d.Push(tpiu.data() + i, std::min<size_t>(5, tpiu.size() - i));
   d.Finish();
   EXPECT_TRUE(c.errors.empty());
   EXPECT_EQ(c.data[0x10], std::vector<uint8_t>(40, 0x5A));
@@ -303,8 +292,7 @@ TEST(Deformatter, FourFsyncFrameResetsWhenAsked) {
 }
 
 TEST(Deformatter, RealMultiSourceCaptureSplitsIntoItsTraceIds) {
-  const fs::path file =
-      fs::path(MABUTRACE_SHARED_DIR) / "data/ete-snapshots/infrastructure/cstrace.bin";
+  const fs::path file = fs::path(MABUTRACE_SHARED_DIR) / "data/ete-snapshots/infrastructure/cstrace.bin";
   MABUTRACE_NEEDS_SHARED(file);
   auto data = mabutrace::snapshot::ReadBinaryFile(file);
   Collect whole, bytewise;

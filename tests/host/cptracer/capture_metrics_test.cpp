@@ -63,8 +63,7 @@ TEST(Timing, FallBackToFreqThenClock) {
 TEST(Timing, WindowEstimatedFromTheFirstTracerWithTwoStatistics) {
   // Tracer 2 has one message; tracer 1's second one (at ts 2500, not the
   // earlier 900, which does not increase) gives the window.
-  const std::vector<TracerMessage> msgs = {Stats(1, 1000), Stats(2, 1100), Stats(1, 900),
-                                           Stats(1, 2500)};
+  const std::vector<TracerMessage> msgs = {Stats(1, 1000), Stats(2, 1100), Stats(1, 900), Stats(1, 2500)};
   EXPECT_EQ(EstimateWindowCycles(msgs, 200e6, 100e6), 3000u);  // 1500 ticks at half the clock
   EXPECT_EQ(EstimateWindowCycles(msgs, 200e6, 0), 0u);
   EXPECT_EQ(EstimateWindowCycles({Stats(1, 5)}, 200e6, 100e6), 0u);
@@ -119,9 +118,8 @@ TEST(Reports, ExportSimulationAndRegisters) {
   r.events_lost = 2;
   r.stp.resize(100);
   r.framed.resize(112);
-  EXPECT_EQ(
-      SimulationSummary(r),
-      "4 windows, 3 event messages (1 with O=1), 2 events lost, 100 STP bytes in 112 framed bytes");
+  EXPECT_EQ(SimulationSummary(r),
+            "4 windows, 3 event messages (1 with O=1), 2 events lost, 100 STP bytes in 112 framed bytes");
   std::vector<RegisterValue> regs(2);
   std::string err;
   ASSERT_TRUE(DecodeRegister("SLIDING_TIME_WINDOW", 0x00C35000, 200e6, &regs[0], &err)) << err;

@@ -94,8 +94,7 @@ TEST(Registers, Seed002DmaWriteExample) {
   EXPECT_EQ(f["UPPER_ADDRESS_BITS"], 0x8000u);
   EXPECT_EQ(f["SID"], 5u);
   RegisterValue tq;
-  ASSERT_TRUE(
-      DecodeRegister("TRANSACTION_QUALIFIER", Reg(r, "TRANSACTION_QUALIFIER"), 0, &tq, &err));
+  ASSERT_TRUE(DecodeRegister("TRANSACTION_QUALIFIER", Reg(r, "TRANSACTION_QUALIFIER"), 0, &tq, &err));
   for (const auto& x : tq.fields) {
     if (x.name == "QUALIF_TH0") {
       EXPECT_EQ(x.value, 2u);  // writes only
@@ -140,8 +139,7 @@ struct Collect final : stm::StpPacketSink, TracerMessageSink {
   std::vector<TracerMessage> msgs;
 };
 
-std::vector<TracerMessage> DecodeWords(const std::vector<uint8_t>& stp,
-                                       Layout l = DefaultLayout()) {
+std::vector<TracerMessage> DecodeWords(const std::vector<uint8_t>& stp, Layout l = DefaultLayout()) {
   Collect c(std::move(l));
   stm::StpDecoder d(&c);
   d.Push(0, stp.data(), stp.size());
@@ -159,8 +157,7 @@ TEST(TracerMessages, DefaultLayoutStatusEventStatistics) {
   // status G1: type 0, sid 3, G 1, access 0x00ABCD
   e.Data(32, (0u << 29) | (3u << 24) | (1u << 23) | 0xABCD, true, true, 100);
   // event E: type 3, sid 3, mid 0x40, xid 5, O 1, W 1, addr 0x155
-  e.Data(32, (3u << 29) | (3u << 24) | (0x40u << 16) | (5u << 12) | (1u << 11) | (1u << 10) | 0x155,
-         true, true, 200);
+  e.Data(32, (3u << 29) | (3u << 24) | (0x40u << 16) | (5u << 12) | (1u << 11) | (1u << 10) | 0x155, true, true, 200);
   e.Data(32, 655360);
   e.Data(32, 1);
   e.Data(32, 12800);
@@ -277,8 +274,8 @@ TEST(TracerMessages, LayoutFileOverride) {
 TEST(Examples, ConfigAndWorkloadFilesLoad) {
   TracerConfig cfg;
   std::string err;
-  ASSERT_TRUE(LoadTracerConfig(
-      std::string(MABUTRACE_SOURCE_DIR) + "/examples/cptracer/dma_write_bandwidth.ini", &cfg, &err))
+  ASSERT_TRUE(
+      LoadTracerConfig(std::string(MABUTRACE_SOURCE_DIR) + "/examples/cptracer/dma_write_bandwidth.ini", &cfg, &err))
       << err;
   ConfigResult r;
   ASSERT_TRUE(ComputeConfig(cfg, &r, &err)) << err;

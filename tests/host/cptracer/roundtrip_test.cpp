@@ -140,8 +140,7 @@ TEST(SimulatorRoundTrip, WrittenCaptureDecodesAndExports) {
     std::vector<TracerMessage> msgs;
     uint64_t freq = 0;
     std::vector<std::string> warnings;
-    ASSERT_TRUE(DecodeTracerCapture(input, DefaultLayout(), {}, &msgs, &freq, &warnings, &err))
-        << err;
+    ASSERT_TRUE(DecodeTracerCapture(input, DefaultLayout(), {}, &msgs, &freq, &warnings, &err)) << err;
     EXPECT_TRUE(warnings.empty());
     size_t stats = 0;
     for (const auto& m : msgs) stats += m.type == MsgType::kStatistics;
@@ -181,8 +180,7 @@ TEST(TiCapture, DcmVariantsAndErrors) {
   const auto dir = std::filesystem::path(::testing::TempDir()) / "cptracer_dcm";
   std::filesystem::create_directories(dir);
   auto write = [&](const char* name, const void* d, size_t n) {
-    std::ofstream(dir / name, std::ios::binary)
-        .write(static_cast<const char*>(d), static_cast<std::streamsize>(n));
+    std::ofstream(dir / name, std::ios::binary).write(static_cast<const char*>(d), static_cast<std::streamsize>(n));
   };
   auto decode = [&](std::vector<TracerMessage>* msgs) {
     uint64_t freq;

@@ -44,8 +44,7 @@ std::map<unsigned, std::vector<std::string>> OracleLines(const fs::path& ppl) {
       size_t next_idx = line.find("Idx:", at + 4);
       if (end != std::string::npos && (next_idx == std::string::npos || raw < next_idx) &&
           line.find_first_not_of("0123456789abcdefABCDEF", id + 5) == raw) {
-        unsigned tid =
-            static_cast<unsigned>(std::stoul(line.substr(id + 5, raw - id - 5), nullptr, 16));
+        unsigned tid = static_cast<unsigned>(std::stoul(line.substr(id + 5, raw - id - 5), nullptr, 16));
         out[tid].push_back(RTrim(line.substr(at)));
         break;
       }
@@ -103,12 +102,10 @@ TEST_P(EteOracle, PacketsEqualOpenCsd180) {
         break;
       }
     ASSERT_EQ(first_diff, n) << GetParam() << " ID " << id << " packet #" << first_diff
-                             << "\n  expected: " << exp[first_diff]
-                             << "\n  ours:     " << got[first_diff];
+                             << "\n  expected: " << exp[first_diff] << "\n  ours:     " << got[first_diff];
     ASSERT_EQ(exp.size(), got.size()) << GetParam() << " ID " << id << ": packet count differs";
   }
-  for (const auto& [id, got] : ours)
-    EXPECT_TRUE(expected.count(id)) << "packets for ID " << id << " not in the oracle";
+  for (const auto& [id, got] : ours) EXPECT_TRUE(expected.count(id)) << "packets for ID " << id << " not in the oracle";
 }
 
 std::vector<std::string> Captures() {

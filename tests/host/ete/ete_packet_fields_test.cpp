@@ -47,15 +47,13 @@ std::string Dump(const EtePacket& p) {
                 "%x/%u ts %llx/%u "
                 "cc %u/%d commit %u/%d cancel %u tinfo %u/%u/%u/%u/%u/%d exc %u/%u q %u/%u/%d%d%d "
                 "ite %u/%llx ev %u\n",
-                static_cast<int>(p.type), static_cast<unsigned long long>(p.addr.value),
-                p.addr.valid_bits, p.addr.pkt_bits, p.addr.is64, p.addr.isa, p.exact_match_idx,
-                p.context_valid, c.el, c.sf, c.ns, c.nse, c.vmid, c.context_id, c.updated,
-                c.updated_vmid, c.updated_cid, p.atom_bits, p.atom_count,
-                static_cast<unsigned long long>(p.timestamp), p.ts_bits, p.cycle_count, p.cc_valid,
-                p.commit, p.commit_valid, p.cancel, p.info, p.key, p.spec, p.cc_threshold,
-                p.tinfo_sections, p.tinfo_initial, p.exception_type, p.exception_addr_interp,
-                p.q_type, p.q_count, p.q_count_present, p.q_addr_present, p.q_addr_match, p.ite_el,
-                static_cast<unsigned long long>(p.ite_value), p.event);
+                static_cast<int>(p.type), static_cast<unsigned long long>(p.addr.value), p.addr.valid_bits,
+                p.addr.pkt_bits, p.addr.is64, p.addr.isa, p.exact_match_idx, p.context_valid, c.el, c.sf, c.ns, c.nse,
+                c.vmid, c.context_id, c.updated, c.updated_vmid, c.updated_cid, p.atom_bits, p.atom_count,
+                static_cast<unsigned long long>(p.timestamp), p.ts_bits, p.cycle_count, p.cc_valid, p.commit,
+                p.commit_valid, p.cancel, p.info, p.key, p.spec, p.cc_threshold, p.tinfo_sections, p.tinfo_initial,
+                p.exception_type, p.exception_addr_interp, p.q_type, p.q_count, p.q_count_present, p.q_addr_present,
+                p.q_addr_match, p.ite_el, static_cast<unsigned long long>(p.ite_value), p.event);
   return b;
 }
 
@@ -77,8 +75,7 @@ std::string StateAfter(PacketFields& f, const Case& c) {
 // with context (§4.12 example), a timestamp.
 void Prime(PacketFields& f) {
   const Bytes tinfo = {0x01, 0x09, 0x01, 0x16};
-  const Bytes addr = {0x85, 0x00, 0x1A, 0x08, 0x00, 0xC0, 0xFF, 0xFF, 0xFF,
-                      0xF1, 1,    0,    0,    0,    2,    0,    0,    0};
+  const Bytes addr = {0x85, 0x00, 0x1A, 0x08, 0x00, 0xC0, 0xFF, 0xFF, 0xFF, 0xF1, 1, 0, 0, 0, 2, 0, 0, 0};
   const Bytes ts = {0x02, 0x86, 0xE8, 0x01};
   ASSERT_EQ(f.TraceInfo(tinfo.data(), tinfo.size(), 0).length, tinfo.size());
   ASSERT_EQ(f.AddressWithContext64(addr.data(), addr.size(), 0).length, addr.size());
@@ -88,13 +85,9 @@ void Prime(PacketFields& f) {
 
 std::vector<Case> Cases() {
   return {
-      {"trace info, all sections",
-       {0x01, 0x9F, 0x00, 0x41, 0x05, 0x83, 0x01, 0x10, 0x01},
-       &PacketFields::TraceInfo},
+      {"trace info, all sections", {0x01, 0x9F, 0x00, 0x41, 0x05, 0x83, 0x01, 0x10, 0x01}, &PacketFields::TraceInfo},
       {"timestamp with count", {0x03, 0x86, 0xE8, 0x01, 0x85, 0x01}, &PacketFields::Timestamp},
-      {"timestamp, 9 bytes",
-       {0x02, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x12},
-       &PacketFields::Timestamp},
+      {"timestamp, 9 bytes", {0x02, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x12}, &PacketFields::Timestamp},
       {"exception", {0x06, 0x05}, &PacketFields::Exception},
       {"PE reset", {0x06, 0x01, 0x70}, &PacketFields::Exception},
       {"instrumentation", {0x09, 0x01, 1, 2, 3, 4, 5, 6, 7, 8}, &PacketFields::Instrumentation},
@@ -103,12 +96,8 @@ std::vector<Case> Cases() {
       {"cycle count F2", {0x0C, 0x50}, &PacketFields::CycleCountF2, 0, false},
       {"commit", {0x2D, 0x85, 0x01}, &PacketFields::Commit},
       {"cancel F1", {0x2E, 0x03}, &PacketFields::CancelF1},
-      {"context with VMID and CONTEXTID",
-       {0x81, 0xF1, 1, 0, 0, 0, 2, 0, 0, 0},
-       &PacketFields::Context},
-      {"address + context, 32-bit",
-       {0x82, 0x21, 0x0A, 0x0C, 0x00, 0x11},
-       &PacketFields::AddressWithContext32},
+      {"context with VMID and CONTEXTID", {0x81, 0xF1, 1, 0, 0, 0, 2, 0, 0, 0}, &PacketFields::Context},
+      {"address + context, 32-bit", {0x82, 0x21, 0x0A, 0x0C, 0x00, 0x11}, &PacketFields::AddressWithContext32},
       {"address + context, 64-bit",
        {0x86, 0x00, 0x1A, 0x08, 0x00, 0xC0, 0xFF, 0xFF, 0xFF, 0x31},
        &PacketFields::AddressWithContext64,
@@ -116,9 +105,7 @@ std::vector<Case> Cases() {
       {"short address, 2 bytes", {0x95, 0xB0, 0x4F}, &PacketFields::ShortAddress},
       {"short address IS1, 1 byte", {0x96, 0x12}, &PacketFields::ShortAddress, 1},
       {"long address 32-bit", {0x9A, 0x4E, 0x4A, 0x06, 0x00}, &PacketFields::LongAddress32},
-      {"long address 64-bit",
-       {0x9D, 0x4E, 0x4A, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00},
-       &PacketFields::LongAddress64},
+      {"long address 64-bit", {0x9D, 0x4E, 0x4A, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00}, &PacketFields::LongAddress64},
       {"Q, 32-bit address", {0xAA, 0x34, 0x3F, 0x06, 0x00, 0x03}, &PacketFields::Q},
       {"Q, short address", {0xA5, 0x86, 0x1C, 0x03}, &PacketFields::Q},
       {"Q, exact match", {0xA1, 0x84, 0x01}, &PacketFields::Q},
@@ -161,14 +148,8 @@ TEST(PacketFields, MalformedPacketsChangeNothingAndSayWhy) {
     size_t length;
   };
   const Bad bad[] = {
-      {{0x2D, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01},
-       &PacketFields::Commit,
-       EteErrorKind::kOverlongField,
-       6},
-      {{0x01, 0x80, 0x80, 0x80, 0x80, 0x00},
-       &PacketFields::TraceInfo,
-       EteErrorKind::kOverlongField,
-       5},
+      {{0x2D, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01}, &PacketFields::Commit, EteErrorKind::kOverlongField, 6},
+      {{0x01, 0x80, 0x80, 0x80, 0x80, 0x00}, &PacketFields::TraceInfo, EteErrorKind::kOverlongField, 5},
       {{0x03, 0x01, 0xFF, 0xFF, 0xFF}, &PacketFields::Timestamp, EteErrorKind::kOverlongField, 5},
       {{0x00, 0x07}, &PacketFields::Extension, EteErrorKind::kBadSequence, 2},
       {{0x00, 0x00, 0x00, 0x01}, &PacketFields::Extension, EteErrorKind::kBadSequence, 4},

@@ -65,17 +65,16 @@ void OnPacket(void* c, const ete::EtePacket& p) {
 }
 void OnError(void* c, const ete::EteError& e) { static_cast<Decoded*>(c)->errors.push_back(e); }
 
-Decoded Decode(const Bytes& in, const ete::EteConfig& cfg = Cfg(),
-               ete::ErrorPolicy policy = ete::ErrorPolicy::kResync, size_t chunk = 0) {
+Decoded Decode(const Bytes& in, const ete::EteConfig& cfg = Cfg(), ete::ErrorPolicy policy = ete::ErrorPolicy::kResync,
+               size_t chunk = 0) {
   Decoded r;
   ete::EtePacketProcessor proc(cfg, &OnPacket, &r, &OnError, policy);
   if (chunk == 0) chunk = in.size() ? in.size() : 1;
-  for (size_t i = 0; i < in.size(); i += chunk)
-    proc.Push(i, in.data() + i, std::min(chunk, in.size() - i));
+  for (size_t i = 0; i < in.size(); i += chunk) proc.Push(i, in.data() + i, std::min(chunk, in.size() - i));
   proc.Finish();
   size_t skip = 0;
-  while (skip < r.pkts.size() && (r.pkts[skip].p.type == PacketType::kAsync ||
-                                  r.pkts[skip].p.type == PacketType::kTraceInfo))
+  while (skip < r.pkts.size() &&
+         (r.pkts[skip].p.type == PacketType::kAsync || r.pkts[skip].p.type == PacketType::kTraceInfo))
     ++skip;
   r.body.assign(r.pkts.begin() + static_cast<std::ptrdiff_t>(skip), r.pkts.end());
   return r;
@@ -138,13 +137,11 @@ TEST(EtePackets, LongestCommitFieldDecodesAndOneMoreByteIsOverlong) {
   Pkt p = One({0x2D, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F});
   EXPECT_EQ(p.p.type, PacketType::kCommit);
   EXPECT_EQ(p.p.commit, 0xFFFFFFFFu);
-  Decoded r =
-      Decode(Cat({Prologue(), {0x2D, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01}, Async(), {0x04}}));
+  Decoded r = Decode(Cat({Prologue(), {0x2D, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01}, Async(), {0x04}}));
   ASSERT_FALSE(r.errors.empty());
   EXPECT_EQ(r.errors[0].kind, ete::EteErrorKind::kOverlongField);
   EXPECT_EQ(r.errors[0].index, Prologue().size());
-  EXPECT_NE(r.errors[0].message.find("byte " + std::to_string(Prologue().size())),
-            std::string::npos);
+  EXPECT_NE(r.errors[0].message.find("byte " + std::to_string(Prologue().size())), std::string::npos);
   ASSERT_FALSE(r.body.empty());
   EXPECT_EQ(r.body[0].p.type, PacketType::kBadSequence);
   EXPECT_EQ(r.body[0].p.err_type, PacketType::kCommit);
@@ -154,8 +151,7 @@ TEST(EtePackets, LongestCommitFieldDecodesAndOneMoreByteIsOverlong) {
 // ---------------------------------------------------------------- sync
 
 TEST(EtePackets, BytesBeforeTheFirstAsyncAreNotSync) {
-  Decoded r = Decode(
-      Cat({{0xF7, 0x95, 0x12, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99}, Async(), {0x01, 0x00}}));
+  Decoded r = Decode(Cat({{0xF7, 0x95, 0x12, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99}, Async(), {0x01, 0x00}}));
   ASSERT_GE(r.pkts.size(), 4u);
   EXPECT_EQ(r.pkts[0].p.type, PacketType::kNotSync);
   EXPECT_EQ(r.pkts[0].raw.size(), 8u);  // chunks of 8, like OpenCSD
@@ -205,8 +201,7 @@ TEST(EtePackets, BadExtensionByteIsBadSequence) {
 TEST(EtePackets, TraceInfoSections) {
   Decoded r = Decode(Cat({Async(), {0x01, 0x00}}));
   EXPECT_EQ(r.pkts.back().p.info, 0u);
-  EXPECT_EQ(r.pkts.back().text,
-            "I_TRACE_INFO : Trace Info.; INFO=0x0 { CC.0, TSTATE.0 }; Decoder Sync point TINFO");
+  EXPECT_EQ(r.pkts.back().text, "I_TRACE_INFO : Trace Info.; INFO=0x0 { CC.0, TSTATE.0 }; Decoder Sync point TINFO");
   r = Decode(Cat({Async(), {0x01, 0x09, 0x01, 0x16}}));
   EXPECT_EQ(r.pkts.back().p.cc_threshold, 0x16u);
   EXPECT_EQ(r.pkts.back().p.info & 1, 1u);
@@ -455,14 +450,14 @@ TEST(EtePackets, ContextPackets) {
 TEST(EtePackets, AddressPacketsAndCompression) {
   Decoded r = Decode(Cat({Prologue(),
                           {0x81, 0x31},
-                          {0x9A, 0x4E, 0x4A, 0x06, 0x00},  // 32-bit IS0 -> 0x69538
-                          {0x95, 0xB0, 0x4F},              // short IS0, 2 bytes -> 0x69EC0
-                          {0x95, 0x05},                    // short IS0, 1 byte
-                          {0x96, 0x85, 0x02},              // short IS1
+                          {0x9A, 0x4E, 0x4A, 0x06, 0x00},                          // 32-bit IS0 -> 0x69538
+                          {0x95, 0xB0, 0x4F},                                      // short IS0, 2 bytes -> 0x69EC0
+                          {0x95, 0x05},                                            // short IS0, 1 byte
+                          {0x96, 0x85, 0x02},                                      // short IS1
                           {0x9D, 0x00, 0x1A, 0x08, 0x00, 0xC0, 0xFF, 0xFF, 0xFF},  // 64-bit IS0
                           {0x9E, 0x01, 0x34, 0x12, 0, 0, 0, 0, 0},                 // 64-bit IS1
                           {0x9B, 0x01, 0x34, 0x12, 0x00},                          // 32-bit IS1
-                          {0x91}}));  // exact match AHB[1]
+                          {0x91}}));                                               // exact match AHB[1]
   ASSERT_EQ(r.body.size(), 9u);
   EXPECT_EQ(r.body[1].p.addr.value, 0x69538u);
   EXPECT_EQ(r.body[2].p.addr.value, 0x69EC0u);
@@ -552,8 +547,8 @@ TEST(EtePackets, QPackets) {
 // ---------------------------------------------------------------- bad input
 
 TEST(EtePackets, ReservedHeadersAreReportedAndResyncAtTheNextAsync) {
-  for (uint8_t h : {0x05, 0x07, 0x08, 0x20, 0x2C, 0x40, 0x6F, 0x84, 0x87, 0x89, 0x93, 0x97, 0x9C,
-                    0x9F, 0xB3, 0xBA, 0xBF}) {
+  for (uint8_t h :
+       {0x05, 0x07, 0x08, 0x20, 0x2C, 0x40, 0x6F, 0x84, 0x87, 0x89, 0x93, 0x97, 0x9C, 0x9F, 0xB3, 0xBA, 0xBF}) {
     SCOPED_TRACE(static_cast<int>(h));
     Bytes in = Cat({Prologue(), {h, 0xF7, 0xF7}, Async(), {0xF6}});
     Decoded r = Decode(in);
@@ -561,8 +556,7 @@ TEST(EtePackets, ReservedHeadersAreReportedAndResyncAtTheNextAsync) {
     EXPECT_EQ(r.errors[0].kind, ete::EteErrorKind::kReservedHeader);
     EXPECT_EQ(r.errors[0].index, Prologue().size());
     ASSERT_GE(r.body.size(), 3u);
-    EXPECT_TRUE(r.body[0].p.type == PacketType::kReserved ||
-                r.body[0].p.type == PacketType::kReservedCfg);
+    EXPECT_TRUE(r.body[0].p.type == PacketType::kReserved || r.body[0].p.type == PacketType::kReservedCfg);
     EXPECT_EQ(r.body[1].p.type, PacketType::kNotSync);  // the two atoms are not decoded
     EXPECT_EQ(r.pkts[r.pkts.size() - 2].p.type, PacketType::kAsync);
     EXPECT_EQ(r.pkts.back().p.type, PacketType::kAtomF1);
@@ -582,8 +576,7 @@ TEST(EtePackets, TruncatedPacketAtEndOfTrace) {
   ASSERT_EQ(r.body.size(), 2u);
   EXPECT_EQ(r.body[1].p.type, PacketType::kIncompleteEot);
   EXPECT_EQ(r.body[1].p.err_type, PacketType::kTargetAddrL32Is0);
-  EXPECT_EQ(r.body[1].text,
-            "I_INCOMPLETE_EOT : Incomplete packet at end of trace.[I_ADDR_L_32IS0]");
+  EXPECT_EQ(r.body[1].text, "I_INCOMPLETE_EOT : Incomplete packet at end of trace.[I_ADDR_L_32IS0]");
 }
 
 TEST(EtePackets, CorruptedCaptureResumesAtNextAsync) {
@@ -615,9 +608,7 @@ TEST(EtePackets, CorruptedCaptureResumesAtNextAsync) {
   EXPECT_EQ(r.errors[0].index, at);
   EXPECT_EQ(r.errors[0].kind, ete::EteErrorKind::kReservedHeader);
   size_t b = 0;
-  while (b < r.pkts.size() &&
-         !(r.pkts[b].p.type == PacketType::kAsync && r.pkts[b].p.index >= data.size()))
-    ++b;
+  while (b < r.pkts.size() && !(r.pkts[b].p.type == PacketType::kAsync && r.pkts[b].p.index >= data.size())) ++b;
   ASSERT_LT(b, r.pkts.size());
   EXPECT_EQ(r.pkts[b].p.index, data.size());
   for (size_t i = 0; i < b; ++i) {
@@ -648,8 +639,7 @@ TEST(EtePackets, TruncatedCaptureReportsTheOffset) {
       break;
     }
   ASSERT_GT(cut, 0u);
-  Decoded r = Decode(Bytes(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(cut)),
-                     sources[0].config);
+  Decoded r = Decode(Bytes(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(cut)), sources[0].config);
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].kind, ete::EteErrorKind::kTruncated);
   EXPECT_EQ(r.errors[0].index, cut - 1);
@@ -686,9 +676,8 @@ TEST(EtePackets, RandomBytesNeverBreakTheInvariants) {
     Bytes in(4096);
     for (auto& b : in) b = static_cast<uint8_t>(byte(rng));
     if (round % 2) in = Cat({Prologue(), in});
-    Decoded r = Decode(
-        in, Cfg(round % 3 == 0, 0x20, round % 4 != 0, static_cast<uint8_t>(round % 5)),
-        (round % 2) ? ete::ErrorPolicy::kResync : ete::ErrorPolicy::kOpenCsd, 1 + round % 17);
+    Decoded r = Decode(in, Cfg(round % 3 == 0, 0x20, round % 4 != 0, static_cast<uint8_t>(round % 5)),
+                       (round % 2) ? ete::ErrorPolicy::kResync : ete::ErrorPolicy::kOpenCsd, 1 + round % 17);
     size_t total = 0;
     uint64_t last = 0;
     for (const auto& p : r.pkts) {
@@ -708,9 +697,8 @@ TEST(EtePackets, JsonHasTheCommonKeys) {
   p.raw = r.body[0].raw.data();
   std::string j;
   ete::FormatJson(p, "ETE_0", &j);
-  for (const char* key :
-       {"\"source\":\"ETE_0\"", "\"trace_id\":16", "\"offset\":16", "\"raw\":\"9a4e4a0600\"",
-        "\"type\":\"TARGET_ADDR_L_32IS0\"", "\"address\":\"0x69538\""})
+  for (const char* key : {"\"source\":\"ETE_0\"", "\"trace_id\":16", "\"offset\":16", "\"raw\":\"9a4e4a0600\"",
+                          "\"type\":\"TARGET_ADDR_L_32IS0\"", "\"address\":\"0x69538\""})
     EXPECT_NE(j.find(key), std::string::npos) << key << " in " << j;
 }
 
@@ -746,8 +734,7 @@ void CheckStream(void* c, size_t, const ete::EtePacket& p) {
   if (!s->failure.empty()) return;
   if (s->raw && p.index != p.stream_offset) s->failure = "raw stream: index != stream_offset";
   if (s->next[p.trace_id] != p.stream_offset)
-    s->failure = "ID " + std::to_string(p.trace_id) + ": gap at stream offset " +
-                 std::to_string(p.stream_offset);
+    s->failure = "ID " + std::to_string(p.trace_id) + ": gap at stream offset " + std::to_string(p.stream_offset);
   s->next[p.trace_id] = p.stream_offset + p.size;
 }
 

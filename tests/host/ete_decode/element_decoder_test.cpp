@@ -31,9 +31,7 @@ struct Harness {
     FormatElementOcsd(e, &s);
     static_cast<Harness*>(c)->out.push_back(s);
   }
-  static void OnErr(void* c, uint64_t, const std::string& m) {
-    static_cast<Harness*>(c)->errors.push_back(m);
-  }
+  static void OnErr(void* c, uint64_t, const std::string& m) { static_cast<Harness*>(c)->errors.push_back(m); }
 
   EtePacket P(PacketType t) {
     EtePacket p;
@@ -102,9 +100,8 @@ TEST(ElementDecoder, SyncAtomsAndDirectBranches) {
   // After the RET the next address comes from an address packet.
   h.Addr(0x1028);
   h.Atoms("N");
-  EXPECT_EQ(h.Take(), (std::vector<std::string>{
-                          "7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1028:[0x1030] num_i(2) "
-                          "last_sz(4) (ISA=A64) N BR   <cond>)"}));
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{"7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1028:[0x1030] num_i(2) "
+                                                "last_sz(4) (ISA=A64) N BR   <cond>)"}));
   h.dec.Finish();
   EXPECT_EQ(h.Take(), (std::vector<std::string>{"7 OCSD_GEN_TRC_ELEM_EO_TRACE( [end-of-trace])"}));
   EXPECT_TRUE(h.errors.empty());
@@ -134,16 +131,14 @@ TEST(ElementDecoder, SpeculationCancelMispredictCommit) {
   h.Send(h.P(PacketType::kMispredict));  // 8: the remaining atom becomes N
   h.Commit(1);                           // 9
   // Trace On and Context wait on the queue with the atoms until a commit.
-  EXPECT_EQ(h.Take(), (std::vector<std::string>{
-                          "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
-                          "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
-                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1000:[0x100c] num_i(3) "
-                          "last_sz(4) (ISA=A64) N BR  )"}));
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{"2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
+                                                "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
+                                                "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1000:[0x100c] num_i(3) "
+                                                "last_sz(4) (ISA=A64) N BR  )"}));
   h.Atoms("E");  // 10
   h.Commit(1);
-  EXPECT_EQ(h.Take(),
-            (std::vector<std::string>{"10 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x100c:[0x1028] "
-                                      "num_i(7) last_sz(4) (ISA=A64) E BR  b+link )"}));
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{"10 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x100c:[0x1028] "
+                                                "num_i(7) last_sz(4) (ISA=A64) E BR  b+link )"}));
 }
 
 TEST(ElementDecoder, DepthAboveMaxSpecCommitsImplicitly) {
@@ -236,9 +231,8 @@ TEST(ElementDecoder, DiscardDropsSpeculativeAtoms) {
   ts.timestamp = 0x1234;
   h.Send(ts);
   h.Send(h.P(PacketType::kDiscard));  // 7
-  EXPECT_EQ(h.Take(),
-            (std::vector<std::string>{"6 OCSD_GEN_TRC_ELEM_TIMESTAMP( [ TS=0x000000001234]; )",
-                                      "7 OCSD_GEN_TRC_ELEM_NO_SYNC( [discard])"}));
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{"6 OCSD_GEN_TRC_ELEM_TIMESTAMP( [ TS=0x000000001234]; )",
+                                                "7 OCSD_GEN_TRC_ELEM_NO_SYNC( [discard])"}));
 }
 
 TEST(ElementDecoder, ReturnStackGivesTheReturnAddress) {

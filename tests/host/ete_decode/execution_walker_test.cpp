@@ -29,8 +29,7 @@ struct Harness {
   static void OnElement(void* c, const EteElement& e) {
     std::string s;
     FormatElementOcsd(e, &s);
-    static_cast<Harness*>(c)->out.push_back(
-        s.substr(s.find('(') + 1));  // without OCSD_GEN_TRC_ELEM_
+    static_cast<Harness*>(c)->out.push_back(s.substr(s.find('(') + 1));  // without OCSD_GEN_TRC_ELEM_
   }
   Lines Take() {
     Lines r;
@@ -45,16 +44,14 @@ TEST(ExecutionWalker, AtomsFollowDirectBranchesAndWaitAfterAnIndirectOne) {
   EXPECT_EQ(h.walker.Atom(true, 5), Status::kOk);
   EXPECT_EQ(h.walker.Atom(true, 5), Status::kOk);
   EXPECT_EQ(h.walker.Atom(true, 5), Status::kOk);
-  EXPECT_EQ(h.Take(),
-            (Lines{"exec range=0x1000:[0x100c] num_i(3) last_sz(4) (ISA=A64) E BR  )",
-                   "exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )",
-                   "exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR A64:ret )"}));
+  EXPECT_EQ(h.Take(), (Lines{"exec range=0x1000:[0x100c] num_i(3) last_sz(4) (ISA=A64) E BR  )",
+                             "exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )",
+                             "exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR A64:ret )"}));
   EXPECT_EQ(h.walker.Atom(true, 6), Status::kOk);
   EXPECT_TRUE(h.Take().empty()) << "after RET the next address must come from the trace";
   h.walker.SetAddress(0x1028, Isa::kA64);
   EXPECT_EQ(h.walker.Atom(false, 7), Status::kOk);
-  EXPECT_EQ(h.Take(),
-            (Lines{"exec range=0x1028:[0x1030] num_i(2) last_sz(4) (ISA=A64) N BR   <cond>)"}));
+  EXPECT_EQ(h.Take(), (Lines{"exec range=0x1028:[0x1030] num_i(2) last_sz(4) (ISA=A64) N BR   <cond>)"}));
 }
 
 TEST(ExecutionWalker, NothingWithoutContextOrAddress) {
@@ -133,8 +130,7 @@ TEST(ExecutionWalker, ExceptionWalksToThePreferredReturnAddressThroughP0s) {
   EXPECT_EQ(h.Take(), (Lines{"exec range=0x100c:[0x1018] num_i(3) last_sz(4) (ISA=A64) E --- )"}));
   h.walker.SetAddress(0x1000, Isa::kA64);
   h.walker.WalkToException(0x1028, true, 6);  // through the b at 0x1008 (OpenCSD)
-  EXPECT_EQ(h.Take(),
-            (Lines{"exec range=0x1000:[0x1028] num_i(10) last_sz(4) (ISA=A64) E BR  b+link )"}));
+  EXPECT_EQ(h.Take(), (Lines{"exec range=0x1000:[0x1028] num_i(10) last_sz(4) (ISA=A64) E BR  b+link )"}));
   h.walker.WalkToException(0, false, 7);  // PE Reset: no walk
   EXPECT_TRUE(h.Take().empty());
 }
@@ -144,9 +140,8 @@ TEST(ExecutionWalker, SourceAddressEndsATakenRange) {
   h.walker.SetAddress(0x1000, Isa::kA64);
   h.walker.SourceAddress(0x1008, 3);
   h.walker.Atom(true, 4);  // continues at the branch target
-  EXPECT_EQ(h.Take(),
-            (Lines{"exec range=0x1000:[0x100c] num_i(3) last_sz(4) (ISA=A64) E BR  )",
-                   "exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )"}));
+  EXPECT_EQ(h.Take(), (Lines{"exec range=0x1000:[0x100c] num_i(3) last_sz(4) (ISA=A64) E BR  )",
+                             "exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )"}));
 }
 
 TEST(ExecutionWalker, SourceAddressCountsT32InstructionsOfBothSizes) {
@@ -154,8 +149,7 @@ TEST(ExecutionWalker, SourceAddressCountsT32InstructionsOfBothSizes) {
   h.walker.SetContext(Isa::kT32, armisa::kMemEL1N);
   h.walker.SetAddress(0x8000, Isa::kT32);
   h.walker.SourceAddress(0x8006, 1);
-  EXPECT_EQ(h.Take(),
-            (Lines{"exec range=0x8000:[0x8008] num_i(3) last_sz(2) (ISA=T32) E iBR V7:impl ret)"}));
+  EXPECT_EQ(h.Take(), (Lines{"exec range=0x8000:[0x8008] num_i(3) last_sz(2) (ISA=T32) E iBR V7:impl ret)"}));
 }
 
 TEST(ExecutionWalker, QIsARangeOnlyOnAStraightLine) {
@@ -167,8 +161,7 @@ TEST(ExecutionWalker, QIsARangeOnlyOnAStraightLine) {
   h.walker.Q(5, 0x1040, Isa::kA64, 2);  // the b at 0x1008 comes first: no path
   EXPECT_EQ(h.Take(), (Lines{"first 0x1000:[next 0x1040] num_i(5) )"}));
   h.walker.Atom(true, 3);  // the PE is at the Q's target
-  EXPECT_EQ(h.Take(),
-            (Lines{"exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR A64:ret )"}));
+  EXPECT_EQ(h.Take(), (Lines{"exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR A64:ret )"}));
 }
 
 }  // namespace

@@ -87,8 +87,7 @@ TEST_P(OracleElements, MatchesOpenCsd) {
   size_t lines = 0, parsed = 0;
   {
     std::ifstream in(ppl);
-    for (std::string l; std::getline(in, l);)
-      lines += l.find("OCSD_GEN_TRC_ELEM_") != std::string::npos;
+    for (std::string l; std::getline(in, l);) lines += l.find("OCSD_GEN_TRC_ELEM_") != std::string::npos;
   }
   for (const auto& [id, w] : want) parsed += w.size();
   ASSERT_EQ(parsed, lines);
@@ -105,21 +104,20 @@ TEST_P(OracleElements, MatchesOpenCsd) {
     for (size_t j = i >= 3 ? i - 3 : 0; j < i; ++j) ctx += "    = " + w[j] + "\n";
     for (size_t j = i; j < i + 4 && j < w.size(); ++j) ctx += "  want " + w[j] + "\n";
     for (size_t j = i; j < i + 4 && j < g.size(); ++j) ctx += "  got  " + g[j] + "\n";
-    ADD_FAILURE() << GetParam() << ": first difference at element " << i << " of " << w.size()
-                  << " (we have " << g.size() << ")\n"
+    ADD_FAILURE() << GetParam() << ": first difference at element " << i << " of " << w.size() << " (we have "
+                  << g.size() << ")\n"
                   << ctx;
   }
   for (const auto& [id, g] : got)
     EXPECT_TRUE(want.count(id)) << "extra elements for trace ID " << id << ": " << g.size();
 }
 
-INSTANTIATE_TEST_SUITE_P(Captures, OracleElements, ::testing::ValuesIn(Captures()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Captures, OracleElements, ::testing::ValuesIn(Captures()), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OracleElements);  // a clone without the captures
 

@@ -40,9 +40,7 @@ TEST(PeContext, SecurityAndMemorySpaceFromNseNsAndEl) {
   }
 }
 
-TEST(PeContext, BeforeAnyContextTheSpaceIsSecure) {
-  EXPECT_EQ(PeContext().mem_space(), armisa::kMemS);
-}
+TEST(PeContext, BeforeAnyContextTheSpaceIsSecure) { EXPECT_EQ(PeContext().mem_space(), armisa::kMemS); }
 
 TEST(PeContext, InstructionSetFromSfAndIs) {
   PeContext pe;

@@ -18,32 +18,19 @@ struct Log {
 
   static const char* Name(QueuedKind k) {
     switch (k) {
-      case QueuedKind::kAtom:
-        return "atom";
-      case QueuedKind::kAddress:
-        return "addr";
-      case QueuedKind::kContext:
-        return "ctxt";
-      case QueuedKind::kException:
-        return "exception";
-      case QueuedKind::kQ:
-        return "q";
-      case QueuedKind::kTimestamp:
-        return "ts";
-      case QueuedKind::kCycleCount:
-        return "cc";
-      case QueuedKind::kEvent:
-        return "event";
-      case QueuedKind::kTraceOn:
-        return "trace_on";
-      case QueuedKind::kSourceAddress:
-        return "src";
-      case QueuedKind::kTransStart:
-        return "tstart";
-      case QueuedKind::kUnseen:
-        return "unseen";
-      default:
-        return "other";
+      case QueuedKind::kAtom: return "atom";
+      case QueuedKind::kAddress: return "addr";
+      case QueuedKind::kContext: return "ctxt";
+      case QueuedKind::kException: return "exception";
+      case QueuedKind::kQ: return "q";
+      case QueuedKind::kTimestamp: return "ts";
+      case QueuedKind::kCycleCount: return "cc";
+      case QueuedKind::kEvent: return "event";
+      case QueuedKind::kTraceOn: return "trace_on";
+      case QueuedKind::kSourceAddress: return "src";
+      case QueuedKind::kTransStart: return "tstart";
+      case QueuedKind::kUnseen: return "unseen";
+      default: return "other";
     }
   }
   bool Next() { return stop_after < 0 || static_cast<int>(calls.size()) <= stop_after; }
@@ -76,8 +63,7 @@ uint32_t Bits(const char* en) {  // "EEN", oldest first
   return b;
 }
 
-SpeculationQueue::CommitResult Commit(SpeculationQueue& q, int32_t n, Log& log,
-                                      uint64_t* last = nullptr) {
+SpeculationQueue::CommitResult Commit(SpeculationQueue& q, int32_t n, Log& log, uint64_t* last = nullptr) {
   uint64_t unused = 0;
   return q.Commit(n, log, last ? last : &unused);
 }
@@ -150,8 +136,7 @@ TEST(SpeculationQueue, ExceptionCountsOnceItsAddressArrivesAndTakesIt) {
   EXPECT_EQ(q.depth(), 1);
   q.Push(QueuedKind::kEvent, 4);
   ASSERT_EQ(Commit(q, 1, log), SpeculationQueue::CommitResult::kDone);
-  EXPECT_EQ(log.Take(), (Calls{"exception@1+ctx+addr=4120"}))
-      << "its context and address go with it";
+  EXPECT_EQ(log.Take(), (Calls{"exception@1+ctx+addr=4120"})) << "its context and address go with it";
   EXPECT_EQ(q.size(), 1u) << "the event stays";
 }
 

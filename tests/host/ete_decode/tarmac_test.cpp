@@ -25,8 +25,7 @@ namespace mabutrace::ete_decode {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kDir =
-    fs::path(MABUTRACE_SHARED_DIR) / "data" / "ete-snapshots" / "002-ack_test_scr";
+const fs::path kDir = fs::path(MABUTRACE_SHARED_DIR) / "data" / "ete-snapshots" / "002-ack_test_scr";
 
 struct TarmacInstr {
   uint64_t addr;
@@ -47,8 +46,7 @@ std::vector<TarmacInstr> ReadTarmacWindow() {
     for (std::string w; ss >> w;) f.push_back(w);
     if (f.size() < 5 || f[2] != "cpu0") continue;
     if (!in_window) {
-      if (f[3] == "R" && f[4] == "TRCPRGCTLR" && f.size() > 5 && f[5].size() >= 1 &&
-          f[5].back() == '1')
+      if (f[3] == "R" && f[4] == "TRCPRGCTLR" && f.size() > 5 && f[5].size() >= 1 && f[5].back() == '1')
         in_window = true;
       continue;
     }
@@ -97,13 +95,12 @@ TEST(Tarmac, AckTestScrAddressesMatchTheCore) {
     }
     size_t q = pos;
     while (q < tarmac.size() && tarmac[q].addr != s.addr) ++q;
-    ASSERT_LT(q, tarmac.size()) << "traced address 0x" << std::hex << s.addr << " (instruction "
-                                << std::dec << traced << ") not in the TARMAC window after line: "
+    ASSERT_LT(q, tarmac.size()) << "traced address 0x" << std::hex << s.addr << " (instruction " << std::dec << traced
+                                << ") not in the TARMAC window after line: "
                                 << (pos ? tarmac[pos - 1].line : std::string("<start>"));
     if (q != pos) {
-      ASSERT_TRUE(may_skip) << "trace jumps over " << (q - pos)
-                            << " executed instructions at instruction " << traced << ": TARMAC has "
-                            << tarmac[pos].line << ", trace has 0x" << std::hex << s.addr;
+      ASSERT_TRUE(may_skip) << "trace jumps over " << (q - pos) << " executed instructions at instruction " << traced
+                            << ": TARMAC has " << tarmac[pos].line << ", trace has 0x" << std::hex << s.addr;
       for (size_t k = pos; k < q; ++k)
         ASSERT_TRUE(tarmac[k].mode.rfind("EL2", 0) == 0 || tarmac[k].mode.rfind("EL3", 0) == 0)
             << "untraced instruction outside EL2/EL3: " << tarmac[k].line;
@@ -114,11 +111,10 @@ TEST(Tarmac, AckTestScrAddressesMatchTheCore) {
     ++traced;
   }
   EXPECT_EQ(traced, 5146u);  // instructions in the 1137 executed ranges
-  EXPECT_EQ(pos, tarmac.size()) << "the trace ends before the window: next TARMAC line "
-                                << tarmac[pos].line;
+  EXPECT_EQ(pos, tarmac.size()) << "the trace ends before the window: next TARMAC line " << tarmac[pos].line;
   EXPECT_EQ(traced + skipped, tarmac.size());
-  std::printf("TARMAC window %zu instructions: %zu traced in order, %zu untraced at EL2/EL3\n",
-              tarmac.size(), traced, skipped);
+  std::printf("TARMAC window %zu instructions: %zu traced in order, %zu untraced at EL2/EL3\n", tarmac.size(), traced,
+              skipped);
 }
 
 }  // namespace

@@ -27,12 +27,9 @@ inline armisa::MemoryImage Program() {
   const uint16_t t32[] = {0x4608, 0xeb01, 0x0002, 0x4770};
   armisa::MemoryImage img;
   std::string err;
-  EXPECT_TRUE(img.AddRegion(0x1000, reinterpret_cast<const uint8_t*>(w.data()), w.size() * 4,
-                            armisa::kMemAny, &err))
+  EXPECT_TRUE(img.AddRegion(0x1000, reinterpret_cast<const uint8_t*>(w.data()), w.size() * 4, armisa::kMemAny, &err))
       << err;
-  EXPECT_TRUE(img.AddRegion(0x8000, reinterpret_cast<const uint8_t*>(t32), sizeof t32,
-                            armisa::kMemAny, &err))
-      << err;
+  EXPECT_TRUE(img.AddRegion(0x8000, reinterpret_cast<const uint8_t*>(t32), sizeof t32, armisa::kMemAny, &err)) << err;
   return img;
 }
 

@@ -45,8 +45,7 @@ Counts Export(const std::string& capture, model::EventSink* sink, TimeBase* base
   const LoadedSnapshot snap = LoadSnapshotForDecode(kSnapshots / capture);
   EXPECT_FALSE(snap.buffers.empty());
   Counts decoded;
-  for (const DecodeBuffer& b : snap.buffers)
-    EXPECT_TRUE(DecodeBufferFile(b, &Count, &OnError, &decoded));
+  for (const DecodeBuffer& b : snap.buffers) EXPECT_TRUE(DecodeBufferFile(b, &Count, &OnError, &decoded));
   const ExportSummary s = ExportTimeline(snap, capture, sink);
   EXPECT_TRUE(s.read_ok);
   EXPECT_TRUE(s.write_ok);
@@ -124,21 +123,19 @@ TEST(TimelinePerfetto, DecodesWithProtoc) {
   MABUTRACE_NEEDS_SHARED(kSnapshots / "ts_marker");
   const fs::path proto_dir = MABUTRACE_PERFETTO_PROTO_DIR;  // the official schema, or our subset
   if (std::system("protoc --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "protoc not installed";
-  const fs::path out_file = fs::temp_directory_path() /
-                            ("ete_decode_timeline_" + std::to_string(::getpid()) + ".pftrace");
+  const fs::path out_file =
+      fs::temp_directory_path() / ("ete_decode_timeline_" + std::to_string(::getpid()) + ".pftrace");
   {
     FILE* f = std::fopen(out_file.c_str(), "wb");
     ASSERT_NE(f, nullptr);
-    exporter::PerfettoWriter writer(
-        [f](const char* d, size_t n) { return std::fwrite(d, 1, n, f) == n; });
+    exporter::PerfettoWriter writer([f](const char* d, size_t n) { return std::fwrite(d, 1, n, f) == n; });
     TimeBase base;
     Export("ts_marker", &writer, &base);
     std::fclose(f);
   }
   const fs::path txt = out_file.string() + ".txt";
   const std::string cmd = "protoc --decode=perfetto.protos.Trace -I " + proto_dir.string() +
-                          " perfetto_trace.proto < " + out_file.string() + " > " + txt.string() +
-                          " 2>&1";
+                          " perfetto_trace.proto < " + out_file.string() + " > " + txt.string() + " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream in(txt);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -27,30 +27,27 @@ class Recorder final : public mabutrace::model::EventSink {
     lines.push_back("T " + std::to_string(t.tid) + " " + std::string(name));
   }
   void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t, uint32_t) override {
-    lines.push_back("B " + std::to_string(t.tid) + " " + std::string(name) + " " +
-                    std::to_string(ns));
+    lines.push_back("B " + std::to_string(t.tid) + " " + std::string(name) + " " + std::to_string(ns));
   }
   void OnEnd(Track t, std::string_view name, uint64_t ns, std::string_view flag) override {
-    lines.push_back("E " + std::to_string(t.tid) + " " + std::string(name) + " " +
-                    std::to_string(ns) + (flag.empty() ? "" : " " + std::string(flag)));
+    lines.push_back("E " + std::to_string(t.tid) + " " + std::string(name) + " " + std::to_string(ns) +
+                    (flag.empty() ? "" : " " + std::string(flag)));
   }
   void OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t, uint32_t) override {
-    lines.push_back("I " + std::to_string(t.tid) + " " + std::string(name) + " " +
-                    std::to_string(ns));
+    lines.push_back("I " + std::to_string(t.tid) + " " + std::string(name) + " " + std::to_string(ns));
   }
   void OnCounter(Track t, std::string_view name, uint64_t ns, int64_t v) override {
-    lines.push_back("C " + std::to_string(t.tid) + " " + std::string(name) + " " +
-                    std::to_string(ns) + " " + std::to_string(v));
+    lines.push_back("C " + std::to_string(t.tid) + " " + std::string(name) + " " + std::to_string(ns) + " " +
+                    std::to_string(v));
   }
-  void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t,
-                   uint32_t, bool enclosed) override {
-    lines.push_back(std::string(start ? "p> " : "p< ") + std::to_string(t.tid) + " " +
-                    std::string(name) + " " + std::to_string(id) + " " + std::to_string(ns) +
-                    (enclosed ? " in" : " out"));
+  void OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t, uint32_t,
+                   bool enclosed) override {
+    lines.push_back(std::string(start ? "p> " : "p< ") + std::to_string(t.tid) + " " + std::string(name) + " " +
+                    std::to_string(id) + " " + std::to_string(ns) + (enclosed ? " in" : " out"));
   }
   void OnFlow(Track t, bool start, uint64_t id, uint64_t ns) override {
-    lines.push_back(std::string(start ? "s " : "f ") + std::to_string(t.tid) + " " +
-                    std::to_string(id) + " " + std::to_string(ns));
+    lines.push_back(std::string(start ? "s " : "f ") + std::to_string(t.tid) + " " + std::to_string(id) + " " +
+                    std::to_string(ns));
   }
   void OnMetadata(std::string_view k, int64_t v) override {
     lines.push_back("M " + std::string(k) + " " + std::to_string(v));
@@ -102,16 +99,11 @@ TEST(Normalizer, FlowPointOutsideASliceTakesOneNanosecond) {
   n.OnFlowPoint(t, false, 3, "recv", 200, 0, 0, false);
   n.OnFlowPoint(t, false, 4, "lost", 300, 0, 0, false);  // no start: the point stays, no arrow
   n.Finish();
-  const std::vector<std::string> want = {"P 1 ",
-                                         "T 2 ",
-                                         "p> 2  3 100 out",
-                                         "I 2 same time 101",
-                                         "p< 2 recv 3 200 out",
-                                         "p< 2 lost 0 300 out"};
+  const std::vector<std::string> want = {
+      "P 1 ", "T 2 ", "p> 2  3 100 out", "I 2 same time 101", "p< 2 recv 3 200 out", "p< 2 lost 0 300 out"};
   ASSERT_GE(rec.lines.size(), want.size());
   EXPECT_TRUE(Has(rec.lines, "M flow_ends_without_start 1"));
-  EXPECT_EQ(std::vector<std::string>(rec.lines.begin(), rec.lines.begin() + long(want.size())),
-            want);
+  EXPECT_EQ(std::vector<std::string>(rec.lines.begin(), rec.lines.begin() + long(want.size())), want);
 }
 
 TEST(JsonWriter, NormalizedOutputParsesWithExactValues) {

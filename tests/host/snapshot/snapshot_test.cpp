@@ -115,25 +115,19 @@ TEST(Snapshot, ParseUnsigned) {
 class BadSnapshot : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("mabutrace_snap_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("mabutrace_snap_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    Write("snapshot.ini",
-          "[snapshot]\nversion=1.0\n[device_list]\ndevice0=ete.ini\n[trace]\nmetadata=trace.ini\n");
-    Write("ete.ini",
-          "[device]\nname=ETE_0\nclass=trace_source\ntype=ETE\n[regs]\nTRCIDR0=0x28000EA1\n");
-    Write(
-        "trace.ini",
-        "[trace_buffers]\nbuffers=buffer0\n[buffer0]\nname=ETB_0\nfile=t.bin\nformat=source_data\n"
-        "[source_buffers]\nETE_0=ETB_0\n");
+    Write("snapshot.ini", "[snapshot]\nversion=1.0\n[device_list]\ndevice0=ete.ini\n[trace]\nmetadata=trace.ini\n");
+    Write("ete.ini", "[device]\nname=ETE_0\nclass=trace_source\ntype=ETE\n[regs]\nTRCIDR0=0x28000EA1\n");
+    Write("trace.ini",
+          "[trace_buffers]\nbuffers=buffer0\n[buffer0]\nname=ETB_0\nfile=t.bin\nformat=source_data\n"
+          "[source_buffers]\nETE_0=ETB_0\n");
     Write("t.bin", "x");
   }
   void TearDown() override { fs::remove_all(dir_); }
-  void Write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-  }
+  void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
   // Expects ReadSnapshot to fail naming `file` and `key`.
   void ExpectError(const std::string& file, const std::string& key) {
     try {
@@ -181,8 +175,7 @@ TEST_F(BadSnapshot, DeviceWithoutName) {
 }
 
 TEST_F(BadSnapshot, UnknownBufferFormat) {
-  Write("trace.ini",
-        "[trace_buffers]\nbuffers=buffer0\n[buffer0]\nname=ETB_0\nfile=t.bin\nformat=zip\n");
+  Write("trace.ini", "[trace_buffers]\nbuffers=buffer0\n[buffer0]\nname=ETB_0\nfile=t.bin\nformat=zip\n");
   ExpectError("trace.ini", "[buffer0] format");
 }
 
@@ -206,8 +199,7 @@ TEST_F(BadSnapshot, DumpWithoutAddress) {
 }
 
 TEST_F(BadSnapshot, DumpLongerThanItsFile) {
-  Write("ete.ini",
-        "[device]\nname=cpu\nclass=core\n[dump1]\nfile=t.bin\naddress=0x1000\nlength=0x10\n");
+  Write("ete.ini", "[device]\nname=cpu\nclass=core\n[dump1]\nfile=t.bin\naddress=0x1000\nlength=0x10\n");
   ss::Snapshot s = ss::ReadSnapshot(dir_);
   try {
     ss::ReadDump(s.devices[0].dumps[0]);

@@ -45,8 +45,7 @@ TEST(StmListing, AnyErrorTextStaysValidJson) {
   const std::string line = PacketLine(p, ListingFormat::kJsonl);
   EXPECT_EQ(line.find('\n'), std::string::npos) << line;  // one line per packet
   const auto j = nlohmann::json::parse(line);
-  EXPECT_EQ(j["error"],
-            "offset 7: \"quoted\" \\ tab\t nl\n ctl\x01 bad utf8 \xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(j["error"], "offset 7: \"quoted\" \\ tab\t nl\n ctl\x01 bad utf8 \xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_EQ(j["err_type"], StpTypeBaseName(StpType::kD8));
 }
 
@@ -116,8 +115,7 @@ TEST(StmListing, ListCaptureWritesALinePerPacketOrMessage) {
   EXPECT_EQ(messages[0]["channel"], 2);
   ListingResult r;
   std::string err;
-  EXPECT_FALSE(ListCapture(path + ".missing", {}, ListingLevel::kPackets, ListingFormat::kJsonl,
-                           stdout, &r, &err));
+  EXPECT_FALSE(ListCapture(path + ".missing", {}, ListingLevel::kPackets, ListingFormat::kJsonl, stdout, &r, &err));
   EXPECT_NE(err.find("stm_listing.stp.missing"), std::string::npos) << err;
 }
 

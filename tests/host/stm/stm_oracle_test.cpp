@@ -43,8 +43,7 @@ struct OracleMsg {
 // GCC warnings under sanitizers):
 //   Idx:N; ID:xx; [0x.. 0x.. ];\tNAME:description
 //   Idx:N; ID:xx; OCSD_GEN_TRC_ELEM_SWTRACE( (Ma:0x41; Ch:0x00) 0x10000000; +Mrk )
-void ParsePpl(const fs::path& p, std::vector<OraclePacket>* pkts, std::vector<OracleMsg>* msgs,
-              bool* fatal) {
+void ParsePpl(const fs::path& p, std::vector<OraclePacket>* pkts, std::vector<OracleMsg>* msgs, bool* fatal) {
   std::ifstream f(p);
   ASSERT_TRUE(f) << p;
   std::string line;
@@ -66,10 +65,8 @@ void ParsePpl(const fs::path& p, std::vector<OraclePacket>* pkts, std::vector<Or
     } else if (sw != std::string::npos) {
       OracleMsg om{};
       om.offset = idx;
-      const size_t ma = line.find("Ma:0x", sw), ch = line.find("Ch:0x", sw),
-                   rp = line.find(')', ch);
-      ASSERT_TRUE(ma != std::string::npos && ch != std::string::npos && rp != std::string::npos)
-          << line;
+      const size_t ma = line.find("Ma:0x", sw), ch = line.find("Ch:0x", sw), rp = line.find(')', ch);
+      ASSERT_TRUE(ma != std::string::npos && ch != std::string::npos && rp != std::string::npos) << line;
       const std::string mas = line.substr(ma + 5, line.find(';', ma) - ma - 5);
       const std::string chs = line.substr(ch + 5, rp - ch - 5);
       om.id_valid = mas.find('?') == std::string::npos;
@@ -156,9 +153,8 @@ TEST_P(StmOracle, PacketsAndMessagesMatchOpenCsd) {
     }
     if (!ok) {
       ++bad;
-      ADD_FAILURE() << "packet " << i << ": got Idx:" << g.offset << " " << name << " ["
-                    << Hex(g.raw) << "] want Idx:" << w.offset << " " << w.type << " ["
-                    << Hex(w.raw) << "]";
+      ADD_FAILURE() << "packet " << i << ": got Idx:" << g.offset << " " << name << " [" << Hex(g.raw)
+                    << "] want Idx:" << w.offset << " " << w.type << " [" << Hex(w.raw) << "]";
     }
   }
   EXPECT_EQ(c.msgs.size(), want_m.size());
@@ -172,16 +168,15 @@ TEST_P(StmOracle, PacketsAndMessagesMatchOpenCsd) {
     if (w.id_valid) ok = ok && g.master == w.master && g.channel == w.channel;
     if (!ok) {
       ++bad;
-      ADD_FAILURE() << "message " << i << " at Idx:" << w.offset << ": got Idx:" << g.offset
-                    << " ma " << g.master << " ch " << g.channel << " data " << g.data << " mrk "
-                    << g.marker << " ts " << g.has_ts << ":" << g.timestamp;
+      ADD_FAILURE() << "message " << i << " at Idx:" << w.offset << ": got Idx:" << g.offset << " ma " << g.master
+                    << " ch " << g.channel << " data " << g.data << " mrk " << g.marker << " ts " << g.has_ts << ":"
+                    << g.timestamp;
     }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Captures, StmOracle,
-                         ::testing::Values("stm_only", "stm_only-2", "stm_only-juno",
-                                           "stm-issue-27"),
+                         ::testing::Values("stm_only", "stm_only-2", "stm_only-juno", "stm-issue-27"),
                          [](const auto& info) {
                            std::string s = info.param;
                            for (char& ch : s)

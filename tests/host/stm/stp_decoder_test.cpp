@@ -26,8 +26,7 @@ struct Collect final : StpPacketSink, StmMessageSink {
 Collect Decode(const std::vector<uint8_t>& b, size_t block = 16) {
   Collect c;
   StpDecoder d(&c);
-  for (size_t at = 0; at < b.size(); at += block)
-    d.Push(at, b.data() + at, std::min(block, b.size() - at));
+  for (size_t at = 0; at < b.size(); at += block) d.Push(at, b.data() + at, std::min(block, b.size() - at));
   d.Finish();
   return c;
 }
@@ -79,9 +78,8 @@ TEST(StpDecoder, AllDataVariantsAndIds) {
   e.Trigger(0x42);
   e.Freq(19200000);
   auto c = Decode(e.Bytes());
-  std::vector<std::string> want{"ASYNC", "VERSION", "M8",     "C8",   "D4",  "D8MTS", "D16TS",
-                                "D32M",  "D64MTS",  "D4MTS",  "D4TS", "D4M", "C16",   "M16",
-                                "D8",    "FLAG",    "FLAGTS", "TRIG", "FREQ"};
+  std::vector<std::string> want{"ASYNC", "VERSION", "M8",  "C8",  "D4", "D8MTS", "D16TS",  "D32M", "D64MTS", "D4MTS",
+                                "D4TS",  "D4M",     "C16", "M16", "D8", "FLAG",  "FLAGTS", "TRIG", "FREQ"};
   auto names = Names(c);
   if (names.size() == want.size() + 1) names.pop_back();  // padding NULL
   ASSERT_EQ(names, want);

@@ -91,12 +91,12 @@ std::string Sample(bool big) {
   t.bytes += "T1";
   b.Record(uint8_t(fmt::Kind::kThread), t.bytes);
   b.Record(200, "unknown kind, skipped");
-  b.Record(uint8_t(fmt::Kind::kEvents),
-           b.Events(7, 1234, 100,
-                    {MakeHeader(0, RecordType::kScopeBegin, 1), 0x1000,
-                     MakeHeader(5, RecordType::kCounter, 1) | mabutrace::kHasColor, 0x2000,
-                     uint64_t(int64_t{-5}), 0xABCDEF, MakeHeader(0, RecordType::kTimeBase, 0), 2100,
-                     MakeHeader(1, RecordType::kScopeEnd, 2)}));
+  b.Record(
+      uint8_t(fmt::Kind::kEvents),
+      b.Events(7, 1234, 100,
+               {MakeHeader(0, RecordType::kScopeBegin, 1), 0x1000,
+                MakeHeader(5, RecordType::kCounter, 1) | mabutrace::kHasColor, 0x2000, uint64_t(int64_t{-5}), 0xABCDEF,
+                MakeHeader(0, RecordType::kTimeBase, 0), 2100, MakeHeader(1, RecordType::kScopeEnd, 2)}));
   Builder l(big);
   l.N(11, 8);
   l.N(3, 8);
@@ -182,17 +182,13 @@ TEST(StreamDecoder, DamagedRecordIsSkippedOthersKept) {
   Builder b;
   b.Header();
   b.Record(uint8_t(fmt::Kind::kString), b.Str(0x10, "n"));
-  b.Record(uint8_t(fmt::Kind::kEvents),
-           b.Events(1, 1, 100, {MakeHeader(1, RecordType::kInstant, 0), 0x10}));
+  b.Record(uint8_t(fmt::Kind::kEvents), b.Events(1, 1, 100, {MakeHeader(1, RecordType::kInstant, 0), 0x10}));
   const size_t bad = b.bytes.size();
   b.Record(uint8_t(fmt::Kind::kEvents),
            b.Events(1, 1, 100, {MakeHeader(2, RecordType::kInstant, 0), 0x10, uint64_t{15} << 40}));
-  b.Record(uint8_t(fmt::Kind::kEvents),
-           b.Events(1, 1, 100, {MakeHeader(3, RecordType::kInstant, 0), 0x99}));
-  b.Record(uint8_t(fmt::Kind::kEvents),
-           b.Events(1, 1, 100, {MakeHeader(4, RecordType::kInstant, 0), 0x10}));
-  b.Record(uint8_t(fmt::Kind::kEvents),
-           b.Events(1, 1, 100, {MakeHeader(5, RecordType::kInstant, 0), 0x99}));
+  b.Record(uint8_t(fmt::Kind::kEvents), b.Events(1, 1, 100, {MakeHeader(3, RecordType::kInstant, 0), 0x99}));
+  b.Record(uint8_t(fmt::Kind::kEvents), b.Events(1, 1, 100, {MakeHeader(4, RecordType::kInstant, 0), 0x10}));
+  b.Record(uint8_t(fmt::Kind::kEvents), b.Events(1, 1, 100, {MakeHeader(5, RecordType::kInstant, 0), 0x99}));
   const Decoded d = Decode(b.bytes);
   ASSERT_TRUE(d.status.ok) << d.status.message;
   ASSERT_EQ(d.events.size(), 5u);  // 1, 2 (before the bad word), 3 (unknown name), 4, 5
@@ -260,18 +256,10 @@ TEST(StreamDecoder, RandomMutationsNeverCrash) {
     for (int e = 0; e < edits; ++e) {
       const size_t at = rng() % m.size();
       switch (rng() % 4) {
-        case 0:
-          m[at] = char(rng());
-          break;
-        case 1:
-          m[at] ^= char(1u << (rng() % 8));
-          break;
-        case 2:
-          m.erase(at, 1 + rng() % 8);
-          break;
-        case 3:
-          m.insert(at, 1 + rng() % 8, char(rng()));
-          break;
+        case 0: m[at] = char(rng()); break;
+        case 1: m[at] ^= char(1u << (rng() % 8)); break;
+        case 2: m.erase(at, 1 + rng() % 8); break;
+        case 3: m.insert(at, 1 + rng() % 8, char(rng())); break;
       }
       if (m.empty()) m = "M";
     }

@@ -18,9 +18,8 @@ void Capture(const uint8_t* data, size_t len) {
 Decoded Decode(const std::string& bytes, size_t piece) {
   Decoded d;
   mabutrace::host::StreamDecoder dec([&](const mabutrace::host::Event& e) {
-    d.events.push_back(Ev{e.type, e.ticks, e.ns, e.cpu, e.tid, e.thread_key,
-                          std::string(e.thread_name), std::string(e.name), e.name_known, e.value,
-                          e.link, e.flow, e.color});
+    d.events.push_back(Ev{e.type, e.ticks, e.ns, e.cpu, e.tid, e.thread_key, std::string(e.thread_name),
+                          std::string(e.name), e.name_known, e.value, e.link, e.flow, e.color});
   });
   if (piece == 0) piece = bytes.size() ? bytes.size() : 1;
   for (size_t at = 0; at < bytes.size() && d.status.ok; at += piece) {

@@ -23,16 +23,12 @@ TEST(EtmConfigCli, DecodeConfigrJson) {
 
 TEST(EtmConfigCli, DecodeVictlrJson) {
   ExpectFields(RunCliJson("etm-config --decode TRCVICTLR=0x006F0201 --format json"),
-               {{"EXLEVEL_NS_EL0", 0},
-                {"EXLEVEL_NS_EL1", 1},
-                {"EXLEVEL_S_EL0", 1},
-                {"EVENT_SEL", 1},
-                {"SSSTATUS", 1}});
+               {{"EXLEVEL_NS_EL0", 0}, {"EXLEVEL_NS_EL1", 1}, {"EXLEVEL_S_EL0", 1}, {"EVENT_SEL", 1}, {"SSSTATUS", 1}});
 }
 
 TEST(EtmConfigCli, ConfigFileAndFlags) {
-  auto j = RunCliJson(std::string("etm-config --config '") + MABUTRACE_EXAMPLES_DIR +
-                      "/ns-el0-process.toml' --format json");
+  auto j =
+      RunCliJson(std::string("etm-config --config '") + MABUTRACE_EXAMPLES_DIR + "/ns-el0-process.toml' --format json");
   EXPECT_EQ(j["registers"]["TRCCONFIGR"]["value"], "0x000018c1");
   EXPECT_EQ(j["registers"]["TRCVICTLR"]["value"], "0x006f0201");
   j = RunCliJson(
@@ -46,8 +42,8 @@ TEST(EtmConfigCli, ConfigFileAndFlags) {
                  MABUTRACE_EXAMPLES_DIR + "/ns-el0-process.toml'");
   EXPECT_EQ(j["registers"]["TRCACVR1"]["value"], "0x00008fff");
   const std::string text = RunCliOut("etm-config --el el0");
-  for (const char* part : {"Sequence: enable", "TSB CSYNC",
-                           "static inline void mbt_ete_disable(void)", "Context save/restore list"})
+  for (const char* part :
+       {"Sequence: enable", "TSB CSYNC", "static inline void mbt_ete_disable(void)", "Context save/restore list"})
     EXPECT_NE(text.find(part), std::string::npos) << part;
 }
 

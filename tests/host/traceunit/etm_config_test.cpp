@@ -79,8 +79,7 @@ TEST(EtmDecode, TrcviiectlrIncludeExcludeBits) {  // §9 claim 10c
   EXPECT_EQ(Field(Decode("TRCVIIECTLR", 0x00010000), "EXCLUDE"), 1u);
   EXPECT_EQ(Field(Decode("TRCVIIECTLR", 0x00010000), "INCLUDE"), 0u);
   EXPECT_EQ(Field(Decode("TRCVIIECTLR", 0x00000001), "INCLUDE"), 1u);
-  EXPECT_NE(Decode("TRCVIIECTLR", 0x00010000).summary.find("exclude ARC0 (TRCACVR0..TRCACVR1)"),
-            std::string::npos);
+  EXPECT_NE(Decode("TRCVIIECTLR", 0x00010000).summary.find("exclude ARC0 (TRCACVR0..TRCACVR1)"), std::string::npos);
 }
 
 TEST(EtmDecode, SyncPeriodAndIdRegisters) {  // §8.2
@@ -261,8 +260,7 @@ TEST(EtmCompute, ImpossibleConfigsAreErrors) {
 
 // ---- Sequences (§8.3) ------------------------------------------------------------------
 
-size_t IndexOf(const Sequence& s, Step::Kind k, const std::string& reg = "",
-               uint64_t value = ~uint64_t{0}) {
+size_t IndexOf(const Sequence& s, Step::Kind k, const std::string& reg = "", uint64_t value = ~uint64_t{0}) {
   for (size_t i = 0; i < s.steps.size(); ++i)
     if (s.steps[i].kind == k && (reg.empty() || s.steps[i].reg == reg) &&
         (value == ~uint64_t{0} || s.steps[i].value == value))
@@ -303,16 +301,13 @@ TEST(EtmSequences, OrderFollowsTheArchitecture) {
   EXPECT_LT(restore, IndexOf(dis, Step::Kind::kClearBits, "TRBLIMITR_EL1"));  // source before sink
 
   const Sequence& save = p.sequences[2];
-  EXPECT_LT(IndexOf(save, Step::Kind::kWrite, "OSLAR_EL1", 1),
-            IndexOf(save, Step::Kind::kSave, "TRCPRGCTLR"));
+  EXPECT_LT(IndexOf(save, Step::Kind::kWrite, "OSLAR_EL1", 1), IndexOf(save, Step::Kind::kSave, "TRCPRGCTLR"));
   const Sequence& rest = p.sequences[3];
-  EXPECT_LT(IndexOf(rest, Step::Kind::kWriteSaved, "TRCCONFIGR"),
-            IndexOf(rest, Step::Kind::kWriteSaved, "TRCPRGCTLR"));
-  EXPECT_LT(IndexOf(rest, Step::Kind::kWriteSaved, "TRCPRGCTLR"),
-            IndexOf(rest, Step::Kind::kWrite, "OSLAR_EL1", 0));
+  EXPECT_LT(IndexOf(rest, Step::Kind::kWriteSaved, "TRCCONFIGR"), IndexOf(rest, Step::Kind::kWriteSaved, "TRCPRGCTLR"));
+  EXPECT_LT(IndexOf(rest, Step::Kind::kWriteSaved, "TRCPRGCTLR"), IndexOf(rest, Step::Kind::kWrite, "OSLAR_EL1", 0));
   // The save list covers the seed's list and what the seed forgot.
-  for (const char* r : {"TRCPRGCTLR", "TRCCONFIGR", "TRCEVENTCTL0R", "TRCVICTLR", "TRCVIIECTLR",
-                        "TRCSYNCPR", "TRCTRACEIDR"})
+  for (const char* r :
+       {"TRCPRGCTLR", "TRCCONFIGR", "TRCEVENTCTL0R", "TRCVICTLR", "TRCVIIECTLR", "TRCSYNCPR", "TRCTRACEIDR"})
     EXPECT_NE(std::find(p.context.begin(), p.context.end(), r), p.context.end()) << r;
 }
 

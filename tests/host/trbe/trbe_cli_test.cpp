@@ -31,25 +31,16 @@ std::vector<uint8_t> ReadBytes(const std::string& path) {
 
 TEST(TrbeCli, StatusJson) {
   const auto j = RunCliJson("trbe status 0x520002 --format json");
-  ExpectFields(j, {{"IRQ", 1},
-                   {"TRG", 0},
-                   {"WRAP", 1},
-                   {"EA", 0},
-                   {"S", 1},
-                   {"EC", 0},
-                   {"MSS", 2},
-                   {"BSC", 2}});
+  ExpectFields(j, {{"IRQ", 1}, {"TRG", 0}, {"WRAP", 1}, {"EA", 0}, {"S", 1}, {"EC", 0}, {"MSS", 2}, {"BSC", 2}});
   EXPECT_FALSE(j.contains("FSC"));
   EXPECT_EQ(j["summary"], "collection stopped: trigger event; wrapped; IRQ pending");
 }
 
 TEST(TrbeCli, StatusFaultJsonAndLimitr) {
-  const auto fault =
-      RunCliJson("trbe status 0x94420021 --format json");  // EC=0x25, IRQ, S, FSC alignment
+  const auto fault = RunCliJson("trbe status 0x94420021 --format json");  // EC=0x25, IRQ, S, FSC alignment
   ExpectFields(fault, {{"EC", 0x25}, {"FSC", 0x21}});
   EXPECT_FALSE(fault.contains("BSC"));
-  ExpectFields(RunCliJson("trbe status 0x80001019 --reg TRBLIMITR_EL1 --format json"),
-               {{"TM", 3}, {"E", 1}});
+  ExpectFields(RunCliJson("trbe status 0x80001019 --reg TRBLIMITR_EL1 --format json"), {{"TM", 3}, {"E", 1}});
   EXPECT_NE(RunCliOut("trbe status 0x520001").find("buffer full"), std::string::npos);
 }
 
@@ -69,16 +60,14 @@ TEST(TrbeCli, LinearizeWrapped) {
   dump[2011] = 0x80;
   WriteBytes(Temp("dump.bin"), dump);
   const std::string base = "--base 0x80000000 --ptr 0x80000400 ";
-  Result r =
-      RunCli("trbe linearize " + Temp("dump.bin") + " " + base + "--wrapped -o " + Temp("out.bin"));
+  Result r = RunCli("trbe linearize " + Temp("dump.bin") + " " + base + "--wrapped -o " + Temp("out.bin"));
   ASSERT_EQ(r.code, 0);
   std::vector<uint8_t> expect(dump.begin() + 0x400, dump.end());
   expect.insert(expect.end(), dump.begin(), dump.begin() + 0x400);
   EXPECT_EQ(ReadBytes(Temp("out.bin")), expect);
 
   // --trbsr with WRAP set and --head drop.
-  r = RunCli("trbe linearize " + Temp("dump.bin") + " " + base +
-             "--trbsr 0x100000 --head drop -o " + Temp("out2.bin"));
+  r = RunCli("trbe linearize " + Temp("dump.bin") + " " + base + "--trbsr 0x100000 --head drop -o " + Temp("out2.bin"));
   ASSERT_EQ(r.code, 0);
   const auto dropped = ReadBytes(Temp("out2.bin"));
   EXPECT_EQ(dropped, std::vector<uint8_t>(expect.begin() + (2000 - 0x400), expect.end()));
@@ -92,15 +81,10 @@ TEST(TrbeCli, LinearizeWrapped) {
 TEST(TrbeCli, LinearizeBadInput) {
   WriteBytes(Temp("small.bin"), std::vector<uint8_t>(100, 1));
   // Limit says 4096 bytes, the dump has 100: bad input.
-  EXPECT_EQ(RunCli("trbe linearize " + Temp("small.bin") + " --base 0 --limit 4096 --ptr 10 -o " +
-                   Temp("x.bin"))
-                .code,
+  EXPECT_EQ(RunCli("trbe linearize " + Temp("small.bin") + " --base 0 --limit 4096 --ptr 10 -o " + Temp("x.bin")).code,
             1);
-  EXPECT_EQ(RunCli("trbe linearize /nonexistent/dump --base 0 --ptr 0 -o " + Temp("x.bin")).code,
-            1);
-  EXPECT_EQ(
-      RunCli("trbe linearize " + Temp("small.bin") + " --base zz --ptr 0 -o " + Temp("x.bin")).code,
-      2);
+  EXPECT_EQ(RunCli("trbe linearize /nonexistent/dump --base 0 --ptr 0 -o " + Temp("x.bin")).code, 1);
+  EXPECT_EQ(RunCli("trbe linearize " + Temp("small.bin") + " --base zz --ptr 0 -o " + Temp("x.bin")).code, 2);
   EXPECT_EQ(RunCli("trbe linearize " + Temp("small.bin") + " --ptr 0 -o " + Temp("x.bin")).code,
             2);  // --base missing
 }
@@ -108,8 +92,7 @@ TEST(TrbeCli, LinearizeBadInput) {
 TEST(TrbeCli, SimulateJsonOverACapture) {
   const std::string cap = std::string(MABUTRACE_ETE_SNAPSHOTS) + "/001-ack_test/session1.bin";
   MABUTRACE_NEEDS_SHARED(cap);
-  const auto j = RunCliJson("trbe simulate '" + cap +
-                            "' --mode fill --trigger-mode stop --size 8K --format json");
+  const auto j = RunCliJson("trbe simulate '" + cap + "' --mode fill --trigger-mode stop --size 8K --format json");
   EXPECT_EQ(j["final"]["TRBPTR_EL1"], "0x80000000");
   EXPECT_EQ(j["final"]["IRQ"], 1);
   EXPECT_EQ(j["final"]["status"]["BSC"], 1);
@@ -138,14 +121,14 @@ TEST(TrbeCli, SimulateLinearizeEtePackets) {
   auto stream = capture;
   stream.insert(stream.end(), capture.begin(), capture.end());
   WriteBytes(Temp("stream.bin"), stream);
-  Result r = RunCli("trbe simulate " + Temp("stream.bin") +
-                    " --size 20480 --format json --memory-out " + Temp("mem.bin"));
+  Result r =
+      RunCli("trbe simulate " + Temp("stream.bin") + " --size 20480 --format json --memory-out " + Temp("mem.bin"));
   ASSERT_EQ(r.code, 0);
   const auto sim = nlohmann::json::parse(r.out);
   const std::string ptr = sim["final"]["TRBPTR_EL1"], sr = sim["final"]["TRBSR_EL1"];
   EXPECT_EQ(ptr, "0x80002e50");  // 2 x 16168 = 32336 bytes; 32336 % 20480 = 0x2e50
-  r = RunCli("trbe linearize " + Temp("mem.bin") + " --base 0x80000000 --ptr " + ptr + " --trbsr " +
-             sr + " --head pad -o " + Temp("lin.bin"));
+  r = RunCli("trbe linearize " + Temp("mem.bin") + " --base 0x80000000 --ptr " + ptr + " --trbsr " + sr +
+             " --head pad -o " + Temp("lin.bin"));
   ASSERT_EQ(r.code, 0);
   auto packets = [](const std::string& out) {
     std::vector<nlohmann::json> v;
@@ -153,16 +136,14 @@ TEST(TrbeCli, SimulateLinearizeEtePackets) {
     bool synced = false;
     while (pos < out.size()) {
       const size_t nl = out.find('\n', pos);
-      const std::string line =
-          out.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+      const std::string line = out.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
       pos = nl == std::string::npos ? out.size() : nl + 1;
       if (line.empty()) continue;
       auto j = nlohmann::json::parse(line);
       const std::string kind = j.value("type", std::string()) + j.value("ocsd", std::string());
       if (!synced && kind.find("ASYNC") == std::string::npos) continue;
       synced = true;
-      for (const char* k : {"offset", "stream_offset", "index", "source"})
-        j.erase(k);  // position, not content
+      for (const char* k : {"offset", "stream_offset", "index", "source"}) j.erase(k);  // position, not content
       v.push_back(std::move(j));
     }
     return v;

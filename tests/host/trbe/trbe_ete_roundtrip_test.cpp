@@ -45,8 +45,7 @@ ete::EteConfig ConfigFromIni(const std::string& path) {
   while (std::getline(f, line)) {
     const auto eq = line.find('=');
     if (eq == std::string::npos || line.rfind("TRC", 0) != 0) continue;  // [regs] entries only
-    regs[line.substr(0, eq)] =
-        static_cast<uint32_t>(std::strtoul(line.c_str() + eq + 1, nullptr, 0));
+    regs[line.substr(0, eq)] = static_cast<uint32_t>(std::strtoul(line.c_str() + eq + 1, nullptr, 0));
   }
   ete::EteConfig c;
   auto get = [&](const char* k, uint32_t* dst) {
@@ -75,9 +74,8 @@ struct Pkt {
   // packet has them; the processor keeps stale values otherwise), plus the
   // persistent address and timestamp.
   bool SameFields(const Pkt& o) const {
-    return addr == o.addr && timestamp == o.timestamp && cc_valid == o.cc_valid &&
-           (!cc_valid || cycles == o.cycles) && commit_valid == o.commit_valid &&
-           (!commit_valid || commit == o.commit) && atom_count == o.atom_count &&
+    return addr == o.addr && timestamp == o.timestamp && cc_valid == o.cc_valid && (!cc_valid || cycles == o.cycles) &&
+           commit_valid == o.commit_valid && (!commit_valid || commit == o.commit) && atom_count == o.atom_count &&
            (atom_count == 0 || atoms == o.atoms);
   }
 };
@@ -87,10 +85,9 @@ std::vector<Pkt> Packets(const ete::EteConfig& cfg, const std::vector<uint8_t>& 
   ete::EtePacketProcessor proc(
       cfg,
       [](void* ctx, const ete::EtePacket& p) {
-        static_cast<std::vector<Pkt>*>(ctx)->push_back(
-            {p.type, p.index, std::vector<uint8_t>(p.raw, p.raw + p.size), p.addr.value,
-             p.timestamp, p.atom_bits, p.cycle_count, p.commit, p.cc_valid, p.commit_valid,
-             p.atom_count});
+        static_cast<std::vector<Pkt>*>(ctx)->push_back({p.type, p.index, std::vector<uint8_t>(p.raw, p.raw + p.size),
+                                                        p.addr.value, p.timestamp, p.atom_bits, p.cycle_count, p.commit,
+                                                        p.cc_valid, p.commit_valid, p.atom_count});
       },
       &out);
   proc.Push(0, bytes.data(), bytes.size());
@@ -172,10 +169,10 @@ TEST_P(EteRoundTrip, WindowDecodesLikeTheTail) {
       ASSERT_TRUE(kept[i].SameBytes(original[i]) && (!reset || kept[i].SameFields(original[i])))
           << "packet " << i << " differs (head policy " << static_cast<int>(head) << "): type "
           << static_cast<int>(kept[i].type) << "/" << static_cast<int>(original[i].type) << " size "
-          << kept[i].raw.size() << "/" << original[i].raw.size() << " addr " << kept[i].addr << "/"
-          << original[i].addr << " ts " << kept[i].timestamp << "/" << original[i].timestamp
-          << " atoms " << kept[i].atoms << "/" << original[i].atoms << " cc " << kept[i].cycles
-          << "/" << original[i].cycles << " commit " << kept[i].commit << "/" << original[i].commit;
+          << kept[i].raw.size() << "/" << original[i].raw.size() << " addr " << kept[i].addr << "/" << original[i].addr
+          << " ts " << kept[i].timestamp << "/" << original[i].timestamp << " atoms " << kept[i].atoms << "/"
+          << original[i].atoms << " cc " << kept[i].cycles << "/" << original[i].cycles << " commit " << kept[i].commit
+          << "/" << original[i].commit;
     }
     EXPECT_TRUE(reset) << "no Trace Info after the A-Sync";
     // Before the A-Sync the decoder is unsynchronised: nothing but not-sync
@@ -188,8 +185,8 @@ TEST_P(EteRoundTrip, WindowDecodesLikeTheTail) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Snapshots, EteRoundTrip,
-                         ::testing::Values("001-ack_test", "tme_test", "texit-poe2",
-                                           "maxspec78_commopt0", "trace_file_cid_vmid"),
+                         ::testing::Values("001-ack_test", "tme_test", "texit-poe2", "maxspec78_commopt0",
+                                           "trace_file_cid_vmid"),
                          [](const auto& info) {
                            std::string s = info.param;
                            for (char& c : s)

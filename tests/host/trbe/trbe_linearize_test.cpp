@@ -168,8 +168,7 @@ TEST(TrbeLinearize, SummarySaysWhatHappenedToTheHead) {
   d[1311] = 0x81;  // no A-Sync left
   o.strip_padding = false;
   ASSERT_TRUE(Linearize(d, o, &r, &err)) << err;
-  EXPECT_NE(LinearizeSummary(r, o.head).find("no A-Sync in the buffer: not decodable"),
-            std::string::npos);
+  EXPECT_NE(LinearizeSummary(r, o.head).find("no A-Sync in the buffer: not decodable"), std::string::npos);
 }
 
 TEST(TrbeLinearize, HeadPolicyNames) {

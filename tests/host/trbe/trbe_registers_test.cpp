@@ -14,8 +14,7 @@ using namespace mabutrace::trbe;
 using mt_json::ExpectFields;
 
 TEST(TrbeRegisters, LimitrFieldPositions) {  // §1.2
-  const Limitr l =
-      Limitr::Decode(0x0000000081234000ull | 0x40 | 0x20 | (0b01 << 3) | (0b11 << 1) | 1);
+  const Limitr l = Limitr::Decode(0x0000000081234000ull | 0x40 | 0x20 | (0b01 << 3) | (0b11 << 1) | 1);
   EXPECT_EQ(l.limit, 0x81234000u);
   EXPECT_TRUE(l.xe);
   EXPECT_TRUE(l.nvm);
@@ -73,8 +72,8 @@ TEST(TrbeRegisters, StatusFieldPositions) {  // §1.4
   EXPECT_EQ(full.ec, kEcOther);
   EXPECT_EQ(full.bsc(), kBscFilled);
   // Round trip of every defined bit.
-  const uint64_t defined = (uint64_t{0xFFFFFF} << 32) | (uint64_t{0x3F} << 26) |
-                           (uint64_t{0xF} << 20) | (uint64_t{3} << 17) | 0xFFFF;
+  const uint64_t defined =
+      (uint64_t{0xFFFFFF} << 32) | (uint64_t{0x3F} << 26) | (uint64_t{0xF} << 20) | (uint64_t{3} << 17) | 0xFFFF;
   EXPECT_EQ(Status::Decode(defined).Encode(), defined);
   EXPECT_EQ(Status::Decode(~uint64_t{0}).Encode(), defined);  // RES0 63:56, 25:24, 19, 16 dropped
 }
@@ -95,12 +94,10 @@ TEST(TrbeRegisters, IdrAndMar) {  // §1.5, §1.6
 }
 
 TEST(TrbeRegisters, ExplainSummaryInWords) {  // R-G3, issue example
-  const Explanation e =
-      Explain(Reg::kTrbsrEl1, (1u << 22) | (1u << 20) | (1u << 17) | kBscTriggered);
+  const Explanation e = Explain(Reg::kTrbsrEl1, (1u << 22) | (1u << 20) | (1u << 17) | kBscTriggered);
   EXPECT_EQ(e.summary, "collection stopped: trigger event; wrapped; IRQ pending");
   EXPECT_TRUE(e.warnings.empty());
-  const Explanation f =
-      Explain(Reg::kTrbsrEl1, (uint64_t{0x24} << 26) | (1u << 22) | (1u << 17) | 0x21);
+  const Explanation f = Explain(Reg::kTrbsrEl1, (uint64_t{0x24} << 26) | (1u << 22) | (1u << 17) | 0x21);
   EXPECT_EQ(f.summary, "collection stopped: stage 1 data abort, alignment fault; IRQ pending");
   const Explanation g = Explain(Reg::kTrbsrEl1, 0);
   EXPECT_EQ(g.summary, "collecting (not stopped)");

@@ -54,8 +54,8 @@ std::vector<uint8_t> ReadCapture(const std::string& rel) {
 
 // Runs `stream` through the model in `fm` with a buffer of `size` bytes and
 // returns the buffer memory; *ptr / *status get the final registers.
-std::vector<uint8_t> Capture(const std::vector<uint8_t>& stream, FillMode fm, uint64_t size,
-                             uint64_t* ptr, Status* status) {
+std::vector<uint8_t> Capture(const std::vector<uint8_t>& stream, FillMode fm, uint64_t size, uint64_t* ptr,
+                             Status* status) {
   FlatMemory mem(kBase, size, 0xA5);
   TraceBufferUnit tbu(&mem);
   Limitr l;
@@ -108,8 +108,7 @@ TEST_P(RoundTrip, CircularWrapThenLinearize) {
   ASSERT_TRUE(Linearize(dump, o, &pad, &err)) << err;
   ASSERT_EQ(pad.bytes.size(), size);
   for (uint64_t i = 0; i < size - n; ++i) ASSERT_EQ(pad.bytes[i], kEteIgnoreByte) << "offset " << i;
-  EXPECT_TRUE(std::equal(pad.bytes.begin() + static_cast<long>(size - n), pad.bytes.end(),
-                         capture.begin()));
+  EXPECT_TRUE(std::equal(pad.bytes.begin() + static_cast<long>(size - n), pad.bytes.end(), capture.begin()));
 
   o.strip_padding = true;
   LinearizeResult stripped;
@@ -153,8 +152,7 @@ TEST_P(RoundTrip, NoWrapIsTheWholeCapture) {  // §2 WRAP=0
 
 INSTANTIATE_TEST_SUITE_P(Snapshots, RoundTrip,
                          ::testing::Values("001-ack_test/session1.bin", "tme_test/session1.bin",
-                                           "texit-poe2/session1.bin",
-                                           "maxspec78_commopt0/session1.bin",
+                                           "texit-poe2/session1.bin", "maxspec78_commopt0/session1.bin",
                                            "trace_file_cid_vmid/session1.bin"),
                          [](const auto& info) {
                            std::string s = info.param;

@@ -35,8 +35,7 @@ std::atomic<uint32_t> g_mail[kTasks];
 
 const std::set<std::string>& KnownNames() {
   static const std::set<std::string> names = [] {
-    std::set<std::string> s = {"iter", "inner",    "tick",     "link",
-                               "isr",  "isr tick", "flow_out", "flow_in"};
+    std::set<std::string> s = {"iter", "inner", "tick", "link", "isr", "isr tick", "flow_out", "flow_in"};
     for (const char* n : kCounters) s.insert(n);
     for (const char* n : kIsrCounters) s.insert(n);
     return s;

@@ -27,8 +27,7 @@ constexpr int kEach = 10;  // instants per task
 // Task names t0, t1, ... (static: the fake copies them, the trace does not
 // need them).
 const char* Name(int i) {
-  static const char* const kNames[] = {"t0", "t1", "t2", "t3",  "t4",  "t5", "t6",
-                                       "t7", "t8", "t9", "t10", "t11", "t12"};
+  static const char* const kNames[] = {"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9", "t10", "t11", "t12"};
   return kNames[i];
 }
 
@@ -60,8 +59,7 @@ TEST_F(FreeRtosTest, MoreTasksThanContextsAreDroppedAndCounted) {
   EXPECT_EQ(st.events_dropped, uint64_t(2 * kEach));
   EXPECT_EQ(t.Meta("events_dropped"), uint64_t(2 * kEach));
   // A task without a context cannot be named either.
-  Task late(Name(kMaxTasks + 2), 0,
-            [] { EXPECT_EQ(mabutrace_set_thread_name("late"), MABUTRACE_ERR_NO_MEMORY); });
+  Task late(Name(kMaxTasks + 2), 0, [] { EXPECT_EQ(mabutrace_set_thread_name("late"), MABUTRACE_ERR_NO_MEMORY); });
   late.WaitDone();
 }
 
@@ -105,8 +103,7 @@ TEST_F(FreeRtosTest, DeletedTaskChunkIsRecycled) {
   });
   filler.WaitDone();
   const mt_test::TraceInfo t = mt_test::ExportAndCheck();
-  EXPECT_TRUE(ft::TidsNamed(t, "short_lived").empty())
-      << "the deleted task's chunk was not released: never recycled";
+  EXPECT_TRUE(ft::TidsNamed(t, "short_lived").empty()) << "the deleted task's chunk was not released: never recycled";
   EXPECT_FALSE(ft::TidsNamed(t, "filler").empty());
 }
 
@@ -156,24 +153,21 @@ TEST_F(FreeRtosTest, DeletionCallbackNeverBlocksTheIdleTask) {
     c->cv->wait(lock, [c] { return *c->release; });
     return 0;
   };
-  Task exporter1("export1", 1,
-                 [&] { EXPECT_EQ(mabutrace_export_json(slow_write, &ctx), MABUTRACE_OK); });
+  Task exporter1("export1", 1, [&] { EXPECT_EQ(mabutrace_export_json(slow_write, &ctx), MABUTRACE_OK); });
   {
     std::unique_lock<std::mutex> lock(m);
     cv.wait(lock, [&] { return writing; });
   }
   // Export 2 waits for the export lock while holding the lifecycle lock.
   auto discard = [](void*, const char*, size_t) -> int { return 0; };
-  Task exporter2("export2", 1,
-                 [&] { EXPECT_EQ(mabutrace_export_json(discard, nullptr), MABUTRACE_OK); });
+  Task exporter2("export2", 1, [&] { EXPECT_EQ(mabutrace_export_json(discard, nullptr), MABUTRACE_OK); });
   while (fake::DelayCount(exporter2.handle()) < 2) std::this_thread::yield();  // it waits
 
   // Export 1 finishes once the idle task has waited a little for the lock.
   const TaskHandle_t idle = fake::IdleTask(0);
   const int idle_waits = fake::DelayCount(idle) + fake::YieldCount(idle);
   std::thread releaser([&] {
-    while (fake::DelayCount(idle) + fake::YieldCount(idle) < idle_waits + 3)
-      std::this_thread::yield();
+    while (fake::DelayCount(idle) + fake::YieldCount(idle) < idle_waits + 3) std::this_thread::yield();
     std::lock_guard<std::mutex> lock(m);
     release = true;
     cv.notify_all();

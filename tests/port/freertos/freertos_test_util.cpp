@@ -109,8 +109,7 @@ uint64_t TidOf(const mt_test::TraceInfo& t, const std::string& name) {
   return tids[0];
 }
 
-std::vector<json> Events(const mt_test::TraceInfo& t, uint64_t tid, const std::string& ph,
-                         const std::string& name) {
+std::vector<json> Events(const mt_test::TraceInfo& t, uint64_t tid, const std::string& ph, const std::string& name) {
   std::vector<json> out;
   for (const json& e : t.events) {
     if (e["tid"] == tid && e["ph"] == ph && (name.empty() || e["name"] == name)) out.push_back(e);
@@ -120,9 +119,7 @@ std::vector<json> Events(const mt_test::TraceInfo& t, uint64_t tid, const std::s
 
 namespace {
 std::string* g_stream = nullptr;
-void Capture(const uint8_t* data, size_t len) {
-  g_stream->append(reinterpret_cast<const char*>(data), len);
-}
+void Capture(const uint8_t* data, size_t len) { g_stream->append(reinterpret_cast<const char*>(data), len); }
 }  // namespace
 
 std::vector<StreamEvent> FlushAndDecode() {
@@ -134,8 +131,8 @@ std::vector<StreamEvent> FlushAndDecode() {
   g_stream = nullptr;
   std::vector<StreamEvent> out;
   mabutrace::host::StreamDecoder dec([&](const mabutrace::host::Event& e) {
-    out.push_back(StreamEvent{int(e.type), e.ticks, e.cpu, e.tid, e.in_isr,
-                              std::string(e.thread_name), std::string(e.name), e.value});
+    out.push_back(StreamEvent{int(e.type), e.ticks, e.cpu, e.tid, e.in_isr, std::string(e.thread_name),
+                              std::string(e.name), e.value});
   });
   mabutrace::host::Status st = dec.Feed(bytes);
   if (st.ok) st = dec.Finish();

@@ -24,8 +24,7 @@ struct CoreRun {
 
 // One core's scheduler: alternately runs virtual tasks A and B (each records
 // a scope while it runs), then the idle task.
-void RunCore(int core, const char* a_name, const char* b_name, const char* a_work,
-             const char* b_work, CoreRun* out) {
+void RunCore(int core, const char* a_name, const char* b_name, const char* a_work, const char* b_work, CoreRun* out) {
   fake::SetThreadCore(core);
   out->a = fake::CreateVirtualTask(a_name, core);
   out->b = fake::CreateVirtualTask(b_name, core);
@@ -76,8 +75,7 @@ TEST_F(FreeRtosTest, SwitchHooksDrawOneSlicePerTaskRunOnEachCore) {
   // Export while the tasks exist: the slice names are their TCBs' names.
   const mt_test::TraceInfo t = mt_test::ExportAndCheck();
   ASSERT_TRUE(t.ok);
-  EXPECT_TRUE(ft::TidsNamed(t, "ISR cpu0").empty())
-      << "hooks run from the tick ISR stay on CPU tracks";
+  EXPECT_TRUE(ft::TidsNamed(t, "ISR cpu0").empty()) << "hooks run from the tick ISR stay on CPU tracks";
   EXPECT_TRUE(ft::TidsNamed(t, "ISR cpu1").empty());
   for (int core = 0; core < 2; ++core) {
     const std::string c = std::to_string(core);

@@ -50,12 +50,11 @@ TEST_F(FreeRtosTest, HttpServerLifecycle) {
   // esp_http_server routes nothing: every URI reaches the service.
   EXPECT_NE(c.uri_match_fn, nullptr);
   EXPECT_EQ(fake::HttpRoutes(), (std::vector<std::string>{"GET *", "HEAD *"}));
-  EXPECT_EQ(
-      fake::HttpErrorHandlers(),
-      (std::vector<httpd_err_code_t>{
-          HTTPD_500_INTERNAL_SERVER_ERROR, HTTPD_501_METHOD_NOT_IMPLEMENTED,
-          HTTPD_505_VERSION_NOT_SUPPORTED, HTTPD_400_BAD_REQUEST, HTTPD_405_METHOD_NOT_ALLOWED,
-          HTTPD_408_REQ_TIMEOUT, HTTPD_414_URI_TOO_LONG, HTTPD_431_REQ_HDR_FIELDS_TOO_LARGE}));
+  EXPECT_EQ(fake::HttpErrorHandlers(),
+            (std::vector<httpd_err_code_t>{HTTPD_500_INTERNAL_SERVER_ERROR, HTTPD_501_METHOD_NOT_IMPLEMENTED,
+                                           HTTPD_505_VERSION_NOT_SUPPORTED, HTTPD_400_BAD_REQUEST,
+                                           HTTPD_405_METHOD_NOT_ALLOWED, HTTPD_408_REQ_TIMEOUT, HTTPD_414_URI_TOO_LONG,
+                                           HTTPD_431_REQ_HDR_FIELDS_TOO_LARGE}));
 
   EXPECT_EQ(mabutrace_start_server(8080), MABUTRACE_ERR_ALREADY_RUNNING);
   EXPECT_EQ(mabutrace_start_server_on("0.0.0.0", 8081), MABUTRACE_ERR_ALREADY_RUNNING);
@@ -94,8 +93,7 @@ TEST_F(FreeRtosTest, HttpRoutesServeThePageAndTheTrace) {
   EXPECT_FALSE(page.chunked);
   EXPECT_EQ(page.body, std::string(mabutrace::http::kCapturePage));
   EXPECT_EQ(page.headers.at("Referrer-Policy"), "no-referrer");
-  EXPECT_NE(page.headers.at("Content-Security-Policy").find("default-src 'none'"),
-            std::string::npos);
+  EXPECT_NE(page.headers.at("Content-Security-Policy").find("default-src 'none'"), std::string::npos);
 
   for (const char* uri : {"/trace", "/trace.json"}) {
     const fake::HttpResponse r = fake::HttpGet(uri);

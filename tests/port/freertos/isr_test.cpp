@@ -18,8 +18,7 @@ using json = nlohmann::json;
 constexpr int kIrqs = 300;
 
 // An interrupt source: `n` interrupts on `core`, each recording.
-void Interrupts(int core, int n, const char* tick_name, const char* scope_name,
-                const char* counter_name) {
+void Interrupts(int core, int n, const char* tick_name, const char* scope_name, const char* counter_name) {
   for (int i = 0; i < n; ++i) {
     fake::IsrScope isr(core);
     TRACE_SCOPE(scope_name);
@@ -184,8 +183,7 @@ TEST_F(FreeRtosTest, NestedInterruptsKeepEveryRecordWhole) {
   for (const ft::StreamEvent& e : ft::FlushAndDecode()) {
     if (e.thread_name != "ISR cpu0") continue;
     ++isr_records;
-    ASSERT_GE(e.ticks, last_ticks)
-        << "record " << isr_records << " (" << e.name << ") goes back in time";
+    ASSERT_GE(e.ticks, last_ticks) << "record " << isr_records << " (" << e.name << ") goes back in time";
     last_ticks = e.ticks;
   }
   EXPECT_EQ(isr_records, size_t(3 * kOuter + 3 * nested + 1));  // begin, counter, end each

@@ -237,8 +237,7 @@ TEST_F(FreeRtosTest, ClockIsTheEspTimerInMicroseconds) {
   t.WaitDone();
   const mt_test::TraceInfo tr = mt_test::ExportAndCheck();
   const uint64_t tid = ft::TidOf(tr, "sleeper");
-  const std::vector<json> a = ft::Events(tr, tid, "i", "before"),
-                          b = ft::Events(tr, tid, "i", "after");
+  const std::vector<json> a = ft::Events(tr, tid, "i", "before"), b = ft::Events(tr, tid, "i", "after");
   ASSERT_EQ(a.size(), 1u);
   ASSERT_EQ(b.size(), 1u);
   const uint64_t ns = mt_test::TsNs(b[0]) - mt_test::TsNs(a[0]);
