@@ -72,7 +72,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   State s;
   s.limit = size;
-  mabutrace::ete_decode::EteElementDecoder dec(cfg, &image, &OnElement, &s, &OnError, /*cache_log2=*/6);
+  mabutrace::ete_decode::EteElementDecoder dec(cfg, &image, &OnElement, &s, &OnError,
+                                               /*cache_log2=*/6);
   s.dec = &dec;
   mabutrace::ete::EtePacketProcessor proc(cfg, &OnPacket, &s, nullptr, mabutrace::ete::ErrorPolicy::kOpenCsd);
   proc.Push(0, data + 1, size - 1);

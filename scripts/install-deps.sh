@@ -5,7 +5,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake pkg-config git clang-format
   googletest libgtest-dev libbenchmark-dev
   libcpp-httplib-dev nlohmann-json3-dev libcli11-dev
   protobuf-compiler socat

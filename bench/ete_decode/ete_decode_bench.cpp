@@ -150,7 +150,8 @@ int main(int argc, char** argv) {
   const double ours_mbs = mb / t_ours, ocsd_mbs = mb / t_ocsd;
   if (a.json) {
     std::printf(
-        "{\"capture\":\"%s\",\"input_bytes\":%zu,\"chunk\":%zu,\"repeat\":%d,\"opencsd_version\":\"%s\","
+        "{\"capture\":\"%s\",\"input_bytes\":%zu,\"chunk\":%zu,\"repeat\":%d,\"opencsd_version\":"
+        "\"%s\","
         "\"mabutrace\":{\"seconds\":%.6f,\"mb_per_s\":%.2f,\"elements\":%" PRIu64 ",\"ranges\":%" PRIu64
         ",\"instructions\":%" PRIu64
         "},"

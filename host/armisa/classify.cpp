@@ -230,7 +230,8 @@ constexpr Rule kT32Rules[] = {
     {0xFFF0FFC0, 0xF850F000, kIbr, kNone, Target::kNone, 0},
     // F5.1 BXJ T1: 111100111100 Rm 10(0)0 (1)(1)(1)(1) (0)...
     {0xFFF0D000, 0xF3C08000, kIbr, kNone, Target::kNone, 0},
-    // F5.1 SUBS PC, LR, #imm8 T5 (ERET is SUBS PC, LR, #0): 111100111101 (1)(1)(1)(0) 10(0)0 (1)(1)(1)(1) imm8
+    // F5.1 SUBS PC, LR, #imm8 T5 (ERET is SUBS PC, LR, #0): 111100111101 (1)(1)(1)(0) 10(0)0
+    // (1)(1)(1)(1) imm8
     {0xFFF0D000, 0xF3D08000, kIbr, kNone, Target::kNone, 0},
     // F5.1 ISB T1: 111100111011 (1)(1)(1)(1) 10(0)0 (1)(1)(1)(1) 0110 option
     {0xFFFFFFF0, 0xF3BF8F60, kIsb, kNone, Target::kNone, 0},

@@ -110,13 +110,14 @@ const char* ElemTypeOcsdName(ElemType type);
 const char* ElemTypeName(ElemType type);
 
 // Appends the OpenCSD 1.8.0 lister text of the element, e.g.
-//   OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x69538:[0x6953c] num_i(1) last_sz(4) (ISA=A64) E BR  )
+//   OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x69538:[0x6953c] num_i(1) last_sz(4) (ISA=A64) E BR )
 // (no "Idx:..; ID:..; " prefix, no newline).
 void FormatElementOcsd(const EteElement& e, std::string* out);
 // The lister's whole line: "Idx:21; ID:1; " + FormatElementOcsd (no newline).
 void FormatElementLine(const EteElement& e, std::string* out);
-// Appends one JSON object (no newline): {"source":..,"trace_id":..,"offset":..,"elem":"instr_range",...}
-// with addresses as "0x..." strings.
+// Appends one JSON object (no newline):
+// {"source":..,"trace_id":..,"offset":..,"elem":"instr_range",...} with addresses as "0x..."
+// strings.
 void FormatElementJson(const EteElement& e, std::string_view source, std::string* out);
 
 }  // namespace mabutrace::ete_decode

@@ -29,7 +29,8 @@ EteElementDecoder::EteElementDecoder(const ete::EteConfig& config, const armisa:
     : out_(config.trace_id(), on_element, ctx),
       ctx_(ctx),
       on_error_(on_error),
-      queue_(config.max_spec(), ((config.trcidr0 >> 30) & 1) == 0),  // TRCIDR0.COMMTRANS = 0: TSTART is P0
+      queue_(config.max_spec(),
+             ((config.trcidr0 >> 30) & 1) == 0),  // TRCIDR0.COMMTRANS = 0: TSTART is P0
       walker_(image, FollowOptionsOf(config), (config.trcconfigr >> 12) & 1 /* TRCCONFIGR.RS */, &out_, cache_log2),
       // OpenCSD: TS markers gate timestamps when ETE >= 1.1 and TRCIDR0.TSMARK (bit 23).
       ts_marker_mode_(config.full_version() >= 0x51 && ((config.trcidr0 >> 23) & 1)),

@@ -456,15 +456,7 @@ std::string ProgramToText(const Program& p) {
     t += r.info.name + " = " + Hex8(r.value) + "    [" + r.info.enc.AsmName();
     if (r.info.mmio_offset) t += ", MMIO +" + Hex(*r.info.mmio_offset);
     t += "]  " + r.why + "\n";
-    for (const auto& f : r.decoded.fields) {
-      char bits[16], line[80];
-      if (f.hi == f.lo)
-        std::snprintf(bits, sizeof bits, "[%u]", f.lo);
-      else
-        std::snprintf(bits, sizeof bits, "[%u:%u]", f.hi, f.lo);
-      std::snprintf(line, sizeof line, "    %-8s %-16s %-8s ", bits, f.name.c_str(), Hex(f.value).c_str());
-      t += line + f.meaning + "\n";
-    }
+    for (const auto& f : r.decoded.fields) t += FieldToText(f, "    ", 8);
     t += "    => " + r.decoded.summary + "\n";
     for (const auto& w : r.decoded.warnings) t += "    warning: " + w + "\n";
   };

@@ -484,16 +484,21 @@ bool DecodeRegister(std::string_view name_in, uint64_t value, Decoded* out, std:
   return true;
 }
 
+std::string FieldToText(const FieldValue& f, const char* indent, int value_width) {
+  char bits[32], line[160];
+  if (f.hi == f.lo)
+    std::snprintf(bits, sizeof bits, "[%u]", f.lo);
+  else
+    std::snprintf(bits, sizeof bits, "[%u:%u]", f.hi, f.lo);
+  std::snprintf(line, sizeof line, "%s%-8s %-16s %-*s ", indent, bits, f.name.c_str(), value_width,
+                Hex(f.value).c_str());
+  return line + f.meaning + "\n";
+}
+
 std::string DecodedToText(const Decoded& d) {
   std::string s = d.reg + " = " + Hex(d.value) + "\n";
   for (const auto& f : d.fields) {
-    char bits[16], line[96];
-    if (f.hi == f.lo)
-      std::snprintf(bits, sizeof bits, "[%u]", f.lo);
-    else
-      std::snprintf(bits, sizeof bits, "[%u:%u]", f.hi, f.lo);
-    std::snprintf(line, sizeof line, "  %-8s %-16s %-10s ", bits, f.name.c_str(), Hex(f.value).c_str());
-    s += line + f.meaning + "\n";
+    s += FieldToText(f, "  ", 10);
   }
   s += "summary: " + d.summary + "\n";
   for (const auto& w : d.warnings) s += "warning: " + w + "\n";

@@ -61,6 +61,9 @@ std::vector<std::string> DecodableRegisters();
 bool DecodeRegister(std::string_view name, uint64_t value, Decoded* out, std::string* error);
 
 std::string DecodedToText(const Decoded& d);
+// One field as a text line: `indent`, "[hi:lo]" (or "[bit]"), the name, the
+// value in hex padded to `value_width`, the meaning, '\n'.
+std::string FieldToText(const FieldValue& f, const char* indent, int value_width);
 // {"register": "...", "value": "0x...", <FIELD>: <int>, ..., "summary": "...", "warnings": [...]}
 std::string DecodedToJson(const Decoded& d);
 

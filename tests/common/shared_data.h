@@ -9,7 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <initializer_list>
+#include <string>
+#include <system_error>
+#include <vector>
 
 // Skips the running test when `where` (a std::filesystem::path or string)
 // does not exist.
@@ -21,5 +26,27 @@
                    << " is missing: the shared captures (../shared beside the repository) " \
                       "are not in this clone";                                              \
   } while (0)
+
+namespace mabutrace_tests {
+
+// The capture folders directly under `root` that hold every file of `needed`
+// (paths relative to the folder), sorted by name; none when `root` is
+// missing. A parameterized oracle over them then instantiates nothing: mark
+// its suite GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST and let a count
+// test (MABUTRACE_NEEDS_SHARED first) say why.
+inline std::vector<std::string> SharedCaptures(const std::filesystem::path& root,
+                                               std::initializer_list<const char*> needed) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    bool complete = it->is_directory();
+    for (const char* file : needed) complete = complete && std::filesystem::exists(it->path() / file);
+    if (complete) names.push_back(it->path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace mabutrace_tests
 
 #endif  // MABUTRACE_TESTS_COMMON_SHARED_DATA_H

@@ -11,9 +11,11 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli_io.h"
 #include "command.h"
 #include "ete/ete_packet_text.h"
 #include "ete/ete_source.h"
@@ -67,17 +69,13 @@ void OnError(void* c, size_t source, uint64_t, const std::string& message) {
 
 // Streams `path` ('-' = stdin) through `dec` in 1 MiB chunks.
 bool Feed(const std::string& path, ete::BufferDecoder* dec) {
-  FILE* in = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (!in) {
-    std::fprintf(stderr, "%s: cannot open: %s\n", path.c_str(), std::strerror(errno));
-    return false;
-  }
+  std::optional<InputFile> in = InputFile::Open(path);
+  if (!in) return false;
   std::vector<uint8_t> chunk(1 << 20);
   size_t n;
-  while ((n = std::fread(chunk.data(), 1, chunk.size(), in)) > 0) dec->Push(chunk.data(), n);
-  bool ok = !std::ferror(in);
-  if (!ok) std::fprintf(stderr, "%s: read error\n", path.c_str());
-  if (in != stdin) std::fclose(in);
+  while ((n = std::fread(chunk.data(), 1, chunk.size(), in->get())) > 0) dec->Push(chunk.data(), n);
+  const bool ok = !std::ferror(in->get());
+  if (!ok) std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in->name().c_str(), std::strerror(errno));
   dec->Finish();
   return ok;
 }
@@ -106,13 +104,9 @@ int RunEtePackets(const EteOptions& opt) {
     std::fprintf(stderr, "ete packets: --format must be text or jsonl\n");
     return kExitUsage;
   }
-  if (opt.output != "-") {
-    out.f = std::fopen(opt.output.c_str(), "wb");
-    if (!out.f) {
-      std::fprintf(stderr, "%s: cannot create: %s\n", opt.output.c_str(), std::strerror(errno));
-      return kExitBadInput;
-    }
-  }
+  std::optional<OutputFile> file = OutputFile::Create(opt.output);
+  if (!file) return kExitBadInput;
+  out.f = file->get();
   int rc = kExitOk;
   try {
     std::error_code ec;
@@ -140,13 +134,11 @@ int RunEtePackets(const EteOptions& opt) {
       }
     } else {
       if (opt.input != "-" && !std::filesystem::exists(opt.input, ec)) {
-        std::fprintf(stderr, "%s: no such file or directory\n", opt.input.c_str());
-        if (out.f != stdout) std::fclose(out.f);
+        std::fprintf(stderr, "mabutrace: %s: no such file or directory\n", opt.input.c_str());
         return kExitBadInput;
       }
       if (opt.config.empty()) {
         std::fprintf(stderr, "%s: a raw trace file needs --config TRACE_UNIT.ini\n", opt.input.c_str());
-        if (out.f != stdout) std::fclose(out.f);
         return kExitUsage;
       }
       snapshot::Device dev = snapshot::ReadDeviceIni(opt.config);
@@ -159,7 +151,6 @@ int RunEtePackets(const EteOptions& opt) {
         fmt = snapshot::BufferFormat::kDstreamCoresight;
       else {
         std::fprintf(stderr, "ete packets: unknown --input-format %s\n", opt.input_format.c_str());
-        if (out.f != stdout) std::fclose(out.f);
         return kExitUsage;
       }
       std::vector<ete::SourceSpec> sources{{dev.name, ete::EteConfig::FromDevice(dev)}};
@@ -171,7 +162,7 @@ int RunEtePackets(const EteOptions& opt) {
     rc = kExitBadInput;
   }
   out.Flush();
-  if (out.f != stdout) std::fclose(out.f);
+  if (!file->Finish()) rc = kExitBadInput;
   if (rc == kExitOk && out.errors) rc = kExitBadInput;
   return rc;
 }

@@ -14,9 +14,11 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli_io.h"
 #include "command.h"
 #include "ete_decode/ete_decode_session.h"
 #include "ete_decode/ete_export.h"
@@ -113,13 +115,9 @@ int RunDecode(const DecodeOptions& opt) {
   if (!LoadOrReport(opt.input, &snap)) return kExitBadInput;
   DecodeOut out;
   out.jsonl = opt.format == "jsonl";
-  if (opt.output != "-") {
-    out.f = std::fopen(opt.output.c_str(), "wb");
-    if (!out.f) {
-      std::fprintf(stderr, "%s: cannot create: %s\n", opt.output.c_str(), std::strerror(errno));
-      return kExitBadInput;
-    }
-  }
+  std::optional<OutputFile> file = OutputFile::Create(opt.output);
+  if (!file) return kExitBadInput;
+  out.f = file->get();
   out.err.flush_first = out.f;
   bool any = false;
   bool ok = true;
@@ -146,10 +144,7 @@ int RunDecode(const DecodeOptions& opt) {
   }
   if (!any) std::fprintf(stderr, "%s: no ETE trace source named %s\n", opt.input.c_str(), opt.source.c_str());
   out.Flush();
-  if (out.f != stdout && std::fclose(out.f) != 0)
-    ok = false;
-  else if (out.f == stdout)
-    std::fflush(stdout);
+  if (!file->Finish()) ok = false;
   return (ok && any && !out.err.errors) ? kExitOk : kExitBadInput;
 }
 
@@ -171,33 +166,16 @@ int RunExport(const ExportOptions& opt) {
   }
   ete_decode::LoadedSnapshot snap;
   if (!LoadOrReport(opt.input, &snap)) return kExitBadInput;
-  FILE* f = opt.output == "-" ? stdout : std::fopen(opt.output.c_str(), "wb");
-  if (!f) {
-    std::fprintf(stderr, "%s: cannot create: %s\n", opt.output.c_str(), std::strerror(errno));
-    return kExitBadInput;
-  }
-  bool write_ok = true;
-  auto writer = MakeWriter(*fmt, [f, &write_ok](const char* data, size_t n) {
-    if (std::fwrite(data, 1, n, f) != n) write_ok = false;
-    return write_ok;
-  });
+  std::optional<OutputFile> file = OutputFile::Create(opt.output);
+  if (!file) return kExitBadInput;
+  auto writer = MakeWriter(*fmt, file->Writer());
   if (!writer) {
     std::fprintf(stderr, "ete export: writer not available\n");
-    if (f != stdout) std::fclose(f);
     return kExitUsage;
   }
   ErrorSink err;
   const ete_decode::ExportSummary s = ete_decode::ExportTimeline(snap, opt.input, writer.get(), &OnExportError, &err);
-  if (!s.write_ok) write_ok = false;
-  if (f != stdout) {
-    if (std::fclose(f) != 0) write_ok = false;
-  } else {
-    std::fflush(stdout);
-  }
-  if (!write_ok) {
-    std::fprintf(stderr, "%s: write error\n", opt.output.c_str());
-    return kExitBadInput;
-  }
+  if (!file->Finish() || !s.write_ok) return kExitBadInput;
   std::fprintf(stderr, "%s: %llu range slices, time base %s\n", opt.output.c_str(),
                static_cast<unsigned long long>(s.range_slices), ete_decode::TimeBaseName(s.base));
   return (s.read_ok && !s.decode_errors) ? kExitOk : kExitBadInput;

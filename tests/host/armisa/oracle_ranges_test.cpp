@@ -25,6 +25,7 @@
 #include "follower.h"
 #include "instr.h"
 #include "memory_image.h"
+#include "shared_data.h"
 
 namespace mabutrace::armisa {
 namespace {
@@ -113,7 +114,8 @@ std::vector<OracleRange> ReadRanges(const fs::path& ppl) {
     char isa[4] = {};
     int used = 0;
     if (std::sscanf(line.c_str() + at,
-                    "OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x%llx:[0x%llx] num_i(%u) last_sz(%u) (ISA=%3s) %*c %n",
+                    "OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x%llx:[0x%llx] num_i(%u) "
+                    "last_sz(%u) (ISA=%3s) %*c %n",
                     &s, &e, &r.num, &r.last_size, isa, &used) < 5 ||
         used == 0)
       continue;
@@ -199,13 +201,7 @@ TEST_P(OracleRanges, FirstP0MatchesOpenCsd) {
 }
 
 std::vector<std::string> Captures() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(kSnapshots)) {
-    if (fs::exists(entry.path() / "expected" / "opencsd-1.8.0-decode.ppl") && fs::exists(entry.path() / "cpu_0.ini"))
-      names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
+  return mabutrace_tests::SharedCaptures(kSnapshots, {"expected/opencsd-1.8.0-decode.ppl", "cpu_0.ini"});
 }
 
 INSTANTIATE_TEST_SUITE_P(EteSnapshots, OracleRanges, ::testing::ValuesIn(Captures()), [](const auto& info) {
@@ -214,6 +210,12 @@ INSTANTIATE_TEST_SUITE_P(EteSnapshots, OracleRanges, ::testing::ValuesIn(Capture
     if (!isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
 });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OracleRanges);  // a clone without the captures
+
+TEST(OracleRangesSet, CapturesPresent) {
+  MABUTRACE_NEEDS_SHARED(kSnapshots);
+  EXPECT_FALSE(Captures().empty());
+}
 
 }  // namespace
 }  // namespace mabutrace::armisa

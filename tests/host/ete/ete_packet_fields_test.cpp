@@ -43,8 +43,10 @@ std::string Dump(const EtePacket& p) {
   char b[512];
   const PacketContext& c = p.context;
   std::snprintf(b, sizeof b,
-                "type %d addr %llx/%u/%u/%d/%u match %u ctxt %d:%u/%d/%d/%d/%x/%x/%d%d%d atoms %x/%u ts %llx/%u "
-                "cc %u/%d commit %u/%d cancel %u tinfo %u/%u/%u/%u/%u/%d exc %u/%u q %u/%u/%d%d%d ite %u/%llx ev %u\n",
+                "type %d addr %llx/%u/%u/%d/%u match %u ctxt %d:%u/%d/%d/%d/%x/%x/%d%d%d atoms "
+                "%x/%u ts %llx/%u "
+                "cc %u/%d commit %u/%d cancel %u tinfo %u/%u/%u/%u/%u/%d exc %u/%u q %u/%u/%d%d%d "
+                "ite %u/%llx ev %u\n",
                 static_cast<int>(p.type), static_cast<unsigned long long>(p.addr.value), p.addr.valid_bits,
                 p.addr.pkt_bits, p.addr.is64, p.addr.isa, p.exact_match_idx, p.context_valid, c.el, c.sf, c.ns, c.nse,
                 c.vmid, c.context_id, c.updated, c.updated_vmid, c.updated_cid, p.atom_bits, p.atom_count,

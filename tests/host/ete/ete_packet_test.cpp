@@ -14,6 +14,7 @@
 #include "ete/ete_packet_text.h"
 #include "ete/ete_source.h"
 #include "ete/uleb128.h"
+#include "shared_data.h"
 
 namespace ete = mabutrace::ete;
 using ete::PacketType;
@@ -585,6 +586,7 @@ TEST(EtePackets, CorruptedCaptureResumesAtNextAsync) {
   // reported as not synchronised, and from the A-Sync on the packets equal
   // the clean decode.
   const auto dir = std::filesystem::path(MABUTRACE_SHARED_DIR) / "data/ete-snapshots/tme_test";
+  MABUTRACE_NEEDS_SHARED(dir);
   auto snap = mabutrace::snapshot::ReadSnapshot(dir);
   auto sources = ete::SnapshotSources(snap, snap.buffers[0]);
   auto data = mabutrace::snapshot::ReadBinaryFile(snap.buffers[0].file);
@@ -624,6 +626,7 @@ TEST(EtePackets, CorruptedCaptureResumesAtNextAsync) {
 
 TEST(EtePackets, TruncatedCaptureReportsTheOffset) {
   const auto dir = std::filesystem::path(MABUTRACE_SHARED_DIR) / "data/ete-snapshots/src_addr";
+  MABUTRACE_NEEDS_SHARED(dir);
   auto snap = mabutrace::snapshot::ReadSnapshot(dir);
   auto sources = ete::SnapshotSources(snap, snap.buffers[0]);
   auto data = mabutrace::snapshot::ReadBinaryFile(snap.buffers[0].file);
@@ -647,6 +650,7 @@ TEST(EtePackets, TruncatedCaptureReportsTheOffset) {
 
 TEST(EtePackets, AnyChunkingGivesTheSamePackets) {
   const auto root = std::filesystem::path(MABUTRACE_SHARED_DIR) / "data/ete-snapshots";
+  MABUTRACE_NEEDS_SHARED(root);
   for (const char* cap : {"maxspec78_commopt0", "q_elem", "trace_file_cid_vmid", "ete-ite-instr"}) {
     SCOPED_TRACE(cap);
     auto snap = mabutrace::snapshot::ReadSnapshot(root / cap);
@@ -736,6 +740,7 @@ void CheckStream(void* c, size_t, const ete::EtePacket& p) {
 
 TEST(EtePackets, StreamOffsetsTileEachSourceStream) {
   const auto root = std::filesystem::path(MABUTRACE_SHARED_DIR) / "data/ete-snapshots";
+  MABUTRACE_NEEDS_SHARED(root);
   for (const char* cap : {"infrastructure", "texit-poe2"}) {
     SCOPED_TRACE(cap);
     auto snap = mabutrace::snapshot::ReadSnapshot(root / cap);

@@ -86,16 +86,17 @@ TEST(ElementDecoder, SyncAtomsAndDirectBranches) {
   h.Sync();
   h.Addr(0x1000);
   h.Atoms("EEE");
-  EXPECT_EQ(
-      h.Take(),
-      (std::vector<std::string>{
-          "0 OCSD_GEN_TRC_ELEM_NO_SYNC( [init-decoder])",
-          "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
-          "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
-          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1000:[0x100c] num_i(3) last_sz(4) (ISA=A64) E BR  )",
-          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )",
-          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR A64:ret )",
-      }));
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{
+                          "0 OCSD_GEN_TRC_ELEM_NO_SYNC( [init-decoder])",
+                          "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
+                          "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
+                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1000:[0x100c] num_i(3) "
+                          "last_sz(4) (ISA=A64) E BR  )",
+                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) "
+                          "last_sz(4) (ISA=A64) E BR  b+link )",
+                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) "
+                          "last_sz(4) (ISA=A64) E iBR A64:ret )",
+                      }));
   // After the RET the next address comes from an address packet.
   h.Addr(0x1028);
   h.Atoms("N");
@@ -164,7 +165,8 @@ TEST(ElementDecoder, MissingMemoryGivesAddrNaccAndDecodingGoesOn) {
   ASSERT_EQ(got.size(), 5u);
   EXPECT_EQ(got[3], "5 OCSD_GEN_TRC_ELEM_ADDR_NACC( 0x2000; Memspace [0x2:EL1N] )");
   EXPECT_EQ(got[4],
-            "7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR "
+            "7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) "
+            "(ISA=A64) E iBR "
             "A64:ret )");
   EXPECT_EQ(h.dec.stats().nacc, 1u);
 }
@@ -179,13 +181,13 @@ TEST(ElementDecoder, ExceptionWalksToPreferredReturnAddress) {
   x.exception_addr_interp = 1;
   h.Send(x);
   h.Addr(0x1018);  // 6: PER
-  EXPECT_EQ(h.Take(),
-            (std::vector<std::string>{
-                "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
-                "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
-                "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x100c:[0x1018] num_i(3) last_sz(4) (ISA=A64) E --- )",
-                "5 OCSD_GEN_TRC_ELEM_EXCEPTION(pref ret addr:0x1018; excep num (0x0e) )",
-            }));
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{
+                          "2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
+                          "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
+                          "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x100c:[0x1018] num_i(3) "
+                          "last_sz(4) (ISA=A64) E --- )",
+                          "5 OCSD_GEN_TRC_ELEM_EXCEPTION(pref ret addr:0x1018; excep num (0x0e) )",
+                      }));
 }
 
 TEST(ElementDecoder, CommitWithNothingWaitingIsASequenceError) {
@@ -243,7 +245,8 @@ TEST(ElementDecoder, ReturnStackGivesTheReturnAddress) {
   const auto got = h.Take();
   ASSERT_EQ(got.size(), 6u);
   EXPECT_EQ(got[5],
-            "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1028:[0x1030] num_i(2) last_sz(4) (ISA=A64) N BR  "
+            "5 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1028:[0x1030] num_i(2) last_sz(4) "
+            "(ISA=A64) N BR  "
             " <cond>)");
 }
 
@@ -264,14 +267,13 @@ TEST(ElementDecoder, TimestampsCycleCountsEventsInOrder) {
   h.Send(ev);
   EXPECT_TRUE(h.Take().empty()) << "non-P0 elements wait for the next commit";
   h.Atoms("E");  // 9
-  EXPECT_EQ(
-      h.Take(),
-      (std::vector<std::string>{
-          "6 OCSD_GEN_TRC_ELEM_TIMESTAMP( [ TS=0x000000007406]; )",
-          "7 OCSD_GEN_TRC_ELEM_CYCLE_COUNT( [CC=22]; )",
-          "8 OCSD_GEN_TRC_ELEM_EVENT( Numbered:1; )",
-          "9 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) last_sz(4) (ISA=A64) E BR  b+link )",
-      }));
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{
+                          "6 OCSD_GEN_TRC_ELEM_TIMESTAMP( [ TS=0x000000007406]; )",
+                          "7 OCSD_GEN_TRC_ELEM_CYCLE_COUNT( [CC=22]; )",
+                          "8 OCSD_GEN_TRC_ELEM_EVENT( Numbered:1; )",
+                          "9 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) "
+                          "last_sz(4) (ISA=A64) E BR  b+link )",
+                      }));
 }
 
 TEST(ElementDecoder, QueueIsBoundedOnStreamsWithoutP0) {
@@ -302,8 +304,10 @@ TEST(ElementDecoder, JsonHasAddressesAsHexStrings) {
   std::string s;
   FormatElementJson(e, "ETE_0", &s);
   EXPECT_EQ(s,
-            "{\"source\":\"ETE_0\",\"trace_id\":1,\"offset\":21,\"elem\":\"instr_range\",\"start\":\"0xc1484\","
-            "\"end\":\"0xc1490\",\"num_instr\":3,\"isa\":\"A64\",\"last_instr_type\":\"iBR\",\"last_instr_subtype\":"
+            "{\"source\":\"ETE_0\",\"trace_id\":1,\"offset\":21,\"elem\":\"instr_range\",\"start\":"
+            "\"0xc1484\","
+            "\"end\":\"0xc1490\",\"num_instr\":3,\"isa\":\"A64\",\"last_instr_type\":\"iBR\","
+            "\"last_instr_subtype\":"
             "\"A64:ret\",\"last_instr_size\":4,\"last_instr_cond\":false,\"taken\":true}");
 }
 

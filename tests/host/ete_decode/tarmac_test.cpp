@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ete_decode/ete_decode_session.h"
+#include "shared_data.h"
 
 namespace mabutrace::ete_decode {
 namespace {
@@ -77,6 +78,7 @@ void OnElement(void* c, size_t, const EteElement& e) {
 void OnError(void*, size_t, uint64_t, const std::string&) {}
 
 TEST(Tarmac, AckTestScrAddressesMatchTheCore) {
+  MABUTRACE_NEEDS_SHARED(kDir / "test_TARMAC");
   const std::vector<TarmacInstr> tarmac = ReadTarmacWindow();
   ASSERT_GT(tarmac.size(), 1000u);
   LoadedSnapshot snap = LoadSnapshotForDecode(kDir);

@@ -20,6 +20,7 @@
 #include "ete_decode/ete_export.h"
 #include "json_writer.h"
 #include "perfetto_writer.h"
+#include "shared_data.h"
 
 namespace mabutrace::ete_decode {
 namespace {
@@ -61,6 +62,7 @@ struct JsonCase {
 class TimelineJson : public ::testing::TestWithParam<JsonCase> {};
 
 TEST_P(TimelineJson, ParsesAndDescribesTheExecution) {
+  MABUTRACE_NEEDS_SHARED(kSnapshots / GetParam().capture);
   std::string out;
   exporter::JsonWriter writer([&out](const char* d, size_t n) {
     out.append(d, n);
@@ -118,7 +120,8 @@ INSTANTIATE_TEST_SUITE_P(Captures, TimelineJson,
                          });
 
 TEST(TimelinePerfetto, DecodesWithProtoc) {
-  const fs::path proto_dir = kShared / "reference" / "perfetto";
+  MABUTRACE_NEEDS_SHARED(kSnapshots / "ts_marker");
+  const fs::path proto_dir = MABUTRACE_PERFETTO_PROTO_DIR;  // the official schema, or our subset
   if (std::system("protoc --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "protoc not installed";
   const fs::path out_file =
       fs::temp_directory_path() / ("ete_decode_timeline_" + std::to_string(::getpid()) + ".pftrace");
