@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <initializer_list>
 #include <string>
@@ -45,6 +46,14 @@ inline std::vector<std::string> SharedCaptures(const std::filesystem::path& root
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// A capture's name as a gtest parameter name ("texit-poe2" -> "texit_poe2"):
+// gtest accepts only letters, digits and '_'.
+inline std::string CaptureTestName(std::string capture) {
+  for (char& c : capture)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return capture;
 }
 
 }  // namespace mabutrace_tests

@@ -204,12 +204,8 @@ std::vector<std::string> Captures() {
   return mabutrace_tests::SharedCaptures(kSnapshots, {"expected/opencsd-1.8.0-decode.ppl", "cpu_0.ini"});
 }
 
-INSTANTIATE_TEST_SUITE_P(EteSnapshots, OracleRanges, ::testing::ValuesIn(Captures()), [](const auto& info) {
-  std::string n = info.param;
-  for (char& c : n)
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(EteSnapshots, OracleRanges, ::testing::ValuesIn(Captures()),
+                         [](const auto& info) { return mabutrace_tests::CaptureTestName(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OracleRanges);  // a clone without the captures
 
 TEST(OracleRangesSet, CapturesPresent) {

@@ -113,10 +113,7 @@ std::vector<std::string> Captures() {
 }
 
 std::string Name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string s = info.param;
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
+  return mabutrace_tests::CaptureTestName(info.param);
 }
 
 INSTANTIATE_TEST_SUITE_P(Captures, EteOracle, ::testing::ValuesIn(Captures()), Name);

@@ -112,12 +112,8 @@ TEST_P(OracleElements, MatchesOpenCsd) {
     EXPECT_TRUE(want.count(id)) << "extra elements for trace ID " << id << ": " << g.size();
 }
 
-INSTANTIATE_TEST_SUITE_P(Captures, OracleElements, ::testing::ValuesIn(Captures()), [](const auto& info) {
-  std::string n = info.param;
-  for (char& c : n)
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(Captures, OracleElements, ::testing::ValuesIn(Captures()),
+                         [](const auto& info) { return mabutrace_tests::CaptureTestName(info.param); });
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OracleElements);  // a clone without the captures
 

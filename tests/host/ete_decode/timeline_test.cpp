@@ -112,12 +112,7 @@ INSTANTIATE_TEST_SUITE_P(Captures, TimelineJson,
                          ::testing::Values(JsonCase{"001-ack_test", "element_order"},
                                            JsonCase{"ts_marker", "timestamp"},
                                            JsonCase{"maxspec0_commopt1", "cycle_count"}),
-                         [](const auto& info) {
-                           std::string n = info.param.capture;
-                           for (char& c : n)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+                         [](const auto& info) { return mabutrace_tests::CaptureTestName(info.param.capture); });
 
 TEST(TimelinePerfetto, DecodesWithProtoc) {
   MABUTRACE_NEEDS_SHARED(kSnapshots / "ts_marker");

@@ -187,11 +187,6 @@ TEST_P(EteRoundTrip, WindowDecodesLikeTheTail) {
 INSTANTIATE_TEST_SUITE_P(Snapshots, EteRoundTrip,
                          ::testing::Values("001-ack_test", "tme_test", "texit-poe2", "maxspec78_commopt0",
                                            "trace_file_cid_vmid"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (char& c : s)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return s;
-                         });
+                         [](const auto& info) { return mabutrace_tests::CaptureTestName(info.param); });
 
 }  // namespace

@@ -155,11 +155,8 @@ INSTANTIATE_TEST_SUITE_P(Snapshots, RoundTrip,
                                            "texit-poe2/session1.bin", "maxspec78_commopt0/session1.bin",
                                            "trace_file_cid_vmid/session1.bin"),
                          [](const auto& info) {
-                           std::string s = info.param;
-                           s = s.substr(0, s.find('/'));
-                           for (char& c : s)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return s;
+                           const std::string s = info.param;
+                           return mabutrace_tests::CaptureTestName(s.substr(0, s.find('/')));
                          });
 
 }  // namespace
