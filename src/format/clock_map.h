@@ -41,25 +41,28 @@ struct ClockSync {
 #define MABUTRACE_CLOCK_SAMPLES 1
 // `ticks` on the line through a and b (b later than a), as CLOCK_MONOTONIC
 // ns; with b unusable (not later), on the line through a with slope
-// 1e9 / hz. Saturates at 0 and UINT64_MAX.
+// 1e9 / hz. Rounds toward earlier times on both sides of a (floor), so the
+// map stays monotonic; saturates at 0 and UINT64_MAX.
+//
+// Any inputs are defined (decoders feed it samples read from untrusted
+// bytes): |ticks - a.ticks| and the slope's numerator and denominator are
+// each below 2^64, so their product plus a denominator fits an unsigned
+// 128-bit integer.
 inline uint64_t LineNs(const ClockSync& a, const ClockSync& b, uint64_t hz, uint64_t ticks) {
-  __int128 dt = __int128(ticks) - __int128(a.ticks);
-  __int128 ns;
+  using u128 = unsigned __int128;
+  u128 num = 1000000000u;
+  u128 den = hz ? hz : 1;
   if (b.valid() && b.ticks > a.ticks && b.monotonic_ns >= a.monotonic_ns) {
-    const __int128 span_t = __int128(b.ticks - a.ticks);
-    const __int128 span_ns = __int128(b.monotonic_ns - a.monotonic_ns);
-    // Floor division for negative dt too, so the map stays monotonic.
-    __int128 q = dt * span_ns;
-    ns = q >= 0 ? q / span_t : -((-q + span_t - 1) / span_t);
-  } else {
-    const __int128 q = dt * 1000000000;
-    const __int128 h = __int128(hz ? hz : 1);
-    ns = q >= 0 ? q / h : -((-q + h - 1) / h);
+    num = b.monotonic_ns - a.monotonic_ns;
+    den = b.ticks - a.ticks;
   }
-  ns += __int128(a.monotonic_ns);
-  if (ns < 0) return 0;
-  if (ns > __int128(UINT64_MAX)) return UINT64_MAX;
-  return uint64_t(ns);
+  const u128 base = a.monotonic_ns;
+  if (ticks >= a.ticks) {
+    const u128 ns = base + u128(ticks - a.ticks) * num / den;
+    return ns > u128(UINT64_MAX) ? UINT64_MAX : uint64_t(ns);
+  }
+  const u128 back = (u128(a.ticks - ticks) * num + (den - 1)) / den;
+  return back >= base ? 0 : uint64_t(base - back);
 }
 
 // `ticks` as CLOCK_MONOTONIC ns on the piecewise-linear map through

@@ -157,4 +157,27 @@ TEST(ClockMap, PiecewiseIsMonotonicAndExactAtSamples) {
   EXPECT_EQ(m.NsSinceOrigin(100), 0u);
 }
 
+// Samples come from untrusted bytes (stream headers, CLOCK records, dump
+// descriptors): the extremes of every field give exact, saturated results,
+// not 128-bit overflow (a fuzzer found dt * span overflowing a signed
+// __int128; UBSan in `make fuzz`/`make test-asan` reports it).
+TEST(ClockMap, ExtremeSamplesAreExactOrSaturate) {
+  using mabutrace::format::ClockSync;
+  using mabutrace::format::LineNs;
+  constexpr uint64_t kMax = UINT64_MAX;
+  // Slope (2^64 - 2) / (2^64 - 1) over 2^64 - 2 ticks: 1 + floor((M-1)^2 / M) = M - 1.
+  const ClockSync a{0, 1, 1}, b{kMax, kMax, kMax};
+  EXPECT_EQ(LineNs(a, b, 1, kMax - 1), kMax - 1);
+  EXPECT_EQ(LineNs(a, b, 1, kMax), kMax);
+  // Steep slope far past the last sample saturates high.
+  const ClockSync c{1, 1, 1}, d{2, kMax, kMax};
+  EXPECT_EQ(LineNs(c, d, 1, kMax), kMax);
+  // Far before the sample, on the rate alone (hz 1: 1e9 ns a tick), saturates at 0.
+  const ClockSync e{kMax, kMax, kMax};
+  EXPECT_EQ(LineNs(e, ClockSync{}, 1, 0), 0u);
+  EXPECT_EQ(LineNs(e, ClockSync{}, 1, kMax - 1), kMax - 1000000000u);
+  // hz 0 (a corrupt header) is treated as 1, not a division by zero.
+  EXPECT_EQ(LineNs(c, ClockSync{}, 0, 3), 1u + 2000000000u);
+}
+
 }  // namespace
