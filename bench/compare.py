@@ -3,6 +3,7 @@
 
     bench/compare.py [--bench PATH] [--repetitions N] [--min-time S]
                      [--filter REGEX] [--save FILE] [--json FILE] [--check]
+                     [--lttng]
 
 It runs the benchmark binary with --benchmark_format=json
 --benchmark_repetitions=N --benchmark_report_aggregates_only=true and, from
@@ -22,6 +23,14 @@ the medians, prints per benchmark and thread count:
 
 and the exporter's throughput in MB/s (10^6 bytes) of buffer and of JSON.
 
+With --lttng it runs mabutrace_lttng_bench (the same harness plus
+BM_LttngScope, bench/lttng/) inside a live LTTng-UST session that it
+creates and destroys (lttng-tools: `lttng create`, one user-space channel in
+overwrite mode with 4 x 256 KiB sub-buffers per CPU, like mabutrace's 1 MiB
+flight recorder, `enable-event mabutrace_bench:*`, `start`), prints the
+channel's discarded-event and lost-packet counts, and each LTTng figure
+against TRACE_SCOPE of the same run and thread count.
+
 Targets (from the issue) are checked and marked ok / MISS; --check makes the
 script exit 1 when one is missed. Uses the Python standard library only.
 """
@@ -29,8 +38,10 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -46,6 +57,8 @@ FLOOR_TARGETS = {
 }
 # benchmark -> max cpu ns/it with 2 threads / with 1 thread.
 SCALING_TARGETS = {"BM_TraceScope": 1.1, "BM_TraceFlow": 1.15}
+# (peer benchmark, ours) -> min cpu ns/it of the peer / of ours.
+PEER_TARGETS = {("BM_LttngScope", "BM_TraceScope"): 4.0}
 EXPORT_TARGET_MBPS = 100.0
 # Wall time per thread this much above CPU time: the run shared the CPUs.
 BUSY_RATIO = 1.15
@@ -53,9 +66,9 @@ BUSY_RATIO = 1.15
 TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
-def find_bench():
+def find_bench(binary="mabutrace_bench"):
     for build in ("build", "build-bench"):
-        p = os.path.join(ROOT, build, "bench", "mabutrace_bench")
+        p = os.path.join(ROOT, build, "bench", binary)
         if os.access(p, os.X_OK):
             return p
     return None
@@ -78,6 +91,39 @@ def run(args):
         with open(args.save, "wb") as f:
             f.write(out)
     return json.loads(out)
+
+
+def lttng(*argv):
+    """Runs one lttng command; its stdout."""
+    r = subprocess.run(["lttng"] + list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        sys.exit("lttng %s failed (%d):\n%s" % (" ".join(argv), r.returncode, r.stdout))
+    return r.stdout
+
+
+def run_in_lttng_session(args):
+    """run(args) inside a fresh LTTng-UST session; (result, channel stats)."""
+    if not shutil.which("lttng"):
+        sys.exit("--lttng: lttng not found (apt-get install lttng-tools liblttng-ust-dev)")
+    name = "mabutrace-bench-%d" % os.getpid()
+    out = tempfile.mkdtemp(prefix="mabutrace-lttng-")
+    lttng("create", name, "--output=" + out)
+    try:
+        lttng("enable-channel", "--userspace", "--session=" + name, "--overwrite", "--subbuf-size=256K",
+              "--num-subbuf=4", "bench")
+        lttng("enable-event", "--userspace", "--session=" + name, "--channel=bench", "mabutrace_bench:*")
+        lttng("start", name)
+        doc = run(args)
+        lttng("stop", name)
+        listing = lttng("list", name)
+    finally:
+        subprocess.run(["lttng", "destroy", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(out, ignore_errors=True)
+    stats = {}
+    for key in ("Discarded events", "Lost packets"):
+        m = re.search(key + r":\s*(\d+)", listing)
+        stats[key] = int(m.group(1)) if m else None
+    return doc, stats
 
 
 def medians(doc):
@@ -113,11 +159,23 @@ def main():
     ap.add_argument("--save", help="also write the raw JSON here")
     ap.add_argument("--json", help="read this result file instead of running")
     ap.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
+    ap.add_argument("--lttng", action="store_true",
+                    help="run mabutrace_lttng_bench inside a live LTTng-UST session (the peer side by side)")
     args = ap.parse_args()
 
+    channel = None
     if args.json:
         with open(args.json) as f:
             doc = json.load(f)
+    elif args.lttng:
+        if args.bench is None or os.path.basename(args.bench) == "mabutrace_bench":
+            args.bench = find_bench("mabutrace_lttng_bench")
+        if not args.bench:
+            sys.exit("mabutrace_lttng_bench not found: install liblttng-ust-dev, rebuild (make build), "
+                     "or pass --bench")
+        if args.filter is None:
+            args.filter = "^(BM_Floor|BM_TraceScope|BM_LttngScope)/"
+        doc, channel = run_in_lttng_session(args)
     else:
         if not args.bench:
             sys.exit("mabutrace_bench not found: build it (make build) or pass --bench")
@@ -194,6 +252,26 @@ def main():
         print("BM_ExportPerfetto: %.1f ms per export -> %.1f MB of .pftrace; buffer: %.0f MB/s "
               "of CPU time" % (ns(pf, "cpu_time") / 1e6, pf.get("json_bytes", 0) / 1e6,
                                pf.get("bytes_per_second", 0) / 1e6))
+
+    peers = [(p, o, t) for (p, o) in PEER_TARGETS for (n, t) in sorted(med) if n == p]
+    if peers:
+        print("\npeer side by side (same harness, same run; x = peer cpu ns/it / ours)")
+        if channel is not None:
+            counts = ", ".join("%s %d" % (k.lower(), v) for k, v in channel.items() if v is not None)
+            print("  LTTng channel (overwrite mode: new events replace the oldest, as in mabutrace's "
+                  "ring): %s" % (counts or "no statistics printed by lttng list"))
+        for (peer, ours, t) in peers:
+            o = med.get((ours, t))
+            if not o:
+                continue
+            x = ns(med[(peer, t)], "cpu_time") / ns(o, "cpu_time")
+            target = PEER_TARGETS[(peer, ours)]
+            print("  %-16s vs %-14s threads %d: %6.1f vs %6.1f ns  %.2fx  (target >= %.1fx %s)" % (
+                peer, ours, t, ns(med[(peer, t)], "cpu_time"), ns(o, "cpu_time"), x, target, mark(x >= target)))
+            if x < target:
+                missed.append("%s/threads:%d only %.2fx %s" % (peer, t, x, ours))
+    elif args.lttng:
+        missed.append("BM_LttngScope did not run (see its error above)")
 
     if busy:
         print("\nwarning: wall > %.2f x cpu for %s: those threads were descheduled (other load "

@@ -16,6 +16,10 @@
 //   BM_ExportJson     a full 16 MiB flight recorder exported as JSON into a
 //                     sink that only counts bytes; bytes/s are of the buffer.
 //   BM_ExportPerfetto the same as Perfetto protobuf.
+//   BM_LttngScope     (mabutrace_lttng_bench only) the peer: an LTTng-UST
+//                     begin + end tracepoint pair (bench/lttng/), recorded
+//                     by a live session that bench/compare.py --lttng
+//                     creates; skipped when no session enables them.
 //
 // The hot-path benchmarks run with 1 and 2 threads against a 1 MiB buffer
 // that is filled (wrapped) before they start: wrap-around, with its chunk
@@ -39,6 +43,10 @@
 #include <vector>
 
 #include "mabutrace/mabutrace.h"
+
+#if defined(MABUTRACE_BENCH_LTTNG)
+#include "mabutrace_bench_tp.h"
+#endif
 
 #ifndef MABUTRACE_BENCH_BUILD_TYPE
 #define MABUTRACE_BENCH_BUILD_TYPE "unknown"
@@ -201,6 +209,22 @@ void BM_TraceFlow(benchmark::State& state) {
   }
 }
 
+#if defined(MABUTRACE_BENCH_LTTNG)
+// The same loop as BM_TraceScope through LTTng-UST. A tracepoint that no
+// session enables costs one predicted branch: measuring that would flatter
+// the peer, so the benchmark refuses to run without a session.
+void BM_LttngScope(benchmark::State& state) {
+  if (!lttng_ust_tracepoint_enabled(mabutrace_bench, scope_begin)) {
+    state.SkipWithError("no LTTng session enables mabutrace_bench:* (bench/compare.py --lttng creates one)");
+    return;
+  }
+  for (auto _ : state) {
+    lttng_ust_tracepoint(mabutrace_bench, scope_begin, "BM_LttngScope");
+    lttng_ust_tracepoint(mabutrace_bench, scope_end);
+  }
+}
+#endif
+
 // ---- export -----------------------------------------------------------------
 
 // Names of realistic length (the exporter escapes and copies each one).
@@ -314,6 +338,9 @@ HOT_PATH(BM_TraceScopeColor);
 HOT_PATH(BM_TraceInstant);
 HOT_PATH(BM_TraceCounter);
 HOT_PATH(BM_TraceFlow);
+#if defined(MABUTRACE_BENCH_LTTNG)
+BENCHMARK(BM_LttngScope)->Threads(1)->Threads(2);
+#endif
 BENCHMARK(BM_ExportJson)->Setup(SetupExport)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ExportPerfetto)->Setup(SetupExport)->Unit(benchmark::kMillisecond);
 

@@ -24,19 +24,12 @@ struct Writer : ChunkWriter {
 
 MABUTRACE_PORT_TLS Writer tls_writer;
 
-// Appends one record: header, then up to two payload words, then the color.
+// The record's words at `p` (room checked) and the commit word after them.
 template <unsigned kFixedWords>
-MT_INLINE void Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
-  Writer& w = tls_writer;
-  uint64_t now = Now();
+MT_INLINE void Store(Writer& w, uint64_t now, uint32_t cpu, RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
   const unsigned words = kFixedWords + (color ? 1u : 0u);
-  if (MT_UNLIKELY(w.session != g_session.load(std::memory_order_relaxed) || uint64_t(w.end - w.cur) < words ||
-                  now - w.base >= kDeltaLimit)) {
-    if (!SlowReserve(w, words, now)) return;
-    if (now - w.base >= kDeltaLimit) return;  // clock misbehaves; drop
-  }
   uint64_t* p = w.cur;
-  uint64_t h = MakeHeader(now - w.base, type, port::CurrentCpu());
+  uint64_t h = MakeHeader(now - w.base, type, cpu);
   if (color) h |= kHasColor;
   if (port::InIsr()) h |= kInIsr;
   WriteWord(p, h);
@@ -46,6 +39,45 @@ MT_INLINE void Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
   w.cur = p + words;
   ++w.records;
   PublishCommit(w.chunk->commit, (uint64_t(w.records) << 32) | uint64_t(w.cur - w.begin));
+}
+
+// Everything the fast path leaves to it: a user clock, a writer not bound
+// to the live session, a full chunk, a stale time base, a CPU number that
+// needs a call. Returns the writer's session (scope handles carry it).
+template <unsigned kFixedWords>
+MT_NOINLINE uint32_t EmitSlow(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
+  Writer& w = tls_writer;
+  uint64_t now = Now();
+  const unsigned words = kFixedWords + (color ? 1u : 0u);
+  if (w.session != g_session.load(std::memory_order_relaxed) || uint64_t(w.end - w.cur) < words ||
+      now - w.base >= kDeltaLimit) {
+    if (!SlowReserve(w, words, now)) return w.session;
+    if (now - w.base >= kDeltaLimit) return w.session;  // clock misbehaves; drop
+  }
+  Store<kFixedWords>(w, now, port::CurrentCpu(), type, color, w1, w2);
+  return w.session;
+}
+
+// Appends one record: header, then up to two payload words, then the color.
+// The fast path makes no call, so it needs no stack frame: one counter
+// read, the session/room/time-base compares, the stores, the commit word.
+// Anything else tail-calls EmitSlow, which does it all again from the top
+// (its clock read is the record's time).
+template <unsigned kFixedWords>
+MT_INLINE uint32_t Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
+  if (MT_UNLIKELY(g_clock.load(std::memory_order_relaxed) != nullptr)) {
+    return EmitSlow<kFixedWords>(type, color, w1, w2);
+  }
+  const uint64_t now = port::NowTicks();
+  Writer& w = tls_writer;
+  const unsigned words = kFixedWords + (color ? 1u : 0u);
+  uint32_t cpu;
+  if (MT_UNLIKELY(w.session != g_session.load(std::memory_order_relaxed) || uint64_t(w.end - w.cur) < words ||
+                  now - w.base >= kDeltaLimit || !port::CurrentCpuNoCall(&cpu))) {
+    return EmitSlow<kFixedWords>(type, color, w1, w2);
+  }
+  Store<kFixedWords>(w, now, cpu, type, color, w1, w2);
+  return w.session;
 }
 
 }  // namespace
@@ -72,9 +104,8 @@ using namespace mabutrace;
 extern "C" {
 
 mabutrace_scope_t mabutrace_scope_begin(const char* name, uint32_t color) {
-  Emit<2>(RecordType::kScopeBegin, color, uint64_t(uintptr_t(name)), 0);
   // The end is recorded only if the begin could have been: same session.
-  return mabutrace_scope_t{tls_writer.session};
+  return mabutrace_scope_t{Emit<2>(RecordType::kScopeBegin, color, uint64_t(uintptr_t(name)), 0)};
 }
 
 void mabutrace_scope_end(mabutrace_scope_t* scope) {

@@ -64,17 +64,28 @@ inline uint64_t NowTicks() {
 // The CPU the caller runs on. glibc >= 2.35 registers rseq for every thread,
 // and the kernel keeps rseq.cpu_id current: one load from the thread's own
 // memory instead of a call (sched_getcpu does the same load behind a call).
-inline uint32_t CurrentCpu() {
+// CurrentCpuNoCall gives it only where it takes no call (rseq registered),
+// else false: the recording fast path then leaves the work to its slow path
+// (src/runtime/writer_tls.cpp) and stays free of calls.
+inline bool CurrentCpuNoCall(uint32_t* cpu) {
 #if defined(MABUTRACE_HAVE_RSEQ)
   if (__builtin_expect(__rseq_size != 0, 1)) {
     auto* rs =
         reinterpret_cast<const volatile struct rseq*>(static_cast<char*>(__builtin_thread_pointer()) + __rseq_offset);
-    return rs->cpu_id;
+    *cpu = rs->cpu_id;
+    return true;
   }
 #endif
+  (void)cpu;
+  return false;
+}
+
+inline uint32_t CurrentCpu() {
+  uint32_t cpu;
+  if (CurrentCpuNoCall(&cpu)) return cpu;
 #if defined(__linux__)
-  int cpu = sched_getcpu();
-  return cpu < 0 ? 0 : uint32_t(cpu);
+  const int n = sched_getcpu();
+  return n < 0 ? 0 : uint32_t(n);
 #else
   return 0;
 #endif
