@@ -24,10 +24,24 @@ struct Writer : ChunkWriter {
 
 MABUTRACE_PORT_TLS Writer tls_writer;
 
-// The record's words at `p` (room checked) and the commit word after them.
+// Words of a record with kFixedWords header and payload words: the color
+// takes one more.
+template <unsigned kFixedWords>
+MT_INLINE unsigned RecordWords(uint32_t color) {
+  return kFixedWords + (color ? 1u : 0u);
+}
+
+// A record of `words` at `now` can go at w.cur: same session, room in the
+// chunk, time base fresh enough for the header's delta.
+MT_INLINE bool Fits(const Writer& w, unsigned words, uint64_t now) {
+  return w.session == g_session.load(std::memory_order_relaxed) && uint64_t(w.end - w.cur) >= words &&
+         now - w.base < kDeltaLimit;
+}
+
+// The record's words at w.cur (Fits() held) and the commit word after them.
 template <unsigned kFixedWords>
 MT_INLINE void Store(Writer& w, uint64_t now, uint32_t cpu, RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
-  const unsigned words = kFixedWords + (color ? 1u : 0u);
+  const unsigned words = RecordWords<kFixedWords>(color);
   uint64_t* p = w.cur;
   uint64_t h = MakeHeader(now - w.base, type, cpu);
   if (color) h |= kHasColor;
@@ -48,9 +62,8 @@ template <unsigned kFixedWords>
 MT_NOINLINE uint32_t EmitSlow(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
   Writer& w = tls_writer;
   uint64_t now = Now();
-  const unsigned words = kFixedWords + (color ? 1u : 0u);
-  if (w.session != g_session.load(std::memory_order_relaxed) || uint64_t(w.end - w.cur) < words ||
-      now - w.base >= kDeltaLimit) {
+  const unsigned words = RecordWords<kFixedWords>(color);
+  if (!Fits(w, words, now)) {
     if (!SlowReserve(w, words, now)) return w.session;
     if (now - w.base >= kDeltaLimit) return w.session;  // clock misbehaves; drop
   }
@@ -70,10 +83,8 @@ MT_INLINE uint32_t Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w
   }
   const uint64_t now = port::NowTicks();
   Writer& w = tls_writer;
-  const unsigned words = kFixedWords + (color ? 1u : 0u);
   uint32_t cpu;
-  if (MT_UNLIKELY(w.session != g_session.load(std::memory_order_relaxed) || uint64_t(w.end - w.cur) < words ||
-                  now - w.base >= kDeltaLimit || !port::CurrentCpuNoCall(&cpu))) {
+  if (MT_UNLIKELY(!Fits(w, RecordWords<kFixedWords>(color), now) || !port::CurrentCpuNoCall(&cpu))) {
     return EmitSlow<kFixedWords>(type, color, w1, w2);
   }
   Store<kFixedWords>(w, now, cpu, type, color, w1, w2);
