@@ -8,22 +8,41 @@ PORT     ?= 8080
 OUT      ?= out
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-asan test-tsan test-sanitize bench fuzz clean
+.PHONY: all deps build demo package install test test-asan test-tsan test-sanitize bench fuzz clean
 
 all: build
 
 deps:
 	@bash scripts/install-deps.sh
 
+# Everything: library, CLI, host decoders, examples, tests, benchmarks.
+ALL_PARTS  = -DMABUTRACE_BUILD_TOOLS=ON -DMABUTRACE_BUILD_EXAMPLES=ON -DMABUTRACE_BUILD_TESTS=ON -DMABUTRACE_BUILD_BENCH=ON
+# The demo: the library and the examples only (no CLI, decoders or tests).
+DEMO_PARTS = -DMABUTRACE_BUILD_TOOLS=OFF -DMABUTRACE_BUILD_EXAMPLES=ON -DMABUTRACE_BUILD_TESTS=OFF -DMABUTRACE_BUILD_BENCH=OFF
+
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(ALL_PARTS) $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(BUILD) -j$(JOBS)
 
-# Builds, runs the instrumented pipeline demo for $(SECONDS) s while serving
-# the live trace on http://127.0.0.1:$(PORT)/, then writes $(OUT)/trace.json
-# and $(OUT)/trace.pftrace.
-demo: build
+# Installs only what the demo needs (scripts/install-deps.sh --demo), builds
+# only its program, runs the instrumented pipeline demo for $(SECONDS) s while
+# serving the live trace on http://127.0.0.1:$(PORT)/, then writes
+# $(OUT)/trace.json and $(OUT)/trace.pftrace.
+demo:
+	@bash scripts/install-deps.sh --demo
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(DEMO_PARTS) $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j$(JOBS) --target mabutrace-pipeline-demo
 	$(BUILD)/examples/pipeline/mabutrace-pipeline-demo --seconds $(SECONDS) --port $(PORT) --out $(OUT)
+
+# The Debian package: $(BUILD)/mabutrace_<version>_<arch>.deb (CLI, library,
+# headers, CMake package, pkg-config file, man page; docs/install.md).
+package: build
+	cd $(BUILD) && cpack -G DEB
+
+# Installs the library, headers, CLI, man page and docs under PREFIX.
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)

@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "version.h" /* MABUTRACE_VERSION_* */
+
 #if defined(CONFIG_MABUTRACE_DISABLE) && CONFIG_MABUTRACE_DISABLE && !defined(MABUTRACE_DISABLE)
 #define MABUTRACE_DISABLE 1
 #endif

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "command.h"
+#include "mabutrace/version.h"
 
 namespace mabutrace::cli {
 
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
   using namespace mabutrace::cli;
   CLI::App app{"mabutrace: record, decode and show what a program did"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "mabutrace " MABUTRACE_VERSION);
+  app.set_version_flag("--version", "mabutrace " MABUTRACE_VERSION_STRING);
 
   auto commands = Registry();
   std::sort(commands.begin(), commands.end(), [](const auto& a, const auto& b) {
