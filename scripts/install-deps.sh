@@ -18,6 +18,7 @@ packages=(
   libelf-dev gdb help2man dpkg-dev
   libinih-dev libtomlplusplus-dev libopencsd-dev
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-dev qemu-system-arm
+  g++-aarch64-linux-gnu qemu-user
 )
 demo=0
 case "${1:-}" in

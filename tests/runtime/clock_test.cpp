@@ -123,7 +123,9 @@ void RunBeside(uint32_t source, int seconds) {
     ASSERT_EQ(times.size(), size_t(kPerThread));
     const std::vector<Probe>* mine = &probes[t];  // records of a thread come in its order
     for (size_t i = 0; i < times.size(); ++i) {
-      if (i) ASSERT_GE(times[i], times[i - 1]) << "went back on thread " << tid << " at " << i;
+      if (i) {
+        ASSERT_GE(times[i], times[i - 1]) << "went back on thread " << tid << " at " << i;
+      }
       const Probe& p = (*mine)[i];
       if (times[i] + 1000 < p.before) worst = std::max(worst, p.before - times[i]);
       if (times[i] > p.after + 1000) worst = std::max(worst, times[i] - p.after);
