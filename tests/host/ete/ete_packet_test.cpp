@@ -447,6 +447,22 @@ TEST(EtePackets, ContextPackets) {
   EXPECT_EQ(p.text, "I_CTXT : Context Packet.; Ctxt: Same");
 }
 
+// Trace Info resets VMID and CONTEXTID to 0 (arm-trace-facts.md §4.4): a
+// Context packet read from bytes before it (here a VMID/CONTEXTID one) must
+// not lend its values to the contexts after it. Mutation: drop the reset in
+// PacketFields::TraceInfo -> the V/C-less context reports 0x44332211.
+TEST(EtePackets, TraceInfoResetsVmidAndContextId) {
+  const Decoded d = Decode(Cat({Prologue(),
+                                {0x81, 0xD1, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88},  // V, C, AArch64 EL1
+                                {0x01, 0x00},                                                  // Trace Info
+                                {0x81, 0x11}}));                                               // AArch64 EL1, no V/C
+  ASSERT_TRUE(d.errors.empty());
+  ASSERT_EQ(d.body.size(), 3u);
+  EXPECT_EQ(d.body[0].p.context.vmid, 0x44332211u);
+  EXPECT_EQ(d.body[2].p.context.vmid, 0u);
+  EXPECT_EQ(d.body[2].p.context.context_id, 0u);
+}
+
 TEST(EtePackets, AddressPacketsAndCompression) {
   Decoded r = Decode(Cat({Prologue(),
                           {0x81, 0x31},
