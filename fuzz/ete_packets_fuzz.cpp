@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t chunk = (sel & 64) ? 1 + (sel >> 7) * 6 : size + 1;
   State s;
   s.limit = size;
-  std::vector<mabutrace::ete::SourceSpec> sources{{"fuzz", cfg}};
+  std::vector<mabutrace::ete::SourceSpec> sources{{"fuzz", cfg, mabutrace::ete::TraceUnitArch{}}};  // ETE
   mabutrace::ete::BufferDecoder dec(format, sources, &OnPacket, &OnError, &s, policy);
   for (size_t pos = 0; pos < size; pos += chunk) dec.Push(data + pos, size - pos < chunk ? size - pos : chunk);
   dec.Finish();

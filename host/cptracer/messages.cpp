@@ -91,6 +91,15 @@ void TracerDecoder::OnSyncLost(uint64_t offset) {
       Bad(ch, &p, "message cut off by loss of STM synchronisation at byte offset " + std::to_string(offset));
 }
 
+void TracerDecoder::OnResync(uint64_t offset, stm::StpType type) {
+  // An STM resync inside a message: its first words are a fragment; gluing
+  // them to the words after the resync would make one bad message of two.
+  const char* what = type == stm::StpType::kAsync ? "ASYNC" : "VERSION";
+  for (auto& [ch, p] : pending_)
+    if (!p.words.empty())
+      Bad(ch, &p, std::string("message cut off by an STM ") + what + " at byte offset " + std::to_string(offset));
+}
+
 void TracerDecoder::Finish() {
   for (auto& [ch, p] : pending_)
     if (!p.words.empty()) Bad(ch, &p, "message cut off by the end of the trace");

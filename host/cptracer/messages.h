@@ -9,7 +9,8 @@
 // channel, so status/event SIDs and statistics channels agree).
 //
 // Bad input (a message with a word count no layout entry has, a non-32-bit
-// data packet, more words than any message, an unknown type value) gives a
+// data packet, more words than any message, an unknown type value, a
+// message cut off by loss of sync, an ASYNC/VERSION or the end) gives a
 // kUnknown message with `error` naming the STM byte offset; nothing throws.
 #ifndef MABUTRACE_HOST_CPTRACER_MESSAGES_H
 #define MABUTRACE_HOST_CPTRACER_MESSAGES_H
@@ -55,6 +56,9 @@ class TracerDecoder final : public stm::StmMessageSink {
   void OnMessage(const stm::StmMessage& m) override;
   // Words waiting for their marked word are reported as kUnknown.
   void OnSyncLost(uint64_t offset) override;
+  // Words waiting for their marked word when an ASYNC or VERSION arrives are
+  // reported as kUnknown (naming the offsets); the next message starts anew.
+  void OnResync(uint64_t offset, stm::StpType type) override;
   // Reports words still waiting for their marked word as kUnknown.
   void Finish();
   uint64_t ts_freq_hz() const { return ts_freq_hz_; }

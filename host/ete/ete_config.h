@@ -24,6 +24,21 @@ struct Device;
 
 namespace mabutrace::ete {
 
+// The architecture of a trace unit (arm-trace-facts.md §8.2): from
+// TRCDEVARCH when the device gives it (PRESENT, ARCHPART 0xA13: ARCHVER
+// [15:12], REVISION [19:16]; 5 = ETE, 4 = ETMv4), else from TRCIDR1
+// (TRCARCHMAJ [11:8], TRCARCHMIN [7:4]; ETE reports 0xF there), else from
+// the device type ("ETE", "ETM4", "ETM4.1", "ETMv4.2"...).
+struct TraceUnitArch {
+  bool ete = true;
+  uint8_t major = 5;  // 4 = ETMv4 (when !ete; 0 = unknown)
+  uint8_t minor = 0;
+  bool minor_known = true;
+  static TraceUnitArch Of(const snapshot::Device& device);
+  // "ETE", "ETMv4.1", "ETMv4" (minor unknown), "an unknown trace unit"
+  std::string Name() const;
+};
+
 struct EteConfig {
   // Register values. Defaults are OpenCSD's for missing optional registers
   // (§7.3) and a plain ETE r0 otherwise.

@@ -93,6 +93,10 @@ PacketExtent PacketFields::TraceInfo(const uint8_t* p, size_t n, uint8_t /*is*/)
   cc_thresh_valid_ = present & 0x08;
   if (cc_thresh_valid_) pkt_.cc_threshold = section[3];
   ts_valid_ = false;
+  // Trace Info resets VMID and CONTEXTID to 0 (§4.4): a VMID read from
+  // earlier (maybe garbage) bytes must not show in the contexts after it.
+  pkt_.context.vmid = 0;
+  pkt_.context.context_id = 0;
   // Trace Info resets the address history to (0, IS0), all bits known.
   pkt_.addr.value = 0;
   pkt_.addr.valid_bits = 64;

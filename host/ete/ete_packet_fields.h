@@ -176,7 +176,8 @@ class PacketFields {
   PacketExtent Extension(const uint8_t* p, size_t n, uint8_t is);
   // Trace Info (§4.4): PLCTL (at most 4 bytes here), then the INFO, KEY,
   // SPEC, CYCT and commit-window sections it announces (ULEB128, 5 bytes at
-  // most). Resets the address history and the timestamp/CYCT validity.
+  // most). Resets the address history, the timestamp/CYCT validity and the
+  // context's VMID and CONTEXTID (to 0).
   PacketExtent TraceInfo(const uint8_t* p, size_t n, uint8_t is);
   // Timestamp (§4.5): bit-replaced TS (9 bytes at most), then COUNT
   // (ULEB128, 3 bytes at most, masked to TRCIDR2.CCSIZE) for header 0x03.

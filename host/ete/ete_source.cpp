@@ -2,6 +2,7 @@
 #include "ete/ete_source.h"
 
 #include <cctype>
+#include <cstdio>
 
 namespace mabutrace::ete {
 
@@ -23,13 +24,14 @@ class BufferDecoder::FrameSink : public coresight::DeformatterSink {
  public:
   explicit FrameSink(BufferDecoder* owner) : owner_(owner) {}
   void OnData(uint8_t id, uint64_t, uint64_t input_offset, const uint8_t* data, size_t n, const uint64_t*) override {
-    if (Route* r = owner_->by_id_[id]) r->proc->Push(input_offset, data, n);
+    if (Route* r = owner_->by_id_[id]; r && r->proc) r->proc->Push(input_offset, data, n);
   }
   void OnError(const coresight::DeformatterError& e) override {
     if (owner_->on_error_) owner_->on_error_(owner_->ctx_, SIZE_MAX, e.input_offset, e.message);
   }
   void OnReset(uint64_t) override {
     for (auto& r : owner_->routes_) {
+      if (!r->proc) continue;
       r->proc->Finish();
       r->proc->Reset();
     }
@@ -50,7 +52,10 @@ BufferDecoder::BufferDecoder(snapshot::BufferFormat format, std::vector<SourceSp
     r->source = i;
     EteConfig cfg = sources_[i].config;
     if (format_ == snapshot::BufferFormat::kSourceData) cfg.trctraceidr = 0;  // raw: no trace ID
-    r->proc = std::make_unique<EtePacketProcessor>(cfg, &Route::OnPacket, r.get(), &Route::OnError, policy);
+    if (sources_[i].supported())
+      r->proc = std::make_unique<EtePacketProcessor>(cfg, &Route::OnPacket, r.get(), &Route::OnError, policy);
+    else if (on_error_)
+      on_error_(ctx_, SIZE_MAX, 0, sources_[i].UnsupportedMessage());
     routes_.push_back(std::move(r));
   }
   if (format_ != snapshot::BufferFormat::kSourceData) {
@@ -72,7 +77,7 @@ BufferDecoder::~BufferDecoder() = default;
 void BufferDecoder::Push(const uint8_t* data, size_t n) {
   if (deformatter_) {
     deformatter_->Push(data, n);
-  } else if (!routes_.empty()) {
+  } else if (!routes_.empty() && routes_[0]->proc) {
     routes_[0]->proc->Push(offset_, data, n);
   }
   offset_ += n;
@@ -80,13 +85,29 @@ void BufferDecoder::Push(const uint8_t* data, size_t n) {
 
 void BufferDecoder::Finish() {
   if (deformatter_) deformatter_->Finish();
-  for (auto& r : routes_) r->proc->Finish();
+  for (auto& r : routes_)
+    if (r->proc) r->proc->Finish();
 }
 
 uint64_t BufferDecoder::packets() const {
   uint64_t n = 0;
-  for (auto& r : routes_) n += r->proc->stats().packets;
+  for (auto& r : routes_)
+    if (r->proc) n += r->proc->stats().packets;
   return n;
+}
+
+std::string SourceSpec::UnsupportedMessage() const {
+  char id[32];
+  std::snprintf(id, sizeof id, " (trace ID 0x%x)", config.trace_id());
+  return "source " + name + id + ": trace unit " + arch.Name() + " is not supported yet (ETE only); not decoded";
+}
+
+std::string SourceSpec::Describe() const {
+  return supported() ? config.Describe() : "trace unit " + arch.Name() + ": not supported yet (ETE only), not decoded";
+}
+
+SourceSpec SourceOf(const snapshot::Device& device) {
+  return {device.name, EteConfig::FromDevice(device), TraceUnitArch::Of(device)};
 }
 
 std::vector<SourceSpec> SnapshotSources(const snapshot::Snapshot& snap, const snapshot::TraceBuffer& buffer) {
@@ -94,8 +115,10 @@ std::vector<SourceSpec> SnapshotSources(const snapshot::Snapshot& snap, const sn
   for (const snapshot::Device* d : snap.SourcesOfBuffer(buffer.name)) {
     std::string type;
     for (char c : d->type) type += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (type != "ETE" && type != "ETM4") continue;
-    out.push_back({d->name, EteConfig::FromDevice(*d)});
+    // ETMv4 types as snapshots spell them: "ETM4", "ETM4.1", "ETMV4.2"
+    const bool etm4 = type.rfind("ETM4", 0) == 0 || type.rfind("ETMV4", 0) == 0;
+    if (type != "ETE" && !etm4) continue;
+    out.push_back(SourceOf(*d));
     if (buffer.format == snapshot::BufferFormat::kSourceData) break;
   }
   return out;

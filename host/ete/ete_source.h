@@ -7,7 +7,9 @@
 // buffer has no trace IDs; packets report trace_id 0, as OpenCSD does).
 // format kCoresight / kDstreamCoresight: a coresight::FrameDeformatter
 // routes each trace ID to the source whose TRCTRACEIDR matches; data for
-// other IDs is reported once per ID (not fatal). Packet indexes then follow
+// other IDs is reported once per ID (not fatal). A source whose trace unit
+// is not ETE (SourceSpec::supported()) is reported at construction and its
+// data is not decoded (rather than decoded wrongly). Packet indexes then follow
 // the deformatter's input_offset convention (OpenCSD's "Idx").
 //
 // SnapshotSources() picks the ETE/ETM4 trace sources of a snapshot buffer.
@@ -31,7 +33,18 @@ namespace mabutrace::ete {
 struct SourceSpec {
   std::string name;  // device name ("ETE_0_s1")
   EteConfig config;
+  TraceUnitArch arch;  // only ETE is decoded (ETMv4: issue 15)
+  bool supported() const { return arch.ete; }
+  // "source ETM_0 (trace ID 0x10): trace unit ETMv4.1 is not supported yet (ETE only)"
+  std::string UnsupportedMessage() const;
+  // The configuration line of the CLI listings: config.Describe(), or
+  // "trace unit ETMv4.1: not supported yet (ETE only), not decoded".
+  std::string Describe() const;
 };
+
+// The source that `device` (a trace source: ETE, ETM4...) describes.
+// Throws snapshot::SnapshotError for missing registers.
+SourceSpec SourceOf(const snapshot::Device& device);
 
 // Packet of source `source` (index into the sources vector).
 using SourcePacketCallback = void (*)(void* ctx, size_t source, const EtePacket& packet);
@@ -66,7 +79,10 @@ class BufferDecoder {
   uint64_t offset_ = 0;
 };
 
-// ETE / ETM4 trace sources attached to `buffer`, in [source_buffers] order.
+// ETE / ETM4 (any "ETM4.m" / "ETMv4.m" type) trace sources attached to
+// `buffer`, in [source_buffers] order, with the trace unit each one has:
+// BufferDecoder decodes only the ETE ones; for the others it reports
+// UnsupportedMessage() once (source SIZE_MAX, index 0) and decodes nothing.
 // For kSourceData only the first (OpenCSD decodes only that one).
 // Throws snapshot::SnapshotError for missing registers.
 std::vector<SourceSpec> SnapshotSources(const snapshot::Snapshot& snap, const snapshot::TraceBuffer& buffer);

@@ -26,6 +26,7 @@ struct DecodeStats {
   uint64_t ranges = 0;        // INSTR_RANGE elements
   uint64_t instructions = 0;  // instructions in those ranges
   uint64_t nacc = 0;          // ADDR_NACC elements
+  uint64_t instr_limits = 0;  // INSTR_LIMIT elements: walks without a P0 within the follower's limit
   uint64_t errors = 0;        // sequence errors (NO_SYNC bad-packet / bad image)
 };
 
@@ -52,6 +53,8 @@ class ElementOutput {
       stats_.instructions += e.num_instr;
     } else if (e.type == ElemType::kAddrNacc) {
       ++stats_.nacc;
+    } else if (e.type == ElemType::kInstrLimit) {
+      ++stats_.instr_limits;
     }
     on_element_(ctx_, e);
   }

@@ -86,7 +86,8 @@ void BufferElementDecoder::Push(const uint8_t* data, size_t n) { packets_->Push(
 
 void BufferElementDecoder::Finish() {
   packets_->Finish();
-  for (auto& d : decoders_) d->Finish();
+  for (size_t i = 0; i < decoders_.size(); ++i)
+    if (buffer_.sources[i].supported()) decoders_[i]->Finish();  // the others decode nothing
 }
 
 const DecodeStats& BufferElementDecoder::stats(size_t source) const { return decoders_[source]->stats(); }

@@ -32,6 +32,7 @@ constexpr Names kNames[] = {
     {"OCSD_GEN_TRC_ELEM_SYNC_MARKER", "sync_marker"},
     {"OCSD_GEN_TRC_ELEM_MEMTRANS", "memtrans"},
     {"OCSD_GEN_TRC_ELEM_INSTRUMENTATION", "instrumentation"},
+    {"MABUTRACE_GEN_TRC_ELEM_INSTR_LIMIT", "instr_limit"},  // ours: OpenCSD has no such element
 };
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(ElemType::kCount));
 
@@ -139,6 +140,10 @@ void FormatElementOcsd(const EteElement& e, std::string* out) {
     case ElemType::kSyncMarker: out->append(" [Timestamp marker(0x00000000)]"); break;
     case ElemType::kMemTrans: out->append(MemTransText(e.mem_trans)); break;
     case ElemType::kInstrumentation: Appendf(out, "EL%u; 0x%016" PRIx64, e.ite_el, e.ite_value); break;
+    case ElemType::kInstrLimit:
+      Appendf(out, "first 0x%" PRIx64 ":[stop 0x%" PRIx64 "] num_i(%u) no P0 instruction within the walk limit",
+              e.start, e.end, e.num_instr);
+      break;
     case ElemType::kCount: break;
   }
   if (e.has_cc) Appendf(out, " [CC=%u]; ", e.cycle_count);
@@ -181,6 +186,9 @@ void FormatElementJson(const EteElement& e, std::string_view source, std::string
       o.Hex("start", e.start).Hex("end", e.end).Unsigned("num_instr", e.num_instr).String("isa", isa);
       break;
     case ElemType::kAddrNacc: o.Hex("address", e.start).String("mem_space", MemSpaceText(e.mem_space)); break;
+    case ElemType::kInstrLimit:
+      o.Hex("start", e.start).Hex("end", e.end).Unsigned("num_instr", e.num_instr).String("isa", isa);
+      break;
     case ElemType::kException:
       o.Unsigned("number", e.exception_number);
       if (e.exception_has_addr) o.Hex("return_address", e.end);

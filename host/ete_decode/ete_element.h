@@ -39,6 +39,11 @@ enum class ElemType : uint8_t {
   kSyncMarker,        // SYNC_MARKER: Timestamp Marker element (§4.5)
   kMemTrans,          // MEMTRANS: Transaction Start/Commit/Failure (§4.8, §5.10)
   kInstrumentation,   // INSTRUMENTATION: Instrumentation element (§4.8)
+  // Not an OpenCSD element: a walk from `start` met no P0 instruction within
+  // armisa::FollowOptions::max_instructions (`num_instr`), `end` = where it
+  // stopped. Nothing is reported as executed (the image most likely does not
+  // match the trace); decoding waits for the next address.
+  kInstrLimit,
   kCount
 };
 
@@ -65,7 +70,7 @@ struct EteElement {
   uint8_t trace_id = 0;
   uint64_t index = 0;  // byte index of the producing packet
 
-  // kInstrRange / kInstrRangeNoPath: [start, end), num_instr. kAddrNacc:
+  // kInstrRange / kInstrRangeNoPath / kInstrLimit: [start, end), num_instr. kAddrNacc:
   // start = missing address. kException: end = preferred return address.
   uint64_t start = 0;
   uint64_t end = 0;

@@ -48,6 +48,7 @@ void EteElementDecoder::ResetState() {
   res_commit_ = res_cancel_ = 0;
   res_mispredict_ = res_discard_ = false;
   walker_.Reset();
+  await_full_address_ = false;
   prev_overflow_ = false;
   first_ts_marker_ = false;
 }
@@ -78,19 +79,21 @@ bool EteElementDecoder::SequenceError(uint64_t index, const char* what) {
   return false;
 }
 
-void EteElementDecoder::BadImage(uint64_t index) {
-  Error(index,
-        "executed range does not continue the previous one (program image does not match the trace); "
-        "decoder resynchronises");
-  Resynchronise(UnsyncReason::kBadImage, index);
-}
-
 bool EteElementDecoder::WalkFailed(ExecutionWalker::Status status, uint64_t index) {
-  if (status == ExecutionWalker::Status::kBadImage) {
-    BadImage(index);
-    return false;
-  }
-  return SequenceError(index, "return stack empty on an indirect branch without address");
+  // Only where the PE is was lost, not the packet stream nor the speculation
+  // window: decoding goes on (timing elements, commits), the walks resume at
+  // the next packet that gives a whole address (§4.12: a 64-bit address, or
+  // an address with context), not at the next A-Sync.
+  const bool bad_image = status == ExecutionWalker::Status::kBadImage;
+  Error(index, std::string(bad_image ? "executed range does not continue the previous one (program image does not "
+                                       "match the trace)"
+                                     : "return stack empty on an indirect branch without address") +
+                   "; decoding resumes at the next 64-bit address or address with context");
+  unsync_ = bad_image ? UnsyncReason::kBadImage : UnsyncReason::kBadPacket;
+  EmitNoSync(index);
+  walker_.LoseAddress();
+  await_full_address_ = true;
+  return true;
 }
 
 // ---------------------------------------------------------------- packets
@@ -135,6 +138,7 @@ void EteElementDecoder::OnPacket(const ete::EtePacket& p) {
 }
 
 void EteElementDecoder::TraceInfo(const ete::EtePacket& p) {
+  context_.ForgetIds();                // §4.4: VMID and CONTEXTID reset; valid again once traced
   queue_.PushUnseen(p.spec, p.index);  // §4.4, §5.7: SPEC unseen P0s precede this point
   queue_.Push(QueuedKind::kTraceInfo, p.index);
   if ((p.info >> 6) & 1) queue_.Push(QueuedKind::kTransInit, p.index);  // INFO.T: inside a transaction
@@ -163,8 +167,10 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
   }
   if (ete::IsAddressWithContextPacket(p.type) || ete::IsTargetAddressPacket(p.type)) {
     last_is_ = p.addr.isa;
-    if (ete::IsAddressWithContextPacket(p.type)) QueueContext(p);  // first: it applies to the address
-    queue_.PushAddress(p.addr.value, p.addr.isa, p.index);
+    const bool with_context = ete::IsAddressWithContextPacket(p.type);
+    if (with_context) QueueContext(p);  // first: it applies to the address
+    queue_.PushAddress(p.addr.value, p.addr.isa, p.index).full_addr =
+        with_context || p.type == PacketType::kTargetAddrL64Is0 || p.type == PacketType::kTargetAddrL64Is1;
     return true;
   }
   if (ete::IsSourceAddressPacket(p.type)) {
@@ -173,11 +179,14 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
     return true;
   }
   switch (p.type) {
-    case PacketType::kTraceInfo: queue_.Push(QueuedKind::kTraceInfo, p.index); break;
+    case PacketType::kTraceInfo:
+      context_.ForgetIds();  // §4.4, as TraceInfo()
+      queue_.Push(QueuedKind::kTraceInfo, p.index);
+      break;
     case PacketType::kTraceOn: queue_.Push(QueuedKind::kTraceOn, p.index); break;
     case PacketType::kContext: QueueContext(p); break;
     case PacketType::kException: queue_.PushException(p.exception_type, p.exception_addr_interp == 2, p.index); break;
-    case PacketType::kPeReset: queue_.PushPeReset(p.exception_type, p.index); break;
+    case PacketType::kPeReset: queue_.PushPeReset(p.exception_type, p.exception_addr_interp == 2, p.index); break;
     case PacketType::kQ:
       queue_.PushQ(p.q_count, p.q_addr_present || p.q_addr_match, p.addr.value, p.addr.isa, p.index);
       break;
@@ -287,16 +296,22 @@ bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* con
       out_.Emit(o);
       return true;
     }
-    case QueuedKind::kAddress: walker_.SetAddress(e.value, context_.IsaOf(e.is)); return true;
+    case QueuedKind::kAddress:
+      if (await_full_address_ && !e.full_addr) return true;  // relative to what was lost
+      await_full_address_ = false;
+      walker_.SetAddress(e.value, context_.IsaOf(e.is));
+      return true;
     case QueuedKind::kContext:
       if (e.ctx.updated) UpdateContext(e);
       return true;
     case QueuedKind::kException: return Exception(e, context, address);
     case QueuedKind::kSourceAddress:
+      if (await_full_address_) return true;  // no start to walk from
       walker_.BreakChain();
       walker_.SourceAddress(e.value, e.index);
       return true;
     case QueuedKind::kQ: {
+      if (await_full_address_) return true;
       walker_.BreakChain();
       uint64_t target = e.value;
       uint8_t is = e.is;
@@ -327,24 +342,32 @@ bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* con
 
 bool EteElementDecoder::Exception(const QueuedElement& e, const QueuedElement* context, const QueuedElement* address) {
   // §5.8: the exception's address (and a context before it) followed it.
-  if (!Walked(walker_.PopPendingReturn(), e.index)) return false;
+  // E = 0b10 (§4.7): that address is also the target of the preceding P0,
+  // so a taken indirect branch before it got its target here, not from the
+  // return stack (OpenCSD pops here, Linaro/OpenCSD#88; we follow the
+  // architecture).
+  if (e.prev_same)
+    walker_.CancelPendingReturn();
+  else if (!Walked(walker_.PopPendingReturn(), e.index))
+    return false;
   walker_.BreakChain();
   uint64_t per = 0;  // preferred return address
   if (!e.pe_reset) {
     if (!address) return SequenceError(e.index, "exception without its return address");
     per = address->value;
-    if (e.prev_same) {
+    if (e.prev_same && !await_full_address_) {
       // E = 0b10: the PE is already there. As OpenCSD: IS1 is T32 even in AArch64.
       const bool aarch64 = context ? context->ctx.sf : walker_.isa() == Isa::kA64;
       walker_.SetAddress(per, address->is ? Isa::kT32 : (aarch64 ? Isa::kA64 : Isa::kA32));
     }
   }
   if (context) UpdateContext(*context);
-  walker_.WalkToException(per, !e.pe_reset, e.index);
+  // While the address is lost there is no start to walk from.
+  walker_.WalkToException(per, !e.pe_reset && !await_full_address_, e.index);
   EteElement& o = out_.New(ElemType::kException, e.index);
   o.end = per;
   o.exception_has_addr = true;
-  o.exception_prev_same = e.prev_same;
+  o.exception_prev_same = e.prev_same && !e.pe_reset;  // PE Reset: no address to share
   o.exception_number = e.number;
   out_.Emit(o);
   return true;

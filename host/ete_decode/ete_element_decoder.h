@@ -27,6 +27,11 @@
 // (commit with nothing to commit, exception without address...) is
 // reported through the error callback with its byte index, the decoder
 // emits NO_SYNC [bad-packet] and waits for the next A-Sync + Trace Info.
+// A walk error that loses only where the PE is (return stack empty on a
+// taken indirect branch, a range that does not continue the last one:
+// NO_SYNC [bad-packet] / [bad-program-image]) keeps decoding everything
+// else and resumes the walks at the next 64-bit address or address with
+// context (§4.12), also with MAXSPEC 0.
 //
 // Memory: the element queue is a ring that grows (doubling) only while the
 // speculation window grows; the follower's cache is allocated once. No heap
@@ -98,7 +103,6 @@ class EteElementDecoder {
 
   // ---- errors and synchronisation
   bool SequenceError(uint64_t index, const char* what);
-  void BadImage(uint64_t index);
   void Error(uint64_t index, const std::string& what);
   void Resynchronise(UnsyncReason why, uint64_t index);  // NO_SYNC now, wait for A-Sync
   void EmitNoSync(uint64_t index);
@@ -125,7 +129,9 @@ class EteElementDecoder {
   const bool cci_;             // TRCCONFIGR.CCI: timestamps carry a cycle count
   bool first_ts_marker_ = false;
   bool prev_overflow_ = false;  // the last discard was an Overflow
-  uint8_t last_is_ = 0;         // sub-ISA of the last address packet
+  // A walk error lost the PE's address: wait for a 64-bit / with-context address.
+  bool await_full_address_ = false;
+  uint8_t last_is_ = 0;  // sub-ISA of the last address packet
 };
 
 }  // namespace mabutrace::ete_decode

@@ -81,6 +81,10 @@ void TimelineBuilder::OnElement(size_t source, const EteElement& e) {
       std::snprintf(buf, sizeof buf, "address not accessible 0x%" PRIx64, e.start);
       sink_->OnInstant(track, buf, t.cursor, static_cast<uint32_t>(source), kColorInfo);
       break;
+    case ElemType::kInstrLimit:
+      std::snprintf(buf, sizeof buf, "walk limit from 0x%" PRIx64, e.start);
+      sink_->OnInstant(track, buf, t.cursor, static_cast<uint32_t>(source), kColorInfo);
+      break;
     case ElemType::kTraceOn:
       sink_->OnInstant(track, "trace on", t.cursor, static_cast<uint32_t>(source), kColorInfo);
       break;

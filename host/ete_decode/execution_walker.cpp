@@ -68,15 +68,29 @@ void ExecutionWalker::EmitRange(uint64_t start, uint64_t end, uint32_t n, const 
   out_->Emit(o);
 }
 
+void ExecutionWalker::EmitLimit(const WalkResult& w, uint64_t index) {
+  EteElement& o = out_->New(ElemType::kInstrLimit, index);
+  o.start = w.start;
+  o.end = w.end;
+  o.num_instr = w.num_instr;
+  o.isa = w.isa;
+  out_->Emit(o);
+}
+
 ExecutionWalker::Status ExecutionWalker::AtomWithoutP0(uint64_t index) {
   const WalkResult w = follower_.FindNextP0(addr_, isa_, space_);
   need_addr_ = true;
   next_check_valid_ = false;
+  addr_ = w.end;
+  if (w.status == WalkStatus::kLimit) {
+    // The atom says a P0 comes; none within the limit: no range is known.
+    EmitLimit(w, index);
+    return Status::kOk;
+  }
   if (w.num_instr)
     EmitRange(w.start, w.end, w.num_instr, InstrInfo{}, static_cast<uint8_t>(w.end - w.last_address), true, isa_,
               index);
   if (w.status == WalkStatus::kNotAccessible) EmitNacc(w.end, index);
-  addr_ = w.end;
   return Status::kOk;
 }
 
@@ -96,6 +110,15 @@ void ExecutionWalker::WalkToException(uint64_t per, bool has_return, uint64_t in
   }
   const bool found = w.status == WalkStatus::kStopReached || (w.status == WalkStatus::kP0 && w.end == per);
   if (!found) need_addr_ = true;
+  if (w.status == WalkStatus::kLimit) {
+    // Not at the return address within the limit: the path is not known.
+    WalkResult limit = w;
+    limit.start = addr_;
+    limit.num_instr = n;
+    EmitLimit(limit, index);
+    addr_ = w.end;
+    return;
+  }
   if (n) {
     if (w.status == WalkStatus::kP0)
       EmitRange(addr_, w.end, n, w.info, w.info.size, true, isa_, index);

@@ -18,7 +18,9 @@
 //   Q(COUNT)       COUNT instructions, known only if straight-line (§5.10)
 //
 // Output (ElementOutput): INSTR_RANGE, I_RANGE_NOPATH, ADDR_NACC (then the
-// walker waits for an address), EXCEPTION_RET (an E atom on an ERET-class
+// walker waits for an address), INSTR_LIMIT (a walk met no P0 within the
+// follower's max_instructions: no range, the walker waits for an address),
+// EXCEPTION_RET (an E atom on an ERET-class
 // instruction: ETE has no packet for it). A range that does not start where
 // the previous not-taken one ended means the image does not match the trace:
 // Status::kBadImage, nothing emitted, the caller resynchronises.
@@ -79,6 +81,15 @@ class ExecutionWalker {
     BreakChain();
     FlushReturnStack();
   }
+  // After an error that lost where the PE is (return stack empty, image
+  // mismatch): no address, no range to continue, empty return stack; the
+  // context is still known.
+  void LoseAddress() {
+    need_addr_ = true;
+    BreakChain();
+    FlushReturnStack();
+  }
+  bool need_address() const { return need_addr_; }
   // The next range need not continue the last one (Trace On, exceptions,
   // Q, source addresses, transactions).
   void BreakChain() { next_check_valid_ = false; }
@@ -94,6 +105,8 @@ class ExecutionWalker {
   // A taken indirect branch got no address before this P0: the return
   // stack gives it (§5.9). Atom() does it itself; exceptions call it first.
   Status PopPendingReturn() { return pop_pending_ ? PopReturn() : Status::kOk; }
+  // The pending pop is void: an Exception with E = 0b10 gives that target.
+  void CancelPendingReturn() { pop_pending_ = false; }
   Status Atom(bool taken, uint64_t index);
   // Exception (§5.8): walks to `return_address` (with has_return; PE Reset
   // has none), the caller emits the EXCEPTION element after it.
@@ -127,6 +140,8 @@ class ExecutionWalker {
   void TakeBranch(armisa::InstrType type, bool link, uint64_t target, armisa::Isa target_isa, uint64_t next,
                   armisa::Isa range_isa);
   void EmitNacc(uint64_t address, uint64_t index);
+  // INSTR_LIMIT: the walk `w` met no P0 within the follower's limit.
+  void EmitLimit(const armisa::WalkResult& w, uint64_t index);
   void EmitRange(uint64_t start, uint64_t end, uint32_t n, const armisa::InstrInfo& info, uint8_t size, bool executed,
                  armisa::Isa isa, uint64_t index);
 

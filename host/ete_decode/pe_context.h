@@ -41,7 +41,8 @@ class PeContext {
   // values it holds. Returns `c` with its updated_vmid / updated_cid flags
   // saying so (called as packets arrive, before they are queued).
   ete::PacketContext KeepIdsValid(const ete::PacketContext& c);
-  // Forgets the traced VMID / CONTEXTID (decoder reset).
+  // Forgets the traced VMID / CONTEXTID (decoder reset, and Trace Info,
+  // which resets them: arm-trace-facts.md §4.4).
   void ForgetIds() { vmid_seen_ = cid_seen_ = false; }
 
  private:

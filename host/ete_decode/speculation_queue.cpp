@@ -45,10 +45,15 @@ QueuedElement& SpeculationQueue::PushException(uint16_t type, bool prev_same, ui
   return e;
 }
 
-QueuedElement& SpeculationQueue::PushPeReset(uint16_t type, uint64_t index) {
+QueuedElement& SpeculationQueue::PushPeReset(uint16_t type, bool prev_same, uint64_t index) {
   QueuedElement& e = Append(QueuedKind::kException, true, index);
   e.number = type;
   e.pe_reset = true;
+  e.prev_same = prev_same;
+  // A P0 element (§5.1, §4.7). OpenCSD leaves it out of the depth: with
+  // MAXSPEC 0 it then waits for the next P0's implicit commit, one element
+  // behind, and the last one is lost.
+  ++depth_;
   return e;
 }
 

@@ -88,6 +88,7 @@ struct QueuedElement {  // 64 bytes
   bool prev_same;      // kException: E = 0b10, the return address is also the previous P0's target
   bool q_has_addr;     // kQ: the address came in the Q packet
   uint8_t is;          // address sub-ISA (IS0 / IS1)
+  bool full_addr;      // kAddress: from a 64-bit or with-context packet (restores a lost address)
   uint8_t atom_num;    // kAtom: atoms left
   uint8_t ite_el;      // kInstrumentation
   uint16_t number;     // exception type / event mask
@@ -98,6 +99,7 @@ struct QueuedElement {  // 64 bytes
   uint64_t value;  // address; timestamp (kTimestamp*); instrumentation value
   ete::PacketContext ctx;
 };
+static_assert(sizeof(QueuedElement) <= 64, "one cache line per element");
 
 // A timestamp, cycle count, event, marker or instrumentation element: kept
 // by Cancel, output by Discard and at the end of the trace.
@@ -143,9 +145,9 @@ class SpeculationQueue {
   QueuedElement& PushAddress(uint64_t address, uint8_t is, uint64_t index);
   QueuedElement& PushSourceAddress(uint64_t address, uint8_t is, uint64_t index);  // P0
   // An exception (P0 once its address is pushed), a PE Reset (no address;
-  // like OpenCSD it does not add to the depth).
+  // a P0 element, §5.1: it adds to the depth at once). prev_same: E = 0b10.
   QueuedElement& PushException(uint16_t type, bool prev_same, uint64_t index);
-  QueuedElement& PushPeReset(uint16_t type, uint64_t index);
+  QueuedElement& PushPeReset(uint16_t type, bool prev_same, uint64_t index);
   // Q (§5.10): with its address it counts now, else once the address comes.
   QueuedElement& PushQ(uint32_t count, bool has_address, uint64_t address, uint8_t is, uint64_t index);
   QueuedElement& PushTransactionStart(uint64_t index);  // P0 iff COMMTRANS = 0

@@ -26,6 +26,8 @@ void StmMessageDecoder::OnPacket(const StpPacket& p) {
       id_valid_ = false;
       sink_->OnSyncLost(p.offset);
       return;
+    case StpType::kAsync:
+    case StpType::kVersion: sink_->OnResync(p.offset, p.type); return;
     case StpType::kM8:
     case StpType::kM16: id_valid_ = true; return;
     case StpType::kGerr:
@@ -48,7 +50,7 @@ void StmMessageDecoder::OnPacket(const StpPacket& p) {
     case StpType::kD16:
     case StpType::kD32:
     case StpType::kD64: m.kind = StmMessageKind::kData; break;
-    default: return;  // ASYNC, VERSION, C8/C16, USER, TIME, XSYNC, INCOMPLETE_EOT
+    default: return;  // C8/C16, USER, TIME, XSYNC, INCOMPLETE_EOT
   }
   m.id_valid = id_valid_;
   m.master = p.master;

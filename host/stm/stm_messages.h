@@ -52,6 +52,10 @@ class StmMessageSink {
   // The stream lost synchronisation at `offset` (NOTSYNC, bad packet):
   // messages spanning several packets must not continue across it.
   virtual void OnSyncLost(uint64_t /*offset*/) {}
+  // The stream (re)synchronised at `offset`: an ASYNC or the VERSION that
+  // follows it (MIPI STP: master and channel restart there). A message
+  // spanning several packets does not continue across it either.
+  virtual void OnResync(uint64_t /*offset*/, StpType /*type*/) {}
 };
 
 class StmMessageDecoder final : public StpPacketSink {

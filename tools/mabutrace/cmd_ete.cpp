@@ -88,7 +88,7 @@ int DecodeBuffer(const snapshot::BufferFormat format, std::vector<ete::SourceSpe
   if (!out->jsonl) {
     for (const auto& s : sources)
       out->buf += "# source " + s.name + " buffer " + buffer_name + " (" + file + ", " +
-                  snapshot::BufferFormatName(format) + "): " + s.config.Describe() + "\n";
+                  snapshot::BufferFormatName(format) + "): " + s.Describe() + "\n";
   }
   ete::BufferDecoder dec(format, std::move(sources), &OnPacket, &OnError, out,
                          opt.opencsd ? ete::ErrorPolicy::kOpenCsd : ete::ErrorPolicy::kResync);
@@ -153,7 +153,7 @@ int RunEtePackets(const EteOptions& opt) {
         std::fprintf(stderr, "ete packets: unknown --input-format %s\n", opt.input_format.c_str());
         return kExitUsage;
       }
-      std::vector<ete::SourceSpec> sources{{dev.name, ete::EteConfig::FromDevice(dev)}};
+      std::vector<ete::SourceSpec> sources{ete::SourceOf(dev)};
       rc = DecodeBuffer(fmt, std::move(sources), opt.input, "-", opt, &out);
     }
   } catch (const snapshot::SnapshotError& e) {

@@ -136,7 +136,7 @@ int RunDecode(const DecodeOptions& opt) {
       for (size_t i = 0; i < b.sources.size(); ++i) {
         if (out.only >= 0 && static_cast<long>(i) != out.only) continue;
         out.buf += "# source " + b.sources[i].name + " buffer " + b.buffer.name + " (" + b.buffer.file.string() +
-                   ") core " + (b.cores[i].empty() ? "-" : b.cores[i]) + ": " + b.sources[i].config.Describe() + "\n";
+                   ") core " + (b.cores[i].empty() ? "-" : b.cores[i]) + ": " + b.sources[i].Describe() + "\n";
       }
     }
     if (!ete_decode::DecodeBufferFile(b, &OnDecodeElement, &OnDecodeError, &out)) ok = false;

@@ -242,6 +242,40 @@ TEST(TracerMessages, PartialMessageDroppedOnSyncLoss) {
   EXPECT_EQ(m[1].address, 0x12u);
 }
 
+// An STM resync (ASYNC, or the VERSION that restarts master/channel) in the
+// middle of a 4-word statistics message: the two words before it are a
+// fragment, reported with its offset; the event B after it decodes alone.
+// Mutation: no OnResync in StmMessageDecoder (ASYNC/VERSION ignored, as
+// before) -> the fragment and the event make one 3-word unknown message and
+// the event is lost.
+TEST(TracerMessages, ResyncInsideAMessageDropsTheFragmentAndKeepsTheNextMessage) {
+  for (const bool with_async : {true, false}) {
+    SCOPED_TRACE(with_async ? "ASYNC + VERSION" : "VERSION alone");
+    stm::StpEncoder e;
+    e.Async();
+    e.Version(3);
+    e.Master8(0x80);
+    e.Channel8(3);
+    e.Data(32, 655360);  // statistics words 1 and 2 of 4
+    e.Data(32, 1);
+    if (with_async) e.Async();
+    e.Version(3);
+    e.Master8(0x80);
+    e.Channel8(3);
+    e.Data(32, (1u << 29) | (3u << 24) | 0x12, true);  // event B, sid 3
+    auto m = DecodeWords(e.Bytes());
+    ASSERT_EQ(m.size(), 2u);
+    EXPECT_EQ(m[0].type, MsgType::kUnknown);
+    EXPECT_EQ(m[0].words, (std::vector<uint32_t>{655360, 1}));
+    EXPECT_LT(m[0].offset, m[1].offset);
+    EXPECT_NE(m[0].error.find(with_async ? "ASYNC at byte offset" : "VERSION at byte offset"), std::string::npos)
+        << m[0].error;
+    EXPECT_NE(m[0].error.find("STM byte offset " + std::to_string(m[0].offset)), std::string::npos) << m[0].error;
+    EXPECT_EQ(m[1].type, MsgType::kEventB);
+    EXPECT_EQ(m[1].address, 0x12u);
+  }
+}
+
 TEST(TracerMessages, LayoutFileOverride) {
   const std::string path = ::testing::TempDir() + "layout_override.ini";
   {

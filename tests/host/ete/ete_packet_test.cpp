@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "ete/ete_packet_processor.h"
 #include "ete/ete_packet_text.h"
@@ -447,6 +450,22 @@ TEST(EtePackets, ContextPackets) {
   EXPECT_EQ(p.text, "I_CTXT : Context Packet.; Ctxt: Same");
 }
 
+// Trace Info resets VMID and CONTEXTID to 0 (arm-trace-facts.md §4.4): a
+// Context packet read from bytes before it (here a VMID/CONTEXTID one) must
+// not lend its values to the contexts after it. Mutation: drop the reset in
+// PacketFields::TraceInfo -> the V/C-less context reports 0x44332211.
+TEST(EtePackets, TraceInfoResetsVmidAndContextId) {
+  const Decoded d = Decode(Cat({Prologue(),
+                                {0x81, 0xD1, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88},  // V, C, AArch64 EL1
+                                {0x01, 0x00},                                                  // Trace Info
+                                {0x81, 0x11}}));                                               // AArch64 EL1, no V/C
+  ASSERT_TRUE(d.errors.empty());
+  ASSERT_EQ(d.body.size(), 3u);
+  EXPECT_EQ(d.body[0].p.context.vmid, 0x44332211u);
+  EXPECT_EQ(d.body[2].p.context.vmid, 0u);
+  EXPECT_EQ(d.body[2].p.context.context_id, 0u);
+}
+
 TEST(EtePackets, AddressPacketsAndCompression) {
   Decoded r = Decode(Cat({Prologue(),
                           {0x81, 0x31},
@@ -622,6 +641,66 @@ TEST(EtePackets, CorruptedCaptureResumesAtNextAsync) {
     ASSERT_EQ(r.pkts[b + i].raw, clean.pkts[i].raw);
     ASSERT_EQ(r.pkts[b + i].p.type, clean.pkts[i].p.type);
   }
+}
+
+// The trace unit of a source (arm-trace-facts.md §8.2): TRCDEVARCH first,
+// then TRCIDR1, then the device type.
+TEST(TraceUnits, ArchitectureFromTrcdevarchTrcidr1OrType) {
+  auto arch = [](const char* type, std::map<std::string, uint64_t> regs) {
+    mabutrace::snapshot::Device d;
+    d.type = type;
+    d.regs = std::move(regs);
+    return ete::TraceUnitArch::Of(d).Name();
+  };
+  EXPECT_EQ(arch("ETE", {{"TRCDEVARCH", 0x47705A13}, {"TRCIDR1", 0x4100FFF0}}), "ETE");
+  EXPECT_EQ(arch("ETE", {}), "ETE");                             // OpenCSD's defaults
+  EXPECT_EQ(arch("ETE", {{"TRCIDR1", 0x4100F421}}), "ETMv4.2");  // the registers win over the type
+  EXPECT_EQ(arch("ETM4", {{"TRCDEVARCH", 0x47714A13}}), "ETMv4.1");
+  EXPECT_EQ(arch("ETM4", {{"TRCIDR1", 0x4100F403}}), "ETMv4.0");
+  EXPECT_EQ(arch("ETM4.1", {}), "ETMv4.1");
+  EXPECT_EQ(arch("ETMv4.3", {}), "ETMv4.3");
+  EXPECT_EQ(arch("ETM4", {}), "ETMv4");
+}
+
+// A snapshot whose trace source is an ETMv4.1 (type "ETM4.1", TRCIDR1 v4.1):
+// it is listed as a source, named as not supported, and nothing of it is
+// decoded (not ETE packets that would be "reserved" or wrong).
+// Mutations: the old SnapshotSources (type "ETE"/"ETM4" only, trace unit
+// ignored) -> no source at all ("no ETE trace source"); with type "ETM4" it
+// is decoded as ETE v5.0 -> packets and no error.
+TEST(TraceUnits, EtmV4SourcesAreNamedAndNotDecoded) {
+  const auto dir = std::filesystem::temp_directory_path() / ("mabutrace_etm4_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const char* name, const std::string& text) { std::ofstream(dir / name) << text; };
+  write("snapshot.ini", "[snapshot]\nversion=1.0\n[device_list]\ndevice0=ETM_0.ini\n[trace]\nmetadata=trace.ini\n");
+  write("trace.ini",
+        "[trace_buffers]\nbuffers=buffer1\n[buffer1]\nname=ETB_1\nfile=trace.bin\nformat=source_data\n"
+        "[source_buffers]\nETM_0=ETB_1\n");
+  write("ETM_0.ini",
+        "[device]\nname=ETM_0\nclass=trace_source\ntype=ETM4.1\n[regs]\nTRCCONFIGR=0x1\nTRCTRACEIDR=0x10\n"
+        "TRCIDR0=0x28000EA1\nTRCIDR1=0x4100F410\nTRCIDR2=0x00001088\n");
+  const Bytes trace = Cat({Prologue(), {0x07, 0xF7}});  // 0x07: ETMv4 Exception Return, reserved in ETE
+  std::ofstream(dir / "trace.bin", std::ios::binary).write(reinterpret_cast<const char*>(trace.data()), trace.size());
+
+  auto snap = mabutrace::snapshot::ReadSnapshot(dir);
+  const auto sources = ete::SnapshotSources(snap, snap.buffers[0]);
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(sources.size(), 1u);
+  EXPECT_FALSE(sources[0].supported());
+  EXPECT_EQ(sources[0].Describe(), "trace unit ETMv4.1: not supported yet (ETE only), not decoded");
+  struct Seen {
+    uint64_t packets = 0;
+    std::vector<std::string> errors;
+  } seen;
+  ete::BufferDecoder dec(
+      snap.buffers[0].format, sources, [](void* c, size_t, const ete::EtePacket&) { ++static_cast<Seen*>(c)->packets; },
+      [](void* c, size_t, uint64_t, const std::string& m) { static_cast<Seen*>(c)->errors.push_back(m); }, &seen);
+  dec.Push(trace.data(), trace.size());
+  dec.Finish();
+  EXPECT_EQ(seen.packets, 0u);
+  EXPECT_EQ(seen.errors,
+            (std::vector<std::string>{
+                "source ETM_0 (trace ID 0x10): trace unit ETMv4.1 is not supported yet (ETE only); not decoded"}));
 }
 
 TEST(EtePackets, TruncatedCaptureReportsTheOffset) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ete/ete_packet_processor.h"
 #include "ete_decode/ete_element_decoder.h"
 #include "test_program.h"
 
@@ -323,6 +324,173 @@ TEST(ElementDecoder, JsonEscapesTheSourceName) {
   ASSERT_NO_THROW(j = nlohmann::json::parse(s)) << s;
   EXPECT_EQ(j["source"], "ETE\\0 \"s1\"\t\xEF\xBF\xBD");
   EXPECT_EQ(j["reason"], "begin or filter");
+}
+
+// ---- issue 17: exception return targets, PE Reset, Trace Info, walk limit, resync
+
+ete::EteConfig ReturnStackOn(uint32_t max_spec = 0) {
+  ete::EteConfig cfg = MaxSpec(max_spec);
+  cfg.trcconfigr |= 0x1000;  // TRCCONFIGR.RS
+  return cfg;
+}
+
+// An Exception packet with E = 0b10 (arm-trace-facts.md §4.7) after a taken
+// RET without address: the PER is the RET's target, no pop is due.
+// Mutation: pop the return stack for E = 0b10 as for E = 0b01 (OpenCSD,
+// Linaro/OpenCSD#88) -> "return stack empty" error and NO_SYNC.
+TEST(ElementDecoder, ExceptionWithPrevSameAddressDoesNotPopAnEmptyReturnStack) {
+  Harness h(ReturnStackOn());
+  h.Sync();
+  h.Addr(0x1040);
+  h.Atoms("E");  // 5: nop; ret taken, its target not traced
+  h.Take();
+  EtePacket x = h.P(PacketType::kException);  // 6
+  x.exception_type = 0x0E;                    // IRQ
+  x.exception_addr_interp = 2;                // E = 0b10
+  h.Send(x);
+  h.Addr(0x1000);  // 7: PER, also the RET's target
+  h.Addr(0x1020);  // 8: the vector
+  h.Atoms("N");    // 9
+  EXPECT_TRUE(h.errors.empty()) << h.errors[0];
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{
+                          "6 OCSD_GEN_TRC_ELEM_EXCEPTION(pref ret addr:0x1000 [addr also prev br tgt]; "
+                          "excep num (0x0e) )",
+                          "9 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] num_i(2) last_sz(4) "
+                          "(ISA=A64) N BR  b+link )",
+                      }));
+}
+
+// The same with a non-empty stack: the entry stays for the later return.
+// Mutation as above: the exception pops 0x1028, the handler's RET then finds
+// the stack empty (error) instead of returning to 0x1028.
+TEST(ElementDecoder, ExceptionWithPrevSameAddressKeepsTheReturnStackForALaterReturn) {
+  Harness h(ReturnStackOn());
+  h.Sync();
+  h.Addr(0x1020);
+  h.Atoms("EE");  // 5: bl 0x1040 (push 0x1028); ret taken, its target not traced
+  h.Take();
+  EtePacket x = h.P(PacketType::kException);  // 6
+  x.exception_type = 0x0E;
+  x.exception_addr_interp = 2;  // E = 0b10: the RET went to 0x1000
+  h.Send(x);
+  h.Addr(0x1000);  // 7: PER
+  h.Addr(0x1040);  // 8: vector: nop; ret
+  h.Atoms("EN");   // 9: ret taken (pop: 0x1028); b.eq not taken
+  EXPECT_TRUE(h.errors.empty()) << h.errors[0];
+  const auto got = h.Take();
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[2],
+            "9 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1028:[0x1030] num_i(2) last_sz(4) (ISA=A64) N BR   <cond>)");
+}
+
+// PE Reset is a P0 element (§5.1): with MAXSPEC 0 it commits at once and the
+// atoms after it are not held one element behind. Mutation: PushPeReset
+// without ++depth_ -> the EXCEPTION only appears with the next atom packet,
+// and the range of the last atom never appears.
+TEST(ElementDecoder, PeResetCountsInTheSpeculationDepth) {
+  Harness h;  // MAXSPEC 0
+  h.Sync();
+  h.Addr(0x1000);
+  h.Take();
+  EtePacket r = h.P(PacketType::kPeReset);  // 5
+  r.exception_type = 0;
+  r.exception_addr_interp = 1;
+  h.Send(r);
+  EXPECT_EQ(h.Take(),
+            (std::vector<std::string>{"2 OCSD_GEN_TRC_ELEM_TRACE_ON( [begin or filter])",
+                                      "3 OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1N; 64-bit; )",
+                                      "5 OCSD_GEN_TRC_ELEM_EXCEPTION(pref ret addr:0x0; excep num (0x00) )"}));
+  h.Addr(0x1040);  // 6: the reset vector
+  h.Atoms("E");    // 7
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{"7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) "
+                                                "last_sz(4) (ISA=A64) E iBR A64:ret )"}));
+  h.dec.Finish();
+  EXPECT_TRUE(h.errors.empty());
+}
+
+// Bytes -> packet processor -> element decoder, for the cases that need both layers.
+std::vector<std::string> DecodeBytes(const std::vector<uint8_t>& bytes, const ete::EteConfig& cfg = {}) {
+  struct Run {
+    Harness h;
+    explicit Run(const ete::EteConfig& c) : h(c) {}
+    static void OnPacket(void* c, const EtePacket& p) { static_cast<Run*>(c)->h.dec.OnPacket(p); }
+  } run(cfg);
+  ete::EtePacketProcessor proc(cfg, &Run::OnPacket, &run);
+  proc.Push(0, bytes.data(), bytes.size());
+  proc.Finish();
+  run.h.dec.Finish();
+  return run.h.Take();
+}
+std::vector<uint8_t> AsyncBytes() {
+  std::vector<uint8_t> b(11, 0x00);
+  b.push_back(0x80);
+  return b;
+}
+void Append(std::vector<uint8_t>* to, std::initializer_list<uint8_t> bytes) { to->insert(to->end(), bytes); }
+// Target Address Long 64-bit IS0 (0x9D, §4.12) of an address below 2^16.
+void AppendAddr64(std::vector<uint8_t>* to, uint16_t a) {
+  Append(to, {0x9D, static_cast<uint8_t>((a >> 2) & 0x7F), static_cast<uint8_t>((a >> 9) & 0x7F), 0, 0, 0, 0, 0, 0});
+}
+
+// A Context packet with VMID/CONTEXTID before a Trace Info (garbage, or an
+// old context) must not show in the PE contexts after it (§4.4).
+// Mutation: no context_.ForgetIds() at Trace Info -> the second PE_CONTEXT
+// reports "VMID=0x0; CTXTID=0x0;" (and, without the packet layer's reset
+// too, "VMID=0x44332211; CTXTID=0x88776655;").
+TEST(ElementDecoder, TraceInfoResetsVmidAndContextIdOfLaterContexts) {
+  std::vector<uint8_t> b = AsyncBytes();
+  Append(&b, {0x01, 0x00, 0x04});                                            // Trace Info, Trace On
+  Append(&b, {0x81, 0xD1, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88});  // V, C: AArch64 EL1 S
+  AppendAddr64(&b, 0x1000);
+  Append(&b, {0xF7});              // E: 0x1000..0x100c, b 0x1020
+  Append(&b, {0x01, 0x00, 0x04});  // Trace Info, Trace On
+  Append(&b, {0x81, 0x11});        // AArch64 EL1 S, no V/C
+  AppendAddr64(&b, 0x1040);
+  Append(&b, {0xF7});
+  std::vector<std::string> contexts;
+  for (const std::string& s : DecodeBytes(b))
+    if (s.find("PE_CONTEXT") != std::string::npos) contexts.push_back(s.substr(s.find(' ') + 1));
+  EXPECT_EQ(contexts, (std::vector<std::string>{
+                          "OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1S; 64-bit; VMID=0x44332211; CTXTID=0x88776655; )",
+                          "OCSD_GEN_TRC_ELEM_PE_CONTEXT((ISA=A64) EL1S; 64-bit; )",
+                      }));
+}
+
+// A pop of an empty return stack loses where the PE is, nothing else: the
+// timestamp after it is still output, a short (relative) address does not
+// restore it, the next 64-bit address does, without an A-Sync (MAXSPEC 0
+// and MAXSPEC 2 with explicit commits). Mutation: WalkFailed resynchronises
+// at the next A-Sync (the old SequenceError) -> no TIMESTAMP, no range at 0x1040.
+TEST(ElementDecoder, LostAddressResumesAtTheNextFullAddress) {
+  for (const uint32_t max_spec : {0u, 2u}) {
+    SCOPED_TRACE("MAXSPEC " + std::to_string(max_spec));
+    Harness h(ReturnStackOn(max_spec));
+    h.Sync();
+    h.Addr(0x1040);
+    h.Atoms("EE");                               // 5: ret taken without address, then a P0: pop of an empty stack
+    EtePacket ts = h.P(PacketType::kTimestamp);  // 6
+    ts.timestamp = 0x55;
+    h.Send(ts);
+    EtePacket s = h.P(PacketType::kTargetAddrShortIs0);  // 7: short: relative to the lost address
+    s.addr.value = 0x1000;
+    h.Send(s);
+    h.Atoms("E");               // 8: nothing to walk from
+    h.Addr(0x1040);             // 9: 64-bit: the PE is known again
+    h.Atoms("E");               // 10
+    if (max_spec) h.Commit(2);  // 11: the two left above MAXSPEC
+    const auto got = h.Take();
+    ASSERT_EQ(h.errors.size(), 1u);
+    EXPECT_NE(h.errors[0].find("return stack empty"), std::string::npos) << h.errors[0];
+    EXPECT_NE(h.errors[0].find("next 64-bit address"), std::string::npos) << h.errors[0];
+    ASSERT_GE(got.size(), 3u);
+    const std::vector<std::string> tail3(got.end() - 3, got.end());
+    EXPECT_EQ(tail3, (std::vector<std::string>{
+                         "5 OCSD_GEN_TRC_ELEM_NO_SYNC( [bad-packet])",
+                         "6 OCSD_GEN_TRC_ELEM_TIMESTAMP( [ TS=0x000000000055]; )",
+                         "10 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E "
+                         "iBR A64:ret )",
+                     }));
+  }
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ struct Harness {
   ElementOutput output{0, &OnElement, this};
   ExecutionWalker walker;
 
-  explicit Harness(bool return_stack = false) : walker(&image, {}, return_stack, &output, 8) {
+  explicit Harness(bool return_stack = false, armisa::FollowOptions options = {})
+      : walker(&image, options, return_stack, &output, 8) {
     walker.SetContext(Isa::kA64, armisa::kMemEL1N);
   }
   static void OnElement(void* c, const EteElement& e) {
@@ -162,6 +163,40 @@ TEST(ExecutionWalker, QIsARangeOnlyOnAStraightLine) {
   EXPECT_EQ(h.Take(), (Lines{"first 0x1000:[next 0x1040] num_i(5) )"}));
   h.walker.Atom(true, 3);  // the PE is at the Q's target
   EXPECT_EQ(h.Take(), (Lines{"exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR A64:ret )"}));
+}
+
+// A walk that hits the follower's instruction limit (here 4; from 0x100c the
+// next P0 is the BL at 0x1024, 7 instructions on) must not be reported as an
+// executed range: INSTR_LIMIT names where it
+// started and stopped, it is counted, and the walker waits for an address.
+// Mutation: treat kLimit like kNotAccessible (the old code) -> an
+// "exec range=0x100c:[0x101c] num_i(4)" that never executed as such.
+TEST(ExecutionWalker, WalkLimitGivesInstrLimitNotARange) {
+  armisa::FollowOptions limited;
+  limited.max_instructions = 4;
+  Harness h(false, limited);
+  h.walker.SetAddress(0x100c, Isa::kA64);
+  EXPECT_EQ(h.walker.Atom(true, 5), Status::kOk);
+  EXPECT_EQ(h.Take(), (Lines{"first 0x100c:[stop 0x101c] num_i(4) no P0 instruction within the walk limit)"}));
+  EXPECT_EQ(h.output.stats().instr_limits, 1u);
+  EXPECT_EQ(h.output.stats().ranges, 0u);
+  EXPECT_EQ(h.walker.Atom(true, 6), Status::kOk);
+  EXPECT_TRUE(h.Take().empty()) << "after the limit the next address must come from the trace";
+  h.walker.SetAddress(0x1040, Isa::kA64);
+  EXPECT_EQ(h.walker.Atom(true, 7), Status::kOk);
+  EXPECT_EQ(h.Take(), (Lines{"exec range=0x1040:[0x1048] num_i(2) last_sz(4) (ISA=A64) E iBR A64:ret )"}));
+}
+
+// The same for an exception's walk to its preferred return address.
+// Mutation: no kLimit case in WalkToException -> "exec range=0x100c:[0x101c]".
+TEST(ExecutionWalker, ExceptionWalkLimitGivesInstrLimitNotARange) {
+  armisa::FollowOptions limited;
+  limited.max_instructions = 4;
+  Harness h(false, limited);
+  h.walker.SetAddress(0x100c, Isa::kA64);
+  h.walker.WalkToException(0x1020, true, 5);
+  EXPECT_EQ(h.Take(), (Lines{"first 0x100c:[stop 0x101c] num_i(4) no P0 instruction within the walk limit)"}));
+  EXPECT_EQ(h.output.stats().instr_limits, 1u);
 }
 
 }  // namespace
