@@ -10,8 +10,8 @@ namespace {
 
 bool IsDurationKind(CheckKind k) { return k == CheckKind::kSlice || k == CheckKind::kFlow; }
 
-// The statistics each kind has, longest first where one ends another
-// ("p99.9" before "p99").
+// The statistics each kind has (none is a '.'-suffix of another, so the
+// order does not matter).
 std::span<const std::string_view> StatsOf(CheckKind k) {
   static constexpr std::string_view kSlice[] = {"p99.9", "count", "total", "self", "mean", "open",
                                                 "min",   "p50",   "p90",   "p99",  "max"};
@@ -128,7 +128,8 @@ std::optional<Check> ParseCheck(std::string_view text, CheckError* error) {
     if (left.size() < s.size() + 1) continue;
     const size_t at = left.size() - s.size() - 1;
     if (left.substr(at + 1) != s || left[at] != '.') continue;
-    if (stat_from != std::string_view::npos ? at != stat_from : at <= i) continue;
+    if (stat_from != std::string_view::npos && at != stat_from) continue;
+    if (stat_from == std::string_view::npos && at == i) return Fail(error, i, "empty key");
     c.stat = std::string(s);
     if (stat_from == std::string_view::npos) c.key = std::string(text.substr(i, at - i));
     found = true;

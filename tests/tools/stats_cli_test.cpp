@@ -5,7 +5,10 @@
 // formats, and --check pass (0), fail (1) and usage (2) exit codes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <numeric>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -41,9 +44,9 @@ class StatsCli : public ::testing::Test {
   std::string stream_;
 };
 
-// The JSON report holds the workload exactly. Mutation: TraceStats::EndFlow
-// not erasing/using the start (latency from 0) makes flow min = the in time;
-// keying flows by the in side's name gives "recv" instead of "send".
+// The JSON report holds the workload exactly, its flow latencies those of
+// convert's arrows. Mutation: TraceStats::EndFlow adding the in time
+// instead of in - out (latency from 0) fails the min/max/total equalities.
 TEST_F(StatsCli, JsonReportHoldsTheWorkload) {
   const fs::path out = dir_.path / "stats.json";
   const Result r = Cli({"stats", stream_, "-o", out.string()});
@@ -66,6 +69,26 @@ TEST_F(StatsCli, JsonReportHoldsTheWorkload) {
   // loop), so each latency is below the trace's length and above 0.
   EXPECT_GT(flows["send"]["min"].get<uint64_t>(), 0u);
   EXPECT_LT(flows["send"]["max"].get<uint64_t>(), doc["end_ns"].get<uint64_t>());
+  // The latencies equal the arrows of `convert`'s JSON of the same stream
+  // (ts in us with ns digits): min, max, total and p50 exactly.
+  const fs::path conv = dir_.path / "trace.json";
+  ASSERT_EQ(Cli({"convert", stream_, "-o", conv.string()}).rc, 0);
+  const json trace = json::parse(ReadFile(conv));
+  std::map<uint64_t, int64_t> start_ns;
+  std::vector<int64_t> latency;
+  auto ns_of = [](const json& e) { return std::llround(e["ts"].get<double>() * 1000); };
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("ph", "") == "s") start_ns[e["id"].get<uint64_t>()] = ns_of(e);
+  }
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("ph", "") == "f") latency.push_back(ns_of(e) - start_ns.at(e["id"].get<uint64_t>()));
+  }
+  ASSERT_EQ(latency.size(), size_t(kItems));
+  std::sort(latency.begin(), latency.end());
+  EXPECT_EQ(flows["send"]["min"].get<int64_t>(), latency.front());
+  EXPECT_EQ(flows["send"]["max"].get<int64_t>(), latency.back());
+  EXPECT_EQ(flows["send"]["p50"].get<int64_t>(), latency[size_t(kItems) / 2 - 1]);  // rank ceil(n/2)
+  EXPECT_EQ(flows["send"]["total"].get<int64_t>(), std::accumulate(latency.begin(), latency.end(), int64_t(0)));
   EXPECT_EQ(counters["produced"]["min"], 0);
   EXPECT_EQ(counters["produced"]["max"], kItems - 1);
   EXPECT_EQ(counters["produced"]["last"], kItems - 1);

@@ -22,8 +22,9 @@ size_t ErrorColumn(const char* text) {
   return e.column;
 }
 
-// Units scale to ns; a key may hold dots; p99.9 is not p99 of key "x.p99".
-// Mutation: trying "p99" before "p99.9" parses the key as "a.b.p99" wrong.
+// Units scale to ns; a key may hold dots (the statistic is the suffix after
+// the last '.' that names one, so "a.b.p99.9" is key "a.b", stat p99.9).
+// Mutation: "p99.9" left out of a flow's statistics rejects the second check.
 TEST(StatsCheck, ParsesKindsKeysStatsUnits) {
   Check c = Parse("slice:process_data.p99 < 2ms");
   EXPECT_EQ(c.kind, CheckKind::kSlice);
