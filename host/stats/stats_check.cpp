@@ -149,9 +149,11 @@ std::optional<Check> ParseCheck(std::string_view text, CheckError* error) {
   i = op_at + OperatorAt(text, op_at, &c.op);
   while (i < text.size() && IsSpace(text[i])) ++i;
   const size_t number_at = i;
+  const bool negative = i < text.size() && text[i] == '-';  // counters may be below 0
+  if (negative) ++i;
   const auto v = Number(text, &i);
   if (!v) return Fail(error, number_at, "expected a number");
-  c.threshold = *v;
+  c.threshold = negative ? -*v : *v;
   while (i < text.size() && IsSpace(text[i])) ++i;
   const size_t unit_at = i;
   size_t unit_end = i;

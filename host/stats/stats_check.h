@@ -2,7 +2,7 @@
 // (`mabutrace stats --check`, docs/stats.md §4).
 //
 // Grammar (spaces allowed around the operator and before a unit):
-//   check := kind ':' key '.' stat op number [unit]
+//   check := kind ':' key '.' stat op ['-'] number [unit]
 //   kind  := slice | flow | counter | instant
 //   stat  := slice, flow: count total mean min p50 p90 p99 p99.9 max
 //            slice also:  self open (instances closed at the end)
@@ -13,7 +13,7 @@
 //            values are plain numbers
 // The key is everything between ':' and the last '.stat' before the
 // operator (so it may hold dots), or a "double-quoted" string. The number
-// is decimal with an optional fraction ("1.5ms").
+// is decimal with an optional sign and fraction ("1.5ms", "-7").
 #ifndef MABUTRACE_HOST_STATS_STATS_CHECK_H
 #define MABUTRACE_HOST_STATS_STATS_CHECK_H
 

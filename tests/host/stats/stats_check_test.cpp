@@ -47,6 +47,7 @@ TEST(StatsCheck, ParsesKindsKeysStatsUnits) {
   EXPECT_EQ(c.op, CheckOp::kNotEqual);
   EXPECT_EQ(c.threshold, 3e9L);
   EXPECT_EQ(Parse("slice:x.mean < 7").threshold, 7.0L);  // no unit: ns
+  EXPECT_EQ(Parse("counter:level.min == -7").threshold, -7.0L);
 }
 
 // Errors point at the column (1-based) of what is wrong. Mutation:
