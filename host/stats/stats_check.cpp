@@ -86,7 +86,8 @@ std::optional<Check> ParseCheck(std::string_view text, CheckError* error) {
   size_t i = 0;
   while (i < text.size() && IsSpace(text[i])) ++i;
   const size_t colon = text.find(':', i);
-  if (colon == std::string_view::npos) return Fail(error, i, "expected KIND:KEY.STAT (KIND: slice, flow, counter, instant)");
+  if (colon == std::string_view::npos)
+    return Fail(error, i, "expected KIND:KEY.STAT (KIND: slice, flow, counter, instant)");
   const std::string_view kind = text.substr(i, colon - i);
   if (kind == "slice") {
     c.kind = CheckKind::kSlice;
@@ -108,7 +109,8 @@ std::optional<Check> ParseCheck(std::string_view text, CheckError* error) {
     if (close == std::string_view::npos) return Fail(error, i, "unterminated quoted key");
     c.key = std::string(text.substr(i + 1, close - i - 1));
     stat_from = close + 1;
-    if (stat_from >= text.size() || text[stat_from] != '.') return Fail(error, stat_from, "expected '.STAT' after the key");
+    if (stat_from >= text.size() || text[stat_from] != '.')
+      return Fail(error, stat_from, "expected '.STAT' after the key");
     op_at = stat_from;
     CheckOp op;
     while (op_at < text.size() && !OperatorAt(text, op_at, &op)) ++op_at;
@@ -242,8 +244,10 @@ CheckResult Evaluate(const Check& c, const TraceStats& stats) {
     case CheckKind::kFlow: {
       const auto& m = c.kind == CheckKind::kSlice ? stats.slices() : stats.flows();
       auto it = m.find(c.key);
-      if (it != m.end()) value = DurationStat(it->second, c.stat);
-      else if (c.stat == "count" || c.stat == "open") value = 0;
+      if (it != m.end())
+        value = DurationStat(it->second, c.stat);
+      else if (c.stat == "count" || c.stat == "open")
+        value = 0;
       is_duration = c.stat != "count" && c.stat != "open";
       break;
     }
@@ -274,7 +278,8 @@ CheckResult Evaluate(const Check& c, const TraceStats& stats) {
     return r;
   }
   r.pass = Compare(*value, c.op, c.threshold);
-  r.line = std::string(r.pass ? "ok   " : "FAIL ") + c.text + ": " + (is_duration ? FormatDuration(*value) : FormatNumber(*value));
+  r.line = std::string(r.pass ? "ok   " : "FAIL ") + c.text + ": " +
+           (is_duration ? FormatDuration(*value) : FormatNumber(*value));
   return r;
 }
 

@@ -14,7 +14,8 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-constexpr std::pair<const char*, uint32_t> kQuantiles[] = {{"p50", 5000}, {"p90", 9000}, {"p99", 9900}, {"p99.9", 9990}};
+constexpr std::pair<const char*, uint32_t> kQuantiles[] = {
+    {"p50", 5000}, {"p90", 9000}, {"p99", 9900}, {"p99.9", 9990}};
 
 std::string Dur(long double ns) { return FormatDuration(ns); }
 
@@ -62,7 +63,8 @@ void DurationSection(std::string& out, const char* title, const std::map<std::st
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> head = {title, "count", "total"};
   if (slices) head.push_back("self");
-  for (const char* h : {"mean", "min", "p50", "p90", "p99", "p99.9", "max", "longest (dur@begin ns)"}) head.push_back(h);
+  for (const char* h : {"mean", "min", "p50", "p90", "p99", "p99.9", "max", "longest (dur@begin ns)"})
+    head.push_back(h);
   rows.push_back(head);
   for (auto e : Sorted(m, !slices)) {
     const QuantileSketch& q = e->second.sketch;
@@ -199,9 +201,13 @@ std::string CsvReport(const TraceStats& s) {
   auto durations = [&](const char* kind, const auto& m, bool slices) {
     for (auto e : Sorted(m, !slices)) {
       const QuantileSketch& q = e->second.sketch;
-      std::vector<std::string> r = {kind, CsvField(e->first), std::to_string(q.count()),
+      std::vector<std::string> r = {kind,
+                                    CsvField(e->first),
+                                    std::to_string(q.count()),
                                     std::to_string(static_cast<uint64_t>(q.sum())),
-                                    slices ? std::to_string(e->second.self) : "", Num(q.mean()), std::to_string(q.min())};
+                                    slices ? std::to_string(e->second.self) : "",
+                                    Num(q.mean()),
+                                    std::to_string(q.min())};
       for (const auto& [name, per] : kQuantiles) r.push_back(std::to_string(q.Quantile(per)));
       r.push_back(std::to_string(q.max()));
       for (int i = 0; i < 4; ++i) r.push_back("");
@@ -217,8 +223,8 @@ std::string CsvReport(const TraceStats& s) {
   for (const auto& [k, n] : s.instants())
     row({"instant", CsvField(k), std::to_string(n), "", "", "", "", "", "", "", "", "", "", "", "", "", "1"});
   for (const auto& [k, t] : s.threads())
-    row({"thread", CsvField(t.name + " (" + std::to_string(t.track.tid) + ")"), std::to_string(t.top_level), "", "",
-         "", "", "", "", "", "", "", "", "", std::to_string(t.busy), std::to_string(t.longest_idle), "1"});
+    row({"thread", CsvField(t.name + " (" + std::to_string(t.track.tid) + ")"), std::to_string(t.top_level), "", "", "",
+         "", "", "", "", "", "", "", "", std::to_string(t.busy), std::to_string(t.longest_idle), "1"});
   return out;
 }
 

@@ -56,8 +56,8 @@ struct Instance {
 
 struct DurationStats {
   QuantileSketch sketch;
-  uint64_t self = 0;         // slices only
-  uint64_t open_at_end = 0;  // slices only: closed by the Normalizer at the end
+  uint64_t self = 0;              // slices only
+  uint64_t open_at_end = 0;       // slices only: closed by the Normalizer at the end
   std::vector<Instance> longest;  // longest first, at most Options::top
   explicit DurationStats(size_t bound) : sketch(bound) {}
 };
@@ -77,7 +77,7 @@ struct ThreadStats {
   uint64_t busy = 0;
   uint64_t longest_idle = 0;
   uint64_t idle_from = 0, idle_to = 0;  // where the longest idle gap is
-  uint64_t top_level = 0;              // top-level slices
+  uint64_t top_level = 0;               // top-level slices
 };
 
 class TraceStats final : public format::EventSink {

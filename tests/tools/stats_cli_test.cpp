@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <numeric>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -118,9 +118,9 @@ TEST_F(StatsCli, TextCsvAndGrouping) {
 // Mutation: RunStats not setting rc on a failed check exits 0.
 TEST_F(StatsCli, CheckExitCodes) {
   const std::string n = std::to_string(kItems);
-  Result r = Cli({"stats", stream_, "--check", "slice:produce.count == " + n, "--check", "flow:send.p99 < 10s",
-                  "--check", "counter:produced.max <= " + std::to_string(kItems - 1), "--check",
-                  "instant:queue_full.count == 0"});
+  Result r =
+      Cli({"stats", stream_, "--check", "slice:produce.count == " + n, "--check", "flow:send.p99 < 10s", "--check",
+           "counter:produced.max <= " + std::to_string(kItems - 1), "--check", "instant:queue_full.count == 0"});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.err.find("FAIL"), std::string::npos) << r.err;
 

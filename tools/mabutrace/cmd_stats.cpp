@@ -48,7 +48,7 @@ int RunStats(const StatsOptions& o) {
     checks.push_back(std::move(*c));
   }
   stats::Options options;
-  options.by = o.by == "thread" ? stats::GroupBy::kThread
+  options.by = o.by == "thread"        ? stats::GroupBy::kThread
                : o.by == "name,thread" ? stats::GroupBy::kNameThread
                                        : stats::GroupBy::kName;
   options.top = o.top;

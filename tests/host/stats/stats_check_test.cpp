@@ -53,15 +53,15 @@ TEST(StatsCheck, ParsesKindsKeysStatsUnits) {
 // Errors point at the column (1-based) of what is wrong. Mutation:
 // 0-based columns make every expectation one less.
 TEST(StatsCheck, ErrorsPointAtTheColumn) {
-  EXPECT_EQ(ErrorColumn("slices:x.p99 < 2ms"), 1u);          // unknown kind
-  EXPECT_EQ(ErrorColumn("slice:x.p98 < 2ms"), 9u);           // unknown statistic
-  EXPECT_EQ(ErrorColumn("slice:x.p99 < 2xs"), 16u);          // unknown unit
-  EXPECT_EQ(ErrorColumn("slice:x.p99 < ms"), 15u);           // no number
-  EXPECT_EQ(ErrorColumn("slice:x.p99 2ms"), 16u);            // no operator
-  EXPECT_EQ(ErrorColumn("counter:q.max <= 8ms"), 19u);       // a counter has no unit
-  EXPECT_EQ(ErrorColumn("instant:q.count == 1 extra"), 22u); // trailing text
-  EXPECT_EQ(ErrorColumn("slice:.p99 < 1"), 7u);              // empty key
-  EXPECT_EQ(ErrorColumn("slice:x.p99 = 1"), 16u);            // '=' alone is no operator
+  EXPECT_EQ(ErrorColumn("slices:x.p99 < 2ms"), 1u);           // unknown kind
+  EXPECT_EQ(ErrorColumn("slice:x.p98 < 2ms"), 9u);            // unknown statistic
+  EXPECT_EQ(ErrorColumn("slice:x.p99 < 2xs"), 16u);           // unknown unit
+  EXPECT_EQ(ErrorColumn("slice:x.p99 < ms"), 15u);            // no number
+  EXPECT_EQ(ErrorColumn("slice:x.p99 2ms"), 16u);             // no operator
+  EXPECT_EQ(ErrorColumn("counter:q.max <= 8ms"), 19u);        // a counter has no unit
+  EXPECT_EQ(ErrorColumn("instant:q.count == 1 extra"), 22u);  // trailing text
+  EXPECT_EQ(ErrorColumn("slice:.p99 < 1"), 7u);               // empty key
+  EXPECT_EQ(ErrorColumn("slice:x.p99 = 1"), 16u);             // '=' alone is no operator
 }
 
 // Evaluation on statistics made through the Normalizer: a slice of 3 ms

@@ -8,11 +8,11 @@
 
 namespace {
 
+using mabutrace::format::Track;
 using mabutrace::model::Normalizer;
 using mabutrace::stats::GroupBy;
 using mabutrace::stats::Options;
 using mabutrace::stats::TraceStats;
-using mabutrace::format::Track;
 
 constexpr Track kA{1, 10}, kB{1, 11};
 
