@@ -264,4 +264,31 @@ TEST(RawDump, ConvertOntoItselfIsRefused) {
   EXPECT_EQ(ReadFile(dump), before);
 }
 
+// `mabutrace stats` reads a raw dump + ELF through convert's input path:
+// consume holds inner (self = total - inner's total), the unnamed flows
+// pair, the counter's values are exact, and --check gates on them.
+// Mutation: cmd_stats reading without the --elf (ReadTrace(*fin, "", ...))
+// leaves the names as addresses: no "consume" key, the checks fail.
+TEST(RawDump, StatsOfADumpWithTheElf) {
+#if !MABUTRACE_HAS_STATS
+  GTEST_SKIP() << "host/stats is not built (MABUTRACE_HOST_DIRS)";
+#else
+  TempDir dir;
+  const fs::path dump = SelfDump(dir);
+  const fs::path out = dir.path / "stats.json";
+  const Result r = mt_tools::RunProgram(
+      MABUTRACE_CLI_PATH, {"stats", dump.string(), "--elf", RAW_DUMP_PROGRAM_PATH, "-o", out.string(), "--check",
+                           "counter:level.min == -7", "--check", "counter:level.max == 38993", "--check",
+                           "slice:consume.count == 40", "--check", "flow:(unnamed).count == 40"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json doc = json::parse(ReadFile(out));
+  std::map<std::string, json> slices;
+  for (const auto& s : doc["slices"]) slices[s["key"]] = s;
+  ASSERT_TRUE(slices.count("consume") && slices.count("inner")) << doc["slices"].dump();
+  EXPECT_EQ(slices["consume"]["self"].get<uint64_t>(),
+            slices["consume"]["total"].get<uint64_t>() - slices["inner"]["total"].get<uint64_t>());
+  EXPECT_EQ(slices["inner"]["count"], 40);
+#endif
+}
+
 }  // namespace

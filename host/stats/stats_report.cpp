@@ -1,0 +1,231 @@
+// stats_report.cpp: see stats_report.h.
+#include "stats_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "json_text.h"
+#include "stats_check.h"
+
+namespace mabutrace::stats {
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+constexpr std::pair<const char*, uint32_t> kQuantiles[] = {
+    {"p50", 5000}, {"p90", 9000}, {"p99", 9900}, {"p99.9", 9990}};
+
+std::string Dur(long double ns) { return FormatDuration(ns); }
+
+template <class Map>
+std::vector<typename Map::const_pointer> Sorted(const Map& m, bool by_p99) {
+  std::vector<typename Map::const_pointer> v;
+  for (const auto& e : m) v.push_back(&e);
+  std::stable_sort(v.begin(), v.end(), [by_p99](auto a, auto b) {
+    return by_p99 ? a->second.sketch.Quantile(9900) > b->second.sketch.Quantile(9900)
+                  : a->second.sketch.sum() > b->second.sketch.sum();
+  });
+  return v;
+}
+
+std::string Pad(std::string s, size_t w) {
+  if (s.size() < w) s.insert(0, w - s.size(), ' ');
+  return s;
+}
+
+std::string Row(const std::vector<std::string>& cells, const std::vector<size_t>& widths) {
+  std::string line = cells[0];
+  if (line.size() < widths[0]) line.append(widths[0] - line.size(), ' ');
+  for (size_t i = 1; i < cells.size(); ++i) line += "  " + Pad(cells[i], widths[i]);
+  return line + "\n";
+}
+
+std::string Table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> w(rows[0].size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  std::string out;
+  for (const auto& r : rows) out += Row(r, w);
+  return out;
+}
+
+std::string Longest(const DurationStats& d) {
+  std::string s;
+  for (const Instance& i : d.longest) s += (s.empty() ? "" : " ") + Dur(i.dur) + "@" + std::to_string(i.ns);
+  return s;
+}
+
+void DurationSection(std::string& out, const char* title, const std::map<std::string, DurationStats, std::less<>>& m,
+                     bool slices) {
+  if (m.empty()) return;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head = {title, "count", "total"};
+  if (slices) head.push_back("self");
+  for (const char* h : {"mean", "min", "p50", "p90", "p99", "p99.9", "max", "longest (dur@begin ns)"})
+    head.push_back(h);
+  rows.push_back(head);
+  for (auto e : Sorted(m, !slices)) {
+    const QuantileSketch& q = e->second.sketch;
+    std::vector<std::string> r = {e->first, std::to_string(q.count()), Dur(static_cast<long double>(q.sum()))};
+    if (slices) r.push_back(Dur(e->second.self));
+    r.push_back(Dur(q.mean()));
+    r.push_back(Dur(q.min()));
+    for (const auto& [name, per] : kQuantiles) r.push_back((q.exact() ? "" : "~") + Dur(q.Quantile(per)));
+    r.push_back(Dur(q.max()));
+    r.push_back(Longest(e->second));
+    rows.push_back(r);
+  }
+  out += Table(rows) + "\n";
+}
+
+std::string Num(double v) { return exporter::JsonNumber(v); }
+
+}  // namespace
+
+std::string TextReport(const TraceStats& s) {
+  std::string out;
+  DurationSection(out, "slice", s.slices(), true);
+  DurationSection(out, "flow (out -> in)", s.flows(), false);
+  if (!s.counters().empty()) {
+    std::vector<std::vector<std::string>> rows = {{"counter", "count", "min", "max", "mean", "last", "twmean"}};
+    for (const auto& [k, c] : s.counters())
+      rows.push_back({k, std::to_string(c.count), std::to_string(c.min), std::to_string(c.max), Num(c.mean()),
+                      std::to_string(c.last), Num(s.TimeWeightedMean(c))});
+    out += Table(rows) + "\n";
+  }
+  if (!s.instants().empty()) {
+    std::vector<std::vector<std::string>> rows = {{"instant", "count"}};
+    for (const auto& [k, n] : s.instants()) rows.push_back({k, std::to_string(n)});
+    out += Table(rows) + "\n";
+  }
+  if (!s.threads().empty()) {
+    std::vector<std::vector<std::string>> rows = {{"thread", "tid", "slices", "busy", "longest idle", "idle from ns"}};
+    for (const auto& [k, t] : s.threads())
+      rows.push_back({t.name, std::to_string(t.track.tid), std::to_string(t.top_level), Dur(t.busy),
+                      Dur(t.longest_idle), t.longest_idle ? std::to_string(t.idle_from) : ""});
+    out += Table(rows) + "\n";
+  }
+  std::string notes;
+  for (const auto& [k, v] : s.metadata())
+    if ((k == "orphan_scope_ends" || k == "open_scopes_closed" || k == "flow_ends_without_start" ||
+         k == "lost_records" || k == "dropped_records" || k == "damaged_records") &&
+        v != "0")
+      notes += "  " + k + ": " + v + "\n";
+  if (!notes.empty()) out += "trace repairs and losses:\n" + notes;
+  out += "quantiles: nearest rank; exact up to " + std::to_string(s.options().exact_bound) +
+         " samples per key, then ~ marks a histogram value within 1/128 (0.79 %)\n";
+  return out;
+}
+
+namespace {
+
+ordered_json DurationJson(const std::string& key, const DurationStats& d, bool slices) {
+  const QuantileSketch& q = d.sketch;
+  ordered_json j;
+  j["key"] = key;
+  j["count"] = q.count();
+  j["total"] = static_cast<uint64_t>(q.sum());
+  if (slices) {
+    j["self"] = d.self;
+    j["open_at_end"] = d.open_at_end;
+  }
+  j["mean"] = q.mean();
+  j["min"] = q.min();
+  for (const auto& [name, per] : kQuantiles) j[name] = q.Quantile(per);
+  j["max"] = q.max();
+  j["exact"] = q.exact();
+  ordered_json longest = ordered_json::array();
+  for (const Instance& i : d.longest) longest.push_back({{"ts", i.ns}, {"dur", i.dur}, {"thread", i.thread}});
+  j["longest"] = longest;
+  return j;
+}
+
+}  // namespace
+
+std::string JsonReport(const TraceStats& s) {
+  ordered_json doc;
+  doc["slices"] = ordered_json::array();
+  for (auto e : Sorted(s.slices(), false)) doc["slices"].push_back(DurationJson(e->first, e->second, true));
+  doc["flows"] = ordered_json::array();
+  for (auto e : Sorted(s.flows(), true)) doc["flows"].push_back(DurationJson(e->first, e->second, false));
+  doc["counters"] = ordered_json::array();
+  for (const auto& [k, c] : s.counters())
+    doc["counters"].push_back({{"key", k},
+                               {"count", c.count},
+                               {"min", c.min},
+                               {"max", c.max},
+                               {"mean", c.mean()},
+                               {"last", c.last},
+                               {"twmean", s.TimeWeightedMean(c)}});
+  doc["instants"] = ordered_json::array();
+  for (const auto& [k, n] : s.instants()) doc["instants"].push_back({{"key", k}, {"count", n}});
+  doc["threads"] = ordered_json::array();
+  for (const auto& [k, t] : s.threads())
+    doc["threads"].push_back({{"name", t.name},
+                              {"pid", t.track.pid},
+                              {"tid", t.track.tid},
+                              {"slices", t.top_level},
+                              {"busy", t.busy},
+                              {"longest_idle", t.longest_idle},
+                              {"idle_from", t.idle_from},
+                              {"idle_to", t.idle_to}});
+  ordered_json meta = ordered_json::object();
+  for (const auto& [k, v] : s.metadata()) meta[k] = v;
+  doc["metadata"] = meta;
+  doc["end_ns"] = s.end_ns();
+  doc["quantiles"] = {{"rank", "nearest"},
+                      {"exact_bound", s.options().exact_bound},
+                      {"max_relative_error", QuantileSketch::kMaxRelativeError}};
+  return exporter::JsonText(doc) + "\n";
+}
+
+namespace {
+
+std::string CsvField(std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+std::string CsvReport(const TraceStats& s) {
+  std::string out = "kind,key,count,total,self,mean,min,p50,p90,p99,p99.9,max,last,twmean,busy,longest_idle,exact\n";
+  auto row = [&out](std::vector<std::string> cells) {
+    for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
+    out += "\n";
+  };
+  auto durations = [&](const char* kind, const auto& m, bool slices) {
+    for (auto e : Sorted(m, !slices)) {
+      const QuantileSketch& q = e->second.sketch;
+      std::vector<std::string> r = {kind,
+                                    CsvField(e->first),
+                                    std::to_string(q.count()),
+                                    std::to_string(static_cast<uint64_t>(q.sum())),
+                                    slices ? std::to_string(e->second.self) : "",
+                                    Num(q.mean()),
+                                    std::to_string(q.min())};
+      for (const auto& [name, per] : kQuantiles) r.push_back(std::to_string(q.Quantile(per)));
+      r.push_back(std::to_string(q.max()));
+      for (int i = 0; i < 4; ++i) r.push_back("");
+      r.push_back(q.exact() ? "1" : "0");
+      row(r);
+    }
+  };
+  durations("slice", s.slices(), true);
+  durations("flow", s.flows(), false);
+  for (const auto& [k, c] : s.counters())
+    row({"counter", CsvField(k), std::to_string(c.count), "", "", Num(c.mean()), std::to_string(c.min), "", "", "", "",
+         std::to_string(c.max), std::to_string(c.last), Num(s.TimeWeightedMean(c)), "", "", "1"});
+  for (const auto& [k, n] : s.instants())
+    row({"instant", CsvField(k), std::to_string(n), "", "", "", "", "", "", "", "", "", "", "", "", "", "1"});
+  for (const auto& [k, t] : s.threads())
+    row({"thread", CsvField(t.name + " (" + std::to_string(t.track.tid) + ")"), std::to_string(t.top_level), "", "", "",
+         "", "", "", "", "", "", "", "", std::to_string(t.busy), std::to_string(t.longest_idle), "1"});
+  return out;
+}
+
+}  // namespace mabutrace::stats

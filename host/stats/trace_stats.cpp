@@ -1,0 +1,187 @@
+// trace_stats.cpp: see trace_stats.h.
+#include "trace_stats.h"
+
+#include <algorithm>
+
+#include "format/trace_vocabulary.h"
+
+namespace mabutrace::stats {
+
+namespace {
+constexpr std::string_view kUnnamedFlow = "(unnamed)";
+}  // namespace
+
+std::string TraceStats::Key(Track t, std::string_view name) const {
+  if (options_.by == GroupBy::kName) return std::string(name);
+  auto it = threads_.find({t.pid, t.tid});
+  const std::string thread = it != threads_.end() ? it->second.name : "thread " + std::to_string(t.tid);
+  if (options_.by == GroupBy::kThread) return thread;
+  return std::string(name) + "@" + thread;
+}
+
+ThreadStats& TraceStats::Thread(Track t) {
+  auto [it, fresh] = threads_.try_emplace({t.pid, t.tid});
+  if (fresh) {
+    it->second.track = t;
+    it->second.name = "thread " + std::to_string(t.tid);
+  }
+  return it->second;
+}
+
+DurationStats& TraceStats::Durations(std::map<std::string, DurationStats, std::less<>>& m, const std::string& key) {
+  auto it = m.find(key);
+  if (it == m.end()) it = m.emplace(key, DurationStats(options_.exact_bound)).first;
+  return it->second;
+}
+
+void TraceStats::AddInstance(DurationStats& d, Track t, uint64_t ns, uint64_t dur) {
+  d.sketch.Add(dur);
+  if (options_.top == 0) return;
+  // Kept longest first; a tie keeps the earlier instance.
+  if (d.longest.size() == options_.top && d.longest.back().dur >= dur) return;
+  auto at = std::upper_bound(d.longest.begin(), d.longest.end(), dur,
+                             [](uint64_t v, const Instance& i) { return v > i.dur; });
+  d.longest.insert(at, Instance{ns, dur, Thread(t).name});
+  if (d.longest.size() > options_.top) d.longest.pop_back();
+}
+
+void TraceStats::OnProcess(uint32_t, std::string_view) {}
+
+void TraceStats::OnThread(Track t, std::string_view name) {
+  ThreadStats& th = Thread(t);
+  if (!name.empty()) th.name = std::string(name);
+}
+
+void TraceStats::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t, uint32_t) {
+  Seen(ns);
+  Thread(t);
+  TrackState& s = tracks_[{t.pid, t.tid}];
+  DurationStats* d;
+  if (options_.by == GroupBy::kName) {
+    auto it = slices_.find(name);  // no key string made per event
+    d = it != slices_.end() ? &it->second : &Durations(slices_, std::string(name));
+  } else {
+    d = &Durations(slices_, Key(t, name));
+  }
+  s.stack.push_back(Open{d, ns});
+}
+
+void TraceStats::OnEnd(Track t, std::string_view, uint64_t ns, std::string_view flag) {
+  Seen(ns);
+  TrackState& s = tracks_[{t.pid, t.tid}];
+  if (s.stack.empty()) return;  // not after a Normalizer: nothing to close
+  const Open o = s.stack.back();
+  s.stack.pop_back();
+  const uint64_t dur = ns - o.begin;
+  o.stats->self += dur - std::min(dur, o.children);
+  if (flag == format::flag::kOpenAtEnd) ++o.stats->open_at_end;
+  AddInstance(*o.stats, t, o.begin, dur);
+  if (!s.stack.empty()) {
+    s.stack.back().children += dur;
+    return;
+  }
+  ThreadStats& th = Thread(t);
+  th.busy += dur;
+  ++th.top_level;
+  if (s.any_top && o.begin - s.last_top_end > th.longest_idle) {
+    th.longest_idle = o.begin - s.last_top_end;
+    th.idle_from = s.last_top_end;
+    th.idle_to = o.begin;
+  }
+  s.any_top = true;
+  s.last_top_end = ns;
+}
+
+void TraceStats::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t, uint32_t) {
+  Seen(ns);
+  Thread(t);
+  auto it = instants_.find(Key(t, name));
+  if (it == instants_.end()) it = instants_.emplace(Key(t, name), 0).first;
+  ++it->second;
+}
+
+void TraceStats::OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) {
+  Seen(ns);
+  Thread(t);
+  auto it = counters_.find(name);
+  if (it == counters_.end()) it = counters_.emplace(std::string(name), CounterStats{}).first;
+  CounterStats& c = it->second;
+  if (c.count == 0) {
+    c.min = c.max = value;
+    c.first_ns = c.last_ns = ns;
+  } else {
+    // Samples of one counter from several threads may arrive out of time
+    // order: an earlier one counts from the previous sample's time.
+    if (ns < c.last_ns) ns = c.last_ns;
+    c.weighted += static_cast<long double>(c.last) * static_cast<long double>(ns - c.last_ns);
+    c.last_ns = ns;
+    c.min = std::min(c.min, value);
+    c.max = std::max(c.max, value);
+  }
+  ++c.count;
+  c.sum += value;
+  c.last = value;
+}
+
+double TraceStats::TimeWeightedMean(const CounterStats& c) const {
+  if (c.count == 0) return 0;
+  const uint64_t end = std::max(end_ns_, c.last_ns);
+  if (end == c.first_ns) return double(c.last);
+  const long double total = c.weighted + static_cast<long double>(c.last) * static_cast<long double>(end - c.last_ns);
+  return double(total / static_cast<long double>(end - c.first_ns));
+}
+
+void TraceStats::StartFlow(Track t, uint64_t id, std::string_view name, uint64_t ns) {
+  if (name.empty()) name = kUnnamedFlow;
+  DurationStats& d = Durations(flows_, Key(t, name));
+  open_flows_[id] = FlowStart{&d, ns, t};
+}
+
+void TraceStats::EndFlow(uint64_t id, uint64_t ns) {
+  auto it = open_flows_.find(id);
+  if (it == open_flows_.end()) return;  // not after a Normalizer
+  const FlowStart f = it->second;
+  open_flows_.erase(it);
+  // Chunks of threads arrive out of order, but an arrow end is recorded
+  // after its start; an end stamped earlier (clock skew) counts as 0.
+  AddInstance(*f.stats, f.track, f.ns, ns > f.ns ? ns - f.ns : 0);
+}
+
+void TraceStats::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t, uint32_t,
+                             bool) {
+  Seen(ns);
+  Thread(t);
+  if (start) {
+    if (id) {
+      StartFlow(t, id, name, ns);
+    } else {
+      unbound_starts_[{t.pid, t.tid, ns}] = std::string(name);
+    }
+  } else if (id) {
+    EndFlow(id, ns);
+  }
+}
+
+void TraceStats::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
+  Seen(ns);
+  if (!start) {
+    EndFlow(id, ns);
+    return;
+  }
+  auto it = unbound_starts_.find({t.pid, t.tid, ns});
+  std::string name = it != unbound_starts_.end() ? std::move(it->second) : std::string();
+  if (it != unbound_starts_.end()) unbound_starts_.erase(it);
+  StartFlow(t, id, name, ns);
+}
+
+void TraceStats::OnMetadata(std::string_view key, int64_t value) {
+  metadata_.emplace_back(std::string(key), std::to_string(value));
+}
+
+void TraceStats::OnMetadata(std::string_view key, std::string_view value) {
+  metadata_.emplace_back(std::string(key), std::string(value));
+}
+
+bool TraceStats::Finish() { return true; }
+
+}  // namespace mabutrace::stats

@@ -1,0 +1,151 @@
+// stats_cli_test.cpp: `mabutrace stats` on a stream recorded by a real
+// program (examples/uart_stream --tee: N x produce { counter produced = i,
+// flow out "send" } on "main", then N x consume { flow in "recv", instant
+// "done" } on a worker): counts, flow pairing, counter values, the three
+// formats, and --check pass (0), fail (1) and usage (2) exit codes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "tool_process.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr int kItems = 40;
+
+using mt_tools::ReadFile;
+using mt_tools::Result;
+using mt_tools::RunProgram;
+using mt_tools::TempDir;
+
+Result Cli(const std::vector<std::string>& args) { return RunProgram(MABUTRACE_CLI_PATH, args); }
+
+class StatsCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(dir_.path.empty());
+    const fs::path sink = dir_.path / "sent.bin";
+    stream_ = (dir_.path / "trace.bin").string();
+    const Result r = RunProgram(UART_STREAM_PATH, {sink.string(), "--items", std::to_string(kItems), "--tee", stream_});
+    ASSERT_EQ(r.rc, 0) << r.err;
+  }
+  TempDir dir_;
+  std::string stream_;
+};
+
+// The JSON report holds the workload exactly, its flow latencies those of
+// convert's arrows. Mutation: TraceStats::EndFlow adding the in time
+// instead of in - out (latency from 0) fails the min/max/total equalities.
+TEST_F(StatsCli, JsonReportHoldsTheWorkload) {
+  const fs::path out = dir_.path / "stats.json";
+  const Result r = Cli({"stats", stream_, "-o", out.string()});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json doc = json::parse(ReadFile(out));
+  std::map<std::string, json> slices, flows, counters, instants;
+  for (const auto& s : doc["slices"]) slices[s["key"]] = s;
+  for (const auto& s : doc["flows"]) flows[s["key"]] = s;
+  for (const auto& s : doc["counters"]) counters[s["key"]] = s;
+  for (const auto& s : doc["instants"]) instants[s["key"]] = s;
+  ASSERT_TRUE(slices.count("produce") && slices.count("consume"));
+  EXPECT_EQ(slices["produce"]["count"], kItems);
+  EXPECT_EQ(slices["consume"]["count"], kItems);
+  EXPECT_EQ(slices["produce"]["self"], slices["produce"]["total"]);  // no children
+  EXPECT_EQ(slices["produce"]["open_at_end"], 0);
+  ASSERT_TRUE(flows.count("send")) << doc["flows"].dump();
+  EXPECT_EQ(flows.size(), 1u);
+  EXPECT_EQ(flows["send"]["count"], kItems);
+  // Every consume runs after every produce (the worker starts after the
+  // loop), so each latency is below the trace's length and above 0.
+  EXPECT_GT(flows["send"]["min"].get<uint64_t>(), 0u);
+  EXPECT_LT(flows["send"]["max"].get<uint64_t>(), doc["end_ns"].get<uint64_t>());
+  // The latencies equal the arrows of `convert`'s JSON of the same stream
+  // (ts in us with ns digits): min, max, total and p50 exactly.
+  const fs::path conv = dir_.path / "trace.json";
+  ASSERT_EQ(Cli({"convert", stream_, "-o", conv.string()}).rc, 0);
+  const json trace = json::parse(ReadFile(conv));
+  std::map<uint64_t, int64_t> start_ns;
+  std::vector<int64_t> latency;
+  auto ns_of = [](const json& e) { return std::llround(e["ts"].get<double>() * 1000); };
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("ph", "") == "s") start_ns[e["id"].get<uint64_t>()] = ns_of(e);
+  }
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("ph", "") == "f") latency.push_back(ns_of(e) - start_ns.at(e["id"].get<uint64_t>()));
+  }
+  ASSERT_EQ(latency.size(), size_t(kItems));
+  std::sort(latency.begin(), latency.end());
+  EXPECT_EQ(flows["send"]["min"].get<int64_t>(), latency.front());
+  EXPECT_EQ(flows["send"]["max"].get<int64_t>(), latency.back());
+  EXPECT_EQ(flows["send"]["p50"].get<int64_t>(), latency[size_t(kItems) / 2 - 1]);  // rank ceil(n/2)
+  EXPECT_EQ(flows["send"]["total"].get<int64_t>(), std::accumulate(latency.begin(), latency.end(), int64_t(0)));
+  EXPECT_EQ(counters["produced"]["min"], 0);
+  EXPECT_EQ(counters["produced"]["max"], kItems - 1);
+  EXPECT_EQ(counters["produced"]["last"], kItems - 1);
+  EXPECT_DOUBLE_EQ(counters["produced"]["mean"].get<double>(), (kItems - 1) / 2.0);
+  EXPECT_EQ(instants["done"]["count"], kItems);
+  ASSERT_EQ(doc["threads"].size(), 2u);
+  for (const auto& t : doc["threads"]) EXPECT_EQ(t["slices"], kItems) << t.dump();
+  EXPECT_EQ(slices["produce"]["longest"].size(), 5u);
+}
+
+// Text and CSV carry the same keys; --by name,thread keys by thread too.
+// Mutation: GroupBy::kNameThread treated as kName drops "@main".
+TEST_F(StatsCli, TextCsvAndGrouping) {
+  Result r = Cli({"stats", stream_});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("produce"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("flow (out -> in)"), std::string::npos) << r.out;
+  r = Cli({"stats", stream_, "--format", "csv", "--by", "name,thread"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("kind,key,count,", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("slice,produce@main," + std::to_string(kItems) + ","), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("instant,done@worker"), std::string::npos) << r.out;
+}
+
+// --check: all pass -> 0; one fails -> 1 with one FAIL line naming it;
+// a bad expression -> 2 with its column, before the input is read.
+// Mutation: RunStats not setting rc on a failed check exits 0.
+TEST_F(StatsCli, CheckExitCodes) {
+  const std::string n = std::to_string(kItems);
+  Result r =
+      Cli({"stats", stream_, "--check", "slice:produce.count == " + n, "--check", "flow:send.p99 < 10s", "--check",
+           "counter:produced.max <= " + std::to_string(kItems - 1), "--check", "instant:queue_full.count == 0"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.err.find("FAIL"), std::string::npos) << r.err;
+
+  r = Cli({"stats", stream_, "--check", "counter:produced.max <= 8", "--check", "slice:produce.p99 < 10s", "--check",
+           "instant:done.count == 0"});
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("FAIL counter:produced.max <= 8: " + std::to_string(kItems - 1)), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("FAIL instant:done.count == 0: " + n), std::string::npos) << r.err;
+  size_t fails = 0;
+  for (size_t at = 0; (at = r.err.find("FAIL", at)) != std::string::npos; ++at) ++fails;
+  EXPECT_EQ(fails, 2u) << r.err;
+
+  r = Cli({"stats", stream_, "--check", "slice:produce.p99 < 2xs"});
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("column 22: unknown unit 'xs'"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+// A file that is no trace: exit 1 naming it, no report.
+TEST_F(StatsCli, BadInputExitsOne) {
+  const fs::path bad = dir_.path / "bad.bin";
+  std::ofstream(bad, std::ios::binary) << "not a trace at all";
+  const Result r = Cli({"stats", bad.string()});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find(bad.string()), std::string::npos) << r.err;
+}
+
+}  // namespace
