@@ -1,9 +1,10 @@
 // http_request_fuzz.cpp: the HTTP service (src/http) on any request a
 // client can send: method token, request-target and Host field taken from
 // the input, split at its first two NUL bytes. Answer() under both Host
-// policies and both HTTP versions (1.0 never gets a chunked answer), the head it formats and every body it would write that needs
-// no trace (the page, error answers) must stay in bounds and agree with
-// themselves: a head fits kMaxHead, a refusal is an error answer.
+// policies and both HTTP versions (1.0 never gets a chunked answer), the
+// head it formats and every body it would write that needs no trace (the
+// page, error answers) must stay in bounds and agree with themselves: a
+// head fits kMaxHead, a refusal is an error answer.
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

@@ -66,9 +66,9 @@ enum class Version : uint8_t { kHttp11, kHttp10 };
 
 struct Request {
   Method method;
-  Text target;  // the request-target as received: path ["?" query]
-  Text host;    // the Host field value, size 0 if absent; read only
-                // under HostPolicy::kLoopbackNames
+  Text target;      // the request-target as received: path ["?" query]
+  Text host;        // the Host field value, size 0 if absent; read only
+                    // under HostPolicy::kLoopbackNames
   Version version;  // HTTP/1.0 gets no chunked body (kClose)
 };
 

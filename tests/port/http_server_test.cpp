@@ -550,9 +550,9 @@ TEST_F(HttpServer, RangeIsIgnoredAndSaidToBe) {
   for (const char* range : {"bytes=0-10", "bytes=0-10,20-30", "bytes=5-", "garbage", "bytes=9-3"}) {
     for (const char* target : {"/", "/trace.json"}) {
       SCOPED_TRACE(std::string(target) + " Range: " + range);
-      const RawReply r = Raw(port, std::string("GET ") + target +
-                                       " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nRange: " + range +
-                                       "\r\n\r\n");
+      const RawReply r =
+          Raw(port, std::string("GET ") + target +
+                        " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nRange: " + range + "\r\n\r\n");
       const http_contract::Wire w = http_contract::ParseWire(r.text, false);
       EXPECT_EQ(w.status, 200);
       EXPECT_TRUE(w.complete);
@@ -686,7 +686,6 @@ TEST_F(HttpServer, StalledClientsDoNotBlockOthers) {
   }
   for (int fd : stalled) ::close(fd);
 }
-
 
 // ---- Slow but steady readers (docs/http-server.md, "Defaults and limits") ----
 // A client that reads slowly but steadily, so that no write of the server

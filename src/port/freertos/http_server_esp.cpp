@@ -102,8 +102,8 @@ esp_err_t Send(httpd_req_t* req, const http::Response& answer) {
 // listens on every interface, and on a network address the names clients
 // use cannot be known (host_check.h).
 esp_err_t Serve(httpd_req_t* req) {
-  const http::Request request{MethodOf(req->method), {req->uri, strlen(req->uri)}, {nullptr, 0},
-                              http::Version::kHttp11};
+  const http::Request request{
+      MethodOf(req->method), {req->uri, strlen(req->uri)}, {nullptr, 0}, http::Version::kHttp11};
   return Send(req, http::Answer(request, http::HostPolicy::kAnyName));
 }
 

@@ -66,11 +66,11 @@ constexpr milliseconds kRequestDeadline{5000};
 constexpr milliseconds kWriteStall{5000};
 // A whole response must be sent within this, from its first byte, however
 // steadily a slow client reads: after it the connection is closed (an
-// export without its last chunk, so the client knows it is cut). With kWorkers, this bounds how long clients can
-// keep a new connection waiting for a worker. The runtime's export lock is
-// not held while sending at all: an export is rendered into memory first
-// (RenderBody), so a client's pace never delays other exports or the
-// output stream.
+// export without its last chunk, so the client knows it is cut). With
+// kWorkers, this bounds how long clients can keep a new connection waiting
+// for a worker. The runtime's export lock is not held while sending at
+// all: an export is rendered into memory first (RenderBody), so a client's
+// pace never delays other exports or the output stream.
 constexpr milliseconds kResponseBudget{5000};
 // Bytes handed to httplib per piece of a held body.
 constexpr size_t kSendPiece = 64 * 1024;

@@ -21,8 +21,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <memory>
-#include <new>
 #include <mutex>
+#include <new>
 #include <set>
 #include <string>
 #include <thread>
