@@ -1,9 +1,10 @@
 // http_request_fuzz.cpp: the HTTP service (src/http) on any request a
 // client can send: method token, request-target and Host field taken from
 // the input, split at its first two NUL bytes. Answer() under both Host
-// policies, the head it formats and every body it would write that needs
-// no trace (the page, error answers) must stay in bounds and agree with
-// themselves: a head fits kMaxHead, a refusal is an error answer.
+// policies and both HTTP versions (1.0 never gets a chunked answer), the
+// head it formats and every body it would write that needs no trace (the
+// page, error answers) must stay in bounds and agree with themselves: a
+// head fits kMaxHead, a refusal is an error answer.
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -36,13 +37,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Text target = Piece(p, end);
   const Text host = Piece(p, end);
   (void)HostIsLoopbackName(host.data, host.size);
-  const Request request{MethodFromToken(method), target, host};
-  for (HostPolicy policy : {HostPolicy::kAnyName, HostPolicy::kLoopbackNames}) {
-    const Response r = Answer(request, policy);
-    char head[kMaxHead];
-    const size_t n = FormatHead(r, true, head, sizeof head);
-    if (n == 0 || n > sizeof head) abort();
-    if (r.framing == Framing::kLength && r.send_body && WriteBody(r, Discard, nullptr) != 0) abort();
+  for (Version version : {Version::kHttp11, Version::kHttp10}) {
+    const Request request{MethodFromToken(method), target, host, version};
+    for (HostPolicy policy : {HostPolicy::kAnyName, HostPolicy::kLoopbackNames}) {
+      const Response r = Answer(request, policy);
+      // No transfer coding in an answer to HTTP/1.0 (RFC 9112 §6.1).
+      if (version == Version::kHttp10 && r.framing == Framing::kChunked) abort();
+      char head[kMaxHead];
+      const size_t n = FormatHead(r, true, head, sizeof head);
+      if (n == 0 || n > sizeof head) abort();
+      if (r.framing == Framing::kLength && r.send_body && WriteBody(r, Discard, nullptr) != 0) abort();
+    }
   }
   return 0;
 }

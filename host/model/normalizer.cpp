@@ -22,6 +22,14 @@ uint64_t Normalizer::Clamp(ThreadState& s, uint64_t ns) {
   return ns;
 }
 
+void Normalizer::Observe(ThreadState& s, uint64_t ns) {
+  if (ns < s.clock) {
+    ++clock_went_backwards_;
+  } else {
+    s.clock = ns;
+  }
+}
+
 void Normalizer::OnProcess(uint32_t pid, std::string_view name) {
   if (processes_.insert(pid).second) out_.OnProcess(pid, name);
 }
@@ -36,6 +44,7 @@ void Normalizer::OnThread(Track t, std::string_view name) {
 
 void Normalizer::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
   ThreadState& s = State(t);
+  Observe(s, ns);
   ns = Clamp(s, ns);
   s.stack.emplace_back(name);
   s.begins.push_back(ns);
@@ -44,6 +53,7 @@ void Normalizer::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t c
 
 void Normalizer::OnEnd(Track t, std::string_view, uint64_t ns, std::string_view flag) {
   ThreadState& s = State(t);
+  Observe(s, ns);
   if (s.stack.empty()) {
     ++orphan_ends_;  // its begin came before the capture started
     return;
@@ -56,11 +66,13 @@ void Normalizer::OnEnd(Track t, std::string_view, uint64_t ns, std::string_view 
 
 void Normalizer::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
   ThreadState& s = State(t);
+  Observe(s, ns);
   out_.OnInstant(t, name, Clamp(s, ns), cpu, color);
 }
 
 void Normalizer::OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) {
   ThreadState& s = State(t);
+  Observe(s, ns);
   out_.OnCounter(t, name, Clamp(s, ns), value);
 }
 
@@ -85,6 +97,7 @@ void Normalizer::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
 void Normalizer::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,
                              uint32_t color, bool) {
   ThreadState& s = State(t);
+  Observe(s, ns);
   ns = Clamp(s, ns);
   if (id && !ArrowEnd(start, id)) id = 0;  // the point stays, without its arrow
   Clamp(s, format::FlowPoint(out_, t, start, id, name, ns, cpu, color, !s.stack.empty()));
@@ -118,6 +131,7 @@ bool Normalizer::Finish() {
   out_.OnMetadata(format::stat::kOrphanScopeEnds, int64_t(orphan_ends_));
   out_.OnMetadata(format::stat::kOpenScopesClosed, int64_t(open_closed_));
   out_.OnMetadata(format::stat::kFlowEndsWithoutStart, int64_t(flow_ends_dropped_));
+  out_.OnMetadata(format::stat::kClockWentBackwards, int64_t(clock_went_backwards_));
   return out_.Finish();
 }
 

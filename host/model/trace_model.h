@@ -31,7 +31,9 @@ using EventSink = format::EventSink;
 // Enforces format/trace_rules.h on any input, then forwards to `out`:
 // - an end with no open begin on its track is dropped (orphan_scope_ends);
 // - an end takes the name of its begin and lands >= begin + 1 ns;
-// - a track's times never go backwards (clamped up);
+// - a track's times never go backwards (clamped up; an input time before
+//   an earlier input time of its track is counted: clock_went_backwards,
+//   the same rule as the device's walker);
 // - a flow end whose start was not passed on is dropped
 //   (flow_ends_without_start);
 // - a flow point knows whether a slice encloses it (the caller's
@@ -64,6 +66,7 @@ class Normalizer final : public EventSink {
   uint64_t orphan_ends() const { return orphan_ends_; }
   uint64_t open_closed() const { return open_closed_; }
   uint64_t flow_ends_dropped() const { return flow_ends_dropped_; }
+  uint64_t clock_went_backwards() const { return clock_went_backwards_; }
 
  private:
   struct ThreadState {
@@ -71,9 +74,12 @@ class Normalizer final : public EventSink {
     std::vector<std::string> stack;  // open slice names
     std::vector<uint64_t> begins;    // their begin times
     uint64_t last = 0;               // newest time written
+    uint64_t clock = 0;              // newest input time, before repairs
   };
   ThreadState& State(Track t);
   uint64_t Clamp(ThreadState& s, uint64_t ns);
+  // Notes an input time of the track: counts one before an earlier one.
+  void Observe(ThreadState& s, uint64_t ns);
   // Whether arrow end `id` may be written: a start is always; an end only
   // after its start (else counted).
   bool ArrowEnd(bool start, uint64_t id);
@@ -90,7 +96,7 @@ class Normalizer final : public EventSink {
   };
   std::vector<Meta> meta_;
   uint64_t max_ns_ = 0;
-  uint64_t orphan_ends_ = 0, open_closed_ = 0, flow_ends_dropped_ = 0;
+  uint64_t orphan_ends_ = 0, open_closed_ = 0, flow_ends_dropped_ = 0, clock_went_backwards_ = 0;
 };
 
 }  // namespace mabutrace::model

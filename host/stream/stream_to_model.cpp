@@ -9,14 +9,24 @@ namespace mabutrace::host {
 
 StreamToModel::StreamToModel(model::EventSink& out) : norm_(out), dec_([this](const Event& e) { OnEvent(e); }) {}
 
-uint32_t StreamToModel::Resolve(uint16_t link, uint32_t newest) const {
+uint32_t StreamToModel::Resolve(uint16_t link, uint32_t newest, bool* ambiguous) {
+  *ambiguous = false;
   auto it = outs_.find(link);
   if (it == outs_.end()) return 0;
-  uint32_t best = 0;
-  for (uint32_t n : it->second) {
-    if (n <= newest && n > best) best = n;
+  Out* best = nullptr;
+  for (Out& o : it->second) {
+    if (o.flow <= newest && (!best || o.flow > best->flow)) best = &o;
   }
-  return best;
+  if (!best) return 0;
+  for (const Out& o : it->second) {
+    if (o.flow < best->flow && !o.ended) {
+      ++flow_ends_ambiguous_;  // two open starts fit the link: no arrow
+      *ambiguous = true;
+      return 0;
+    }
+  }
+  best->ended = true;
+  return best->flow;
 }
 
 void StreamToModel::OnEvent(const Event& e) {
@@ -35,7 +45,7 @@ void StreamToModel::OnEvent(const Event& e) {
     case EventType::kCounter: norm_.OnCounter(t, e.name, e.ns, e.value); break;
     case EventType::kFlowOut: {
       auto& q = outs_[e.link];
-      q.push_back(e.flow);
+      q.push_back({e.flow, false});
       if (q.size() > 4) q.pop_front();
       // A NULL name ("(null)") is an unnamed point.
       const std::string_view name = e.name_ptr ? e.name : std::string_view();
@@ -44,9 +54,10 @@ void StreamToModel::OnEvent(const Event& e) {
     }
     case EventType::kFlowIn: {
       const std::string_view name = e.name_ptr ? e.name : std::string_view();
-      const uint32_t id = Resolve(e.link, e.flow);
+      bool ambiguous = false;
+      const uint32_t id = Resolve(e.link, e.flow, &ambiguous);
       norm_.OnFlowPoint(t, false, id, name, e.ns, e.cpu, e.color, false);
-      if (!id) pending_.push_back({t, e.link, e.flow, e.ns});
+      if (!id && !ambiguous) pending_.push_back({t, e.link, e.flow, e.ns});
       break;
     }
     case EventType::kTimeBase:  // consumed by the decoder, never yielded
@@ -57,7 +68,9 @@ void StreamToModel::OnEvent(const Event& e) {
 Status StreamToModel::Finish() {
   Status s = dec_.Finish();
   for (const PendingEnd& p : pending_) {
-    const uint32_t id = Resolve(p.link, p.newest);
+    bool ambiguous = false;
+    const uint32_t id = Resolve(p.link, p.newest, &ambiguous);
+    if (ambiguous) continue;  // counted
     if (id) {
       norm_.OnFlow(p.t, false, id, p.ns);
     } else {
@@ -76,6 +89,7 @@ Status StreamToModel::Finish() {
   norm_.OnMetadata(stat::kLostRecords, int64_t(dec_.lost_records()));
   norm_.OnMetadata(stat::kDroppedRecords, int64_t(dec_.dropped_records()));
   norm_.OnMetadata(stat::kDamagedRecords, int64_t(dec_.record_errors().size()));
+  norm_.OnMetadata(stat::kFlowEndsAmbiguous, int64_t(flow_ends_ambiguous_));
   if (!s.ok) norm_.OnMetadata(stat::kStreamError, s.message);
   write_ok_ = norm_.Finish();
   return s;

@@ -7,7 +7,11 @@
 // that time, so its arrow starts at the newest FLOW_OUT with the same link
 // and a number <= that one. Chunks of different threads arrive out of time
 // order, so an end whose start has not arrived yet is kept (small: link,
-// number, time) and resolved in Finish().
+// number, time) and resolved in Finish(). If an older FLOW_OUT with that
+// link (65,535 flows earlier) is there too and has no end yet, the link was
+// possibly held while the id came round again: the end is drawn as a point
+// without an arrow and counted (flow_ends_ambiguous), as the device's
+// exporter does when both starts are in its buffer.
 #ifndef MABUTRACE_HOST_STREAM_STREAM_TO_MODEL_H
 #define MABUTRACE_HOST_STREAM_STREAM_TO_MODEL_H
 
@@ -37,8 +41,9 @@ class StreamToModel {
  private:
   void OnEvent(const Event& e);
   // The flow number of the FLOW_OUT an arrow ending with (link, newest)
-  // starts at, or 0 if it has not been seen.
-  uint32_t Resolve(uint16_t link, uint32_t newest) const;
+  // starts at, or 0 if it has not been seen or is ambiguous (*ambiguous;
+  // counted). Marks that FLOW_OUT ended.
+  uint32_t Resolve(uint16_t link, uint32_t newest, bool* ambiguous);
 
   struct PendingEnd {
     model::Track t;
@@ -51,10 +56,15 @@ class StreamToModel {
   StreamDecoder dec_;
   bool process_done_ = false;
   std::unordered_set<uint32_t> threads_;
-  // Per link, the flow numbers of its last few FLOW_OUTs (a link is reused
-  // only after 65535 others, so a few suffice).
-  std::unordered_map<uint16_t, std::deque<uint32_t>> outs_;
+  // Per link, its last few FLOW_OUTs (a link is reused only after 65535
+  // others, so a few suffice): the flow number, and whether an end took it.
+  struct Out {
+    uint32_t flow;
+    bool ended;
+  };
+  std::unordered_map<uint16_t, std::deque<Out>> outs_;
   std::vector<PendingEnd> pending_;
+  uint64_t flow_ends_ambiguous_ = 0;
   bool write_ok_ = true;
 };
 

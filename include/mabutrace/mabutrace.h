@@ -100,7 +100,10 @@ typedef struct mabutrace_config {
    * aligned. NULL: init allocates it once. */
   void* memory;
   /* Optional clock and its rate; NULL = the port's clock (host: the CPU's
-   * counter or CLOCK_MONOTONIC, see clock_source). Must be monotonic. */
+   * counter or CLOCK_MONOTONIC, see clock_source). Must be one monotonic
+   * clock for every core (not a per-core cycle counter): a thread's record
+   * before its previous one is drawn at that time and counted in the
+   * metadata's clock_went_backwards (docs/runtime.md §10). */
   mabutrace_clock_fn clock;
   uint64_t clock_hz;
   /* Most threads/tasks that can be named at once (default 64). */

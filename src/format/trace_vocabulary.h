@@ -44,6 +44,15 @@ constexpr char kThreads[] = "threads";
 constexpr char kOrphanScopeEnds[] = "orphan_scope_ends";             // ends whose begin was gone
 constexpr char kOpenScopesClosed[] = "open_scopes_closed";           // closed at the end (flag kOpenAtEnd, ...)
 constexpr char kFlowEndsWithoutStart[] = "flow_ends_without_start";  // drawn as a point, no arrow
+// Records whose time is before an earlier record's of the same thread
+// (the clock is not one global monotonic clock: e.g. a per-core cycle
+// counter, and the thread moved to another core); drawn at that earlier
+// time instead. A scope that migrated this way has a made-up duration.
+constexpr char kClockWentBackwards[] = "clock_went_backwards";
+// Flow ends whose link id fits two flow starts both present (the link was
+// held while 65,535 other flows started, so the id came round again): no
+// arrow rather than one from an unrelated slice; drawn as a point.
+constexpr char kFlowEndsAmbiguous[] = "flow_ends_ambiguous";
 // The device export's reader of the ring buffer (src/runtime/trace_walker.h).
 constexpr char kExportedRecords[] = "exported_records";
 constexpr char kScopesTooDeep[] = "scopes_too_deep";

@@ -34,12 +34,15 @@ const Header kPagePolicy = {"Content-Security-Policy",
 const Header kSaveAsPftrace = {"Content-Disposition", "attachment; filename=\"trace.pftrace\""};
 // Every route serves GET and HEAD only; a 405 must say so (RFC 9110 §15.5.6).
 const Header kAllow = {"Allow", "GET, HEAD"};
+// Range is ignored, so no response may advertise ranges (RFC 9110 §14.3;
+// cpp-httplib would otherwise add "bytes" to the answer to HEAD).
+const Header kNoRanges = {"Accept-Ranges", "none"};
 
-const Header kPageHeaders[] = {kNoStore, kPagePolicy, kNoSniff, kNoReferrer};
-const Header kJsonHeaders[] = {kNoStore, kNoSniff, kNoReferrer};
-const Header kPftraceHeaders[] = {kNoStore, kSaveAsPftrace, kNoSniff, kNoReferrer};
-const Header kErrorHeaders[] = {kNoSniff, kNoReferrer};
-const Header kNotAllowedHeaders[] = {kAllow, kNoSniff, kNoReferrer};
+const Header kPageHeaders[] = {kNoStore, kPagePolicy, kNoSniff, kNoReferrer, kNoRanges};
+const Header kJsonHeaders[] = {kNoStore, kNoSniff, kNoReferrer, kNoRanges};
+const Header kPftraceHeaders[] = {kNoStore, kSaveAsPftrace, kNoSniff, kNoReferrer, kNoRanges};
+const Header kErrorHeaders[] = {kNoSniff, kNoReferrer, kNoRanges};
+const Header kNotAllowedHeaders[] = {kAllow, kNoSniff, kNoReferrer, kNoRanges};
 
 // ---- Routes ---------------------------------------------------------------------
 // path -> what GET and HEAD get. Only these paths exist: nothing is read
@@ -141,14 +144,14 @@ Response Error(uint16_t code, const Header* headers, size_t header_count, Method
   return r;
 }
 
-Response Serve(const Route& route, Method method) {
+Response Serve(const Route& route, Method method, Version version) {
   Response r{};
   r.status = 200;
   r.status_text = FindStatus(200).text;
   r.content_type = route.content_type;
   r.headers = route.headers;
   r.header_count = route.header_count;
-  r.framing = route.exporter ? Framing::kChunked : Framing::kLength;
+  r.framing = !route.exporter ? Framing::kLength : version == Version::kHttp10 ? Framing::kClose : Framing::kChunked;
   r.body = route.page;
   r.exporter = route.exporter;
   r.send_body = method != Method::kHead;
@@ -226,7 +229,7 @@ Response Answer(const Request& request, HostPolicy policy) {
   if (route->exporter && !mabutrace_is_initialized()) {
     return Error(503, kErrorHeaders, CountOf(kErrorHeaders), request.method);
   }
-  return Serve(*route, request.method);
+  return Serve(*route, request.method, request.version);
 }
 
 Response ErrorResponse(uint16_t status) {
@@ -248,7 +251,7 @@ size_t FormatHead(const Response& response, bool close, char* out, size_t cap) {
   head.Field("Content-Type", response.content_type);
   if (response.framing == Framing::kChunked) {
     head.Field("Transfer-Encoding", "chunked");
-  } else {
+  } else if (response.framing == Framing::kLength) {
     head.Add("Content-Length: ");  // the same for HEAD (RFC 9110 §8.6)
     head.AddNumber(response.body.size);
     head.Add("\r\n");
@@ -256,7 +259,7 @@ size_t FormatHead(const Response& response, bool close, char* out, size_t cap) {
   for (size_t i = 0; i < response.header_count; ++i) {
     head.Field(response.headers[i].name, response.headers[i].value);
   }
-  if (close) head.Field("Connection", "close");
+  if (close || response.framing == Framing::kClose) head.Field("Connection", "close");
   head.Add("\r\n");
   return head.Finish();
 }

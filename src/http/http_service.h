@@ -60,11 +60,16 @@ Method MethodFromToken(Text token);
 // it when its server listens on loopback only.
 enum class HostPolicy : uint8_t { kAnyName, kLoopbackNames };
 
+// The HTTP-version of the request line (RFC 9112 §2.3). A transport that
+// cannot tell (esp_http_server does not say) leaves kHttp11.
+enum class Version : uint8_t { kHttp11, kHttp10 };
+
 struct Request {
   Method method;
-  Text target;  // the request-target as received: path ["?" query]
-  Text host;    // the Host field value, size 0 if absent; read only
-                // under HostPolicy::kLoopbackNames
+  Text target;      // the request-target as received: path ["?" query]
+  Text host;        // the Host field value, size 0 if absent; read only
+                    // under HostPolicy::kLoopbackNames
+  Version version;  // HTTP/1.0 gets no chunked body (kClose)
 };
 
 // A response header field; both strings are static.
@@ -78,6 +83,11 @@ enum class Framing : uint8_t {
   kLength,   // Content-Length: body.size (RFC 9110 §8.6); bytes in `body`
   kChunked,  // Transfer-Encoding: chunked (RFC 9112 §7.1); an export of
              // unknown length, which `exporter` writes
+  kClose,    // neither field: the body ends when the transport closes the
+             // connection (RFC 9112 §6.3 rule 8). An export answered to an
+             // HTTP/1.0 request, which must not get a transfer coding
+             // (RFC 9112 §6.1); `exporter` writes it. The head says
+             // Connection: close.
 };
 
 // The export a streamed body runs: mabutrace_export_json or _perfetto.
@@ -104,7 +114,10 @@ struct Response {
 //   405  a method other than GET or HEAD, with Allow: GET, HEAD
 //        (RFC 9110 §15.5.6);
 //   503  an export before mabutrace_init() or after mabutrace_deinit();
-//   200  the route's content.
+//   200  the route's content: kLength for the page, kChunked for an export
+//        (kClose when request.version is kHttp10).
+// Range is never applied (RFC 9110 §14.2 lets a server ignore it): every
+// answer says Accept-Ranges: none (RFC 9110 §14.3) and is the whole body.
 Response Answer(const Request& request, HostPolicy policy);
 
 // The answer to a request the transport refused itself (400, 408, 413,
@@ -121,8 +134,9 @@ Response ErrorResponse(uint16_t status);
 int WriteBody(const Response& response, mabutrace_write_fn write, void* user);
 
 // Writes the head of `response` into out[0 .. cap): the status line,
-// Content-Type, Content-Length or Transfer-Encoding, every header field,
-// "Connection: close" if `close`, then the empty line (RFC 9112 §2.1).
+// Content-Type, Content-Length or Transfer-Encoding (neither for kClose),
+// every header field, "Connection: close" if `close` or the framing is
+// kClose, then the empty line (RFC 9112 §2.1).
 // Returns its length, or 0 when it does not fit. kMaxHead fits every head
 // this module answers.
 size_t FormatHead(const Response& response, bool close, char* out, size_t cap);

@@ -62,6 +62,8 @@ bool ExportTrace(Runtime& rt, format::EventSink& sink, const ByteOut& out) {
       {stat::kOpenScopesClosed, c.open_closed},
       {stat::kScopesTooDeep, c.too_deep},
       {stat::kFlowEndsWithoutStart, c.flow_ends_without_start},
+      {stat::kFlowEndsAmbiguous, c.flow_ends_ambiguous},
+      {stat::kClockWentBackwards, c.clock_went_backwards},
       {stat::kFlowStartsLostDuringExport, c.flow_starts_lost},
       {stat::kFlowEndsUnconfirmed, c.flow_ends_unconfirmed},
       {stat::kChunksLostDuringExport, c.chunks_lost},
@@ -135,11 +137,26 @@ bool TraceWalker::FlowBit(const uint64_t* bits, uint32_t n) const {
   return (bits[b >> 6] >> (b & 63) & 1) != 0;
 }
 
+// Whether a flow start older than n by a multiple of the link cycle is
+// present too: then the end's link fits both (it was held while 65,535
+// other flows started), and the newest is not known to be its start.
+bool TraceWalker::Ambiguous(uint32_t n) const {
+  for (uint32_t older = n; older > kLinkCycle;) {
+    older -= kLinkCycle;
+    if (!InWindow(older)) return false;
+    if (FlowBit(ws_.flow_present, older)) return true;
+  }
+  return false;
+}
+
 uint64_t TraceWalker::FlowIn(ThreadState& t, const Record& r, uint64_t ns) {
   const uint32_t n = FlowForLink(r.link, r.flow);
   const bool enclosed = t.depth > 0 && !t.too_deep;
   uint32_t id = 0;
-  if (FlowBit(ws_.flow_written, n)) {
+  if (FlowBit(ws_.flow_present, n) && Ambiguous(n)) {
+    // Two starts fit: no arrow rather than one from an unrelated slice.
+    ++counts_.flow_ends_ambiguous;
+  } else if (FlowBit(ws_.flow_written, n)) {
     id = n;
   } else if (FlowBit(ws_.flow_present, n)) {
     if (deferred_ < ws_.deferred_cap) {
@@ -217,7 +234,14 @@ ThreadState& TraceWalker::Thread(const ChunkCopy& info) {
 void TraceWalker::Write(ThreadState& t, const Record& r) {
   ++counts_.records;
   uint64_t ns = clock_.NsSinceOrigin(r.ticks);
-  if (ns < t.last_ns) ns = t.last_ns;  // ties (and only ties) on a monotonic clock
+  // A thread's records are in the order it took their times: an earlier
+  // time means the clock is not global and monotonic (docs/runtime.md §4).
+  if (ns < t.clock_ns && r.type != RecordType::kTimeBase) {
+    ++counts_.clock_went_backwards;
+  } else if (ns > t.clock_ns) {
+    t.clock_ns = ns;
+  }
+  if (ns < t.last_ns) ns = t.last_ns;  // also a tie moved up by an end's 1 ns
   switch (r.type) {
     case RecordType::kScopeBegin:
       if (t.too_deep || t.depth == rt_.max_depth) {

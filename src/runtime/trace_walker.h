@@ -9,10 +9,14 @@
 //   ends at least 1 ns after it; an end whose begin was overwritten is
 //   dropped (counts.orphan_ends); scopes open at the end of the walk are
 //   closed at the last timestamp of the trace (flag open_at_end);
-// - timestamps never go backwards on a thread;
+// - timestamps never go backwards on a thread (a record whose clock went
+//   backwards is moved up to the previous time and counted:
+//   clock_went_backwards);
 // - a flow point binds to the enclosing scope or gets a carrier slice
 //   (format::FlowPoint); its arrow end is passed on only if its start was,
-//   with the runtime's 32-bit flow number as id (unique per arrow); an end
+//   with the runtime's 32-bit flow number as id (unique per arrow), and
+//   not when the link fits two starts present in the buffer (counted:
+//   flow_ends_ambiguous); an end
 //   met before its start is passed on after the walk, once its start is
 //   known written;
 // - a thread whose chunk was recycled during the walk has its open scopes
@@ -38,6 +42,8 @@ struct WalkCounts {
   uint64_t too_deep = 0;
   uint64_t open_closed = 0;
   uint64_t flow_ends_without_start = 0;
+  uint64_t flow_ends_ambiguous = 0;    // two starts present for the link: no arrow
+  uint64_t clock_went_backwards = 0;   // a record before its thread's previous one
   uint64_t flow_starts_lost = 0;       // recycled during the export: end dropped
   uint64_t flow_ends_unconfirmed = 0;  // written without waiting (list full)
   uint64_t chunks_lost = 0;
@@ -66,6 +72,7 @@ class TraceWalker {
   bool InWindow(uint32_t n) const;
   void SetFlowBit(uint64_t* bits, uint32_t n);
   bool FlowBit(const uint64_t* bits, uint32_t n) const;
+  bool Ambiguous(uint32_t n) const;
   uint64_t FlowIn(ThreadState& t, const Record& r, uint64_t ns);
   format::Track TrackOf(const ThreadState& t) const { return {rt_.pid, t.tid}; }
   void WriteDeferredFlowEnds();

@@ -39,7 +39,8 @@ def fail(msg):
 pftrace.fail = fail
 
 # Metadata keys that mean the same whichever reader made the trace.
-SHARED_KEYS = ["clock_hz", "orphan_scope_ends", "open_scopes_closed", "flow_ends_without_start"]
+SHARED_KEYS = ["clock_hz", "orphan_scope_ends", "open_scopes_closed", "flow_ends_without_start",
+               "clock_went_backwards"]
 # Keys only the device export's reader knows, and only the stream's.
 DEVICE_KEYS = ["events_written", "events_overwritten", "events_dropped", "bytes_in_use",
                "buffer_size", "chunk_size", "threads", "exported_records", "scopes_too_deep",

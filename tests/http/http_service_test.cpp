@@ -23,8 +23,9 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 http::Text TextOf(const std::string& s) { return http::Text{s.data(), s.size()}; }
 
 http::Response Ask(const std::string& method, const std::string& target, const std::string& host = "127.0.0.1",
-                   http::HostPolicy policy = http::HostPolicy::kLoopbackNames) {
-  const http::Request request{http::MethodFromToken(TextOf(method)), TextOf(target), TextOf(host)};
+                   http::HostPolicy policy = http::HostPolicy::kLoopbackNames,
+                   http::Version version = http::Version::kHttp11) {
+  const http::Request request{http::MethodFromToken(TextOf(method)), TextOf(target), TextOf(host), version};
   return http::Answer(request, policy);
 }
 
@@ -39,20 +40,25 @@ std::string BodyOf(const http::Response& r) {
 }
 
 // The fields each answer carries besides Content-Type and framing, in order.
-const Fields kErrorFields = {{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}};
-const Fields kNotAllowedFields = {{"Allow", "GET, HEAD"}, kErrorFields[0], kErrorFields[1]};
-const Fields kJsonFields = {{"Cache-Control", "no-store"}, kErrorFields[0], kErrorFields[1]};
+// Accept-Ranges: none on every answer, since Range is never applied (an
+// answer without it let cpp-httplib advertise "bytes" to HEAD).
+const Fields kErrorFields = {
+    {"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}, {"Accept-Ranges", "none"}};
+const Fields kNotAllowedFields = {{"Allow", "GET, HEAD"}, kErrorFields[0], kErrorFields[1], kErrorFields[2]};
+const Fields kJsonFields = {{"Cache-Control", "no-store"}, kErrorFields[0], kErrorFields[1], kErrorFields[2]};
 const Fields kPftraceFields = {{"Cache-Control", "no-store"},
                                {"Content-Disposition", "attachment; filename=\"trace.pftrace\""},
                                kErrorFields[0],
-                               kErrorFields[1]};
+                               kErrorFields[1],
+                               kErrorFields[2]};
 const Fields kPageFields = {{"Cache-Control", "no-store"},
                             {"Content-Security-Policy",
                              "default-src 'none'; script-src 'unsafe-inline'; style-src "
                              "'unsafe-inline'; connect-src 'self'; img-src data:; base-uri "
                              "'none'; form-action 'none'; frame-ancestors 'none'"},
                             kErrorFields[0],
-                            kErrorFields[1]};
+                            kErrorFields[1],
+                            kErrorFields[2]};
 
 // The status, type and fields of `r`.
 void ExpectAnswer(const http::Response& r, int status, const char* type, const Fields& fields) {
@@ -125,6 +131,31 @@ TEST_F(HttpService, ThePerfettoTraceIsSavedAsAFile) {
   ExpectAnswer(r, 200, "application/octet-stream", kPftraceFields);
   EXPECT_EQ(r.framing, http::Framing::kChunked);
   EXPECT_EQ(r.exporter, &mabutrace_export_perfetto);
+}
+
+// RFC 9112 §6.1: no Transfer-Encoding in an answer to HTTP/1.0. An export
+// to a 1.0 client is close-delimited; the page keeps its Content-Length.
+// (Mutation: Serve() choosing kChunked for every export, as it did: red.)
+TEST_F(HttpService, AnHttp10ExportIsCloseDelimited) {
+  const auto kAny = http::HostPolicy::kLoopbackNames;
+  for (const char* target : {"/trace.json", "/trace.pftrace"}) {
+    SCOPED_TRACE(target);
+    const http::Response r = Ask("GET", target, "127.0.0.1", kAny, http::Version::kHttp10);
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.framing, http::Framing::kClose);
+    char head[http::kMaxHead];
+    const size_t n = http::FormatHead(r, /*close=*/false, head, sizeof head);
+    ASSERT_GT(n, 0u);
+    const std::string text(head, n);
+    EXPECT_EQ(text.find("Transfer-Encoding"), std::string::npos) << text;
+    EXPECT_EQ(text.find("Content-Length"), std::string::npos) << text;
+    EXPECT_NE(text.find("\r\nConnection: close\r\n"), std::string::npos) << text;
+    Collector c;
+    EXPECT_EQ(http::WriteBody(r, &Collector::Write, &c), MABUTRACE_OK);
+    EXPECT_FALSE(c.All().empty());
+  }
+  EXPECT_EQ(Ask("GET", "/", "127.0.0.1", kAny, http::Version::kHttp10).framing, http::Framing::kLength);
+  EXPECT_EQ(Ask("GET", "/trace.json", "127.0.0.1", kAny, http::Version::kHttp11).framing, http::Framing::kChunked);
 }
 
 TEST_F(HttpService, OnlyTheseExactPathsExist) {
@@ -303,6 +334,7 @@ TEST(HttpServiceHeads, AnErrorHead) {
             "Content-Length: 17\r\n"
             "X-Content-Type-Options: nosniff\r\n"
             "Referrer-Policy: no-referrer\r\n"
+            "Accept-Ranges: none\r\n"
             "Connection: close\r\n"
             "\r\n");
 }
@@ -321,6 +353,7 @@ TEST_F(HttpService, HeadsOfThePageAndAnExport) {
                 "'none'; frame-ancestors 'none'\r\n"
                 "X-Content-Type-Options: nosniff\r\n"
                 "Referrer-Policy: no-referrer\r\n"
+                "Accept-Ranges: none\r\n"
                 "\r\n");
   EXPECT_EQ(Head(Ask("HEAD", "/trace.json"), false),
             "HTTP/1.1 200 OK\r\n"
@@ -329,6 +362,7 @@ TEST_F(HttpService, HeadsOfThePageAndAnExport) {
             "Cache-Control: no-store\r\n"
             "X-Content-Type-Options: nosniff\r\n"
             "Referrer-Policy: no-referrer\r\n"
+            "Accept-Ranges: none\r\n"
             "\r\n");
 }
 

@@ -140,7 +140,8 @@ inline const char* kPagePolicy =
     "frame-ancestors 'none'";
 
 inline std::vector<std::pair<std::string, std::string>> ErrorFields() {
-  return {{"x-content-type-options", "nosniff"}, {"referrer-policy", "no-referrer"}};
+  // Accept-Ranges: none: Range is never applied (RFC 9110 §14.3).
+  return {{"x-content-type-options", "nosniff"}, {"referrer-policy", "no-referrer"}, {"accept-ranges", "none"}};
 }
 
 // An error answer: the status and its text, nothing cached or sniffed.
@@ -160,10 +161,10 @@ inline std::vector<Exchange> Exchanges() {
                    200,
                    "OK",
                    "text/html; charset=utf-8",
-                   {no_store, {"content-security-policy", kPagePolicy}, nosniff[0], nosniff[1]},
+                   {no_store, {"content-security-policy", kPagePolicy}, nosniff[0], nosniff[1], nosniff[2]},
                    Body::kPage});
     for (const char* target : {"/trace", "/trace.json", "/trace.json?x=1"}) {
-      out.push_back({method, target, 200, "OK", "application/json", {no_store, nosniff[0], nosniff[1]}, Body::kJson});
+      out.push_back({method, target, 200, "OK", "application/json", {no_store, nosniff[0], nosniff[1], nosniff[2]}, Body::kJson});
     }
     out.push_back(
         {method,
@@ -171,7 +172,7 @@ inline std::vector<Exchange> Exchanges() {
          200,
          "OK",
          "application/octet-stream",
-         {no_store, {"content-disposition", "attachment; filename=\"trace.pftrace\""}, nosniff[0], nosniff[1]},
+         {no_store, {"content-disposition", "attachment; filename=\"trace.pftrace\""}, nosniff[0], nosniff[1], nosniff[2]},
          Body::kProtobuf});
     out.push_back(Error(method, "/nope", 404, "Not Found"));
   }

@@ -142,6 +142,41 @@ TEST_F(Clock, ForcedFallbackStaysWithinOneMicrosecondOfMonotonic) { RunBeside(MA
 
 // The conversion itself: monotonic in the ticks across segments, exact at
 // the samples, the rate alone without samples.
+// A config clock that is not one global monotonic clock (a per-core cycle
+// counter passed as config.clock, the thread migrating between its begin
+// and its end) goes backwards across a scope: the end is drawn 1 ns after
+// the begin, as before, but no longer silently: counted in
+// clock_went_backwards (docs/runtime.md §4: config clocks must be global).
+// Mutation shown red: the walker's check removed (trace_walker.cpp Write):
+// clock_went_backwards 0.
+TEST(UserClock, BackwardsTimeAcrossAScopeIsCounted) {
+  mabutrace_config_t cfg = mt_test::Config(64 * 1024);
+  cfg.clock = mt_test::FakeClock::Read;
+  cfg.clock_hz = 1000000000;  // 1 tick = 1 ns
+  mt_test::FakeClock::now = 1000;
+  ASSERT_EQ(mabutrace_init_with_config(&cfg), MABUTRACE_OK);
+  {
+    TRACE_SCOPE("steady");  // 1000 .. 2000: forwards
+    mt_test::FakeClock::now = 2000;
+  }
+  mt_test::FakeClock::now = 5000;
+  {
+    TRACE_SCOPE("migrated");             // begins at 5000 on "core 0"
+    mt_test::FakeClock::now = 4000;      // ends on "core 1", whose counter is behind
+  }
+  mt_test::FakeClock::now = 6000;
+  TRACE_INSTANT("later");  // forwards again: not counted
+  const auto trace = mt_test::ExportAndCheck();  // also: ts never goes back
+  ASSERT_TRUE(trace.ok);
+  EXPECT_EQ(trace.Meta("clock_went_backwards"), 1u);
+  const auto begins = trace.Find("B", "migrated");
+  const auto ends = trace.Find("E", "migrated");
+  ASSERT_EQ(begins.size(), 1u);
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_GT(mt_test::TsNs(ends[0]), mt_test::TsNs(begins[0]));
+  mabutrace_deinit();
+}
+
 TEST(ClockMap, PiecewiseIsMonotonicAndExactAtSamples) {
   using mabutrace::format::ClockSync;
   const ClockSync s[] = {{1000, 5000, 9000}, {4001000, 6005000, 10005000}, {9001000, 7005100, 11005100}};

@@ -86,6 +86,39 @@ TEST_F(Flow, FlowInAfterTheLinkWrappedMatchesTheNewestOut) {
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(fs[0]["id"], 65536u);
   EXPECT_EQ(trace.Meta("flow_ends_without_start"), 0u);
+  EXPECT_EQ(trace.Meta("flow_ends_ambiguous"), 0u) << "flow 1 was overwritten: one start fits";
+}
+
+// A link held while 65,535 other flows start: its id comes round again, and
+// the newest out with that id (flow 65536, an unrelated slice) is not the
+// in's start (flow 1). With both starts in the buffer the link is
+// ambiguous: no arrow (rather than one from the unrelated slice), the point
+// kept, counted in flow_ends_ambiguous. Mutation shown red: FlowIn()
+// without the Ambiguous() check, as before: an f with id 65536.
+TEST_F(Flow, InWhoseLinkFitsTwoStartsInTheBufferGetsNoArrow) {
+  mabutrace_config_t cfg = mt_test::Config(4 * 1024 * 1024);  // holds every out
+  ASSERT_EQ(mabutrace_init_with_config(&cfg), MABUTRACE_OK);
+  uint16_t held = 0;
+  {
+    TRACE_SCOPE("burst");  // the outs bind to it: no carrier slices
+    TRACE_FLOW_OUT(&held, kSend);
+    ASSERT_EQ(held, 1);
+    for (uint32_t i = 2; i <= 65536; ++i) {
+      uint16_t l = 0;
+      TRACE_FLOW_OUT(&l);
+    }
+  }
+  {
+    TRACE_SCOPE(kRecv);
+    TRACE_FLOW_IN(held, kRecv);
+  }
+  const auto trace = mt_test::ExportAndCheck();
+  ASSERT_TRUE(trace.ok);
+  EXPECT_EQ(trace.Find("s").size(), 65536u) << "both starts are in the buffer";
+  EXPECT_EQ(trace.Find("f").size(), 0u);
+  EXPECT_EQ(trace.Meta("flow_ends_ambiguous"), 1u);
+  EXPECT_EQ(trace.Meta("flow_ends_without_start"), 0u);
+  EXPECT_EQ(trace.Find("i", kRecv).size(), 1u) << "the point stays";
 }
 
 TEST_F(Flow, InAfterOutMakesOneArrowAlsoAcrossThreads) {

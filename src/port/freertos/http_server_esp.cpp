@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "esp_http_server.h"
+#include "esp_timer.h"
 #include "mabutrace/mabutrace.h"
 // Relative: Arduino builds have only src/ on the path.
 #include "../../http/http_service.h"
@@ -39,8 +40,24 @@ http::Method MethodOf(int method) {
   return http::Method::kOther;
 }
 
+// A streamed body must be sent within this, from its first piece: the
+// export holds the runtime's export lock while it streams (the device has
+// no RAM to hold a whole export), so this bounds how long a slow but
+// steady reader delays other exports and mabutrace_flush_output: by
+// kResponseBudgetUs plus one send's wait (send_wait_timeout, 5 s). After
+// it the connection is closed without the last chunk, so the client knows
+// the body is cut (docs/http-server.md).
+constexpr int64_t kResponseBudgetUs = 5 * 1000 * 1000;
+
+struct BodySink {
+  httpd_req_t* req;
+  int64_t deadline_us;  // esp_timer_get_time() after which writes fail
+};
+
 int SendChunk(void* user, const char* data, size_t len) {
-  return httpd_resp_send_chunk(static_cast<httpd_req_t*>(user), data, ssize_t(len)) == ESP_OK ? 0 : 1;
+  const BodySink* sink = static_cast<const BodySink*>(user);
+  if (esp_timer_get_time() > sink->deadline_us) return 1;  // over budget: stops the export
+  return httpd_resp_send_chunk(sink->req, data, ssize_t(len)) == ESP_OK ? 0 : 1;
 }
 
 // The head alone, for the answer to HEAD: every response call of
@@ -70,7 +87,10 @@ esp_err_t Send(httpd_req_t* req, const http::Response& answer) {
   if (answer.framing == http::Framing::kLength) {
     return httpd_resp_send(req, answer.body.data, ssize_t(answer.body.size));
   }
-  if (http::WriteBody(answer, &SendChunk, req) != MABUTRACE_OK) {
+  // (kClose never comes: esp_http_server does not tell the request's
+  // HTTP-version, so Serve() asks as HTTP/1.1.)
+  BodySink sink{req, esp_timer_get_time() + kResponseBudgetUs};
+  if (http::WriteBody(answer, &SendChunk, &sink) != MABUTRACE_OK) {
     // Headers are out: closing without the last chunk tells the client the
     // body is incomplete.
     return ESP_FAIL;
@@ -82,7 +102,8 @@ esp_err_t Send(httpd_req_t* req, const http::Response& answer) {
 // listens on every interface, and on a network address the names clients
 // use cannot be known (host_check.h).
 esp_err_t Serve(httpd_req_t* req) {
-  const http::Request request{MethodOf(req->method), {req->uri, strlen(req->uri)}, {nullptr, 0}};
+  const http::Request request{
+      MethodOf(req->method), {req->uri, strlen(req->uri)}, {nullptr, 0}, http::Version::kHttp11};
   return Send(req, http::Answer(request, http::HostPolicy::kAnyName));
 }
 

@@ -16,6 +16,9 @@ extern "C" {
  * run on the core's "CPU N tasks" track. Not for application code. */
 void mabutrace_freertos_task_switched_out(void);
 void mabutrace_freertos_task_switched_in(void);
+/* traceTASK_DELETE: `task` (its TCB) is about to be freed. Runs in the
+ * kernel's critical section: takes no lock, never blocks. */
+void mabutrace_freertos_task_deleted(void* task);
 
 #ifdef __cplusplus
 }

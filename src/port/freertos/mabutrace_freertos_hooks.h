@@ -11,7 +11,13 @@
  * (the mabutrace component's include directory must be on the path, which
  * REQUIRES mabutrace gives).
  *
- * The macros only call two functions: this header includes nothing from
+ * traceTASK_DELETE tells the port that a task's TCB is about to be freed:
+ * a task created later at the same address (the heap reuses it) then gets
+ * a track and a name of its own, also without a spare TLS pointer. Without
+ * this header a task that reuses a deleted task's TCB may be merged into
+ * the deleted task's track (docs/ports.md §5).
+ *
+ * The macros only call three functions: this header includes nothing from
  * FreeRTOS, so it may be read before FreeRTOS.h. If traceTASK_SWITCHED_IN/OUT
  * are already defined (SEGGER SystemView, ...), they are left alone and a
  * warning says so.
@@ -27,6 +33,7 @@ extern "C" {
 #endif
 void mabutrace_freertos_task_switched_out(void);
 void mabutrace_freertos_task_switched_in(void);
+void mabutrace_freertos_task_deleted(void* task);
 #ifdef __cplusplus
 }
 #endif
@@ -36,6 +43,12 @@ void mabutrace_freertos_task_switched_in(void);
 #else
 #define traceTASK_SWITCHED_OUT() mabutrace_freertos_task_switched_out()
 #define traceTASK_SWITCHED_IN() mabutrace_freertos_task_switched_in()
+#endif
+
+#if defined(traceTASK_DELETE)
+#warning "traceTASK_DELETE already defined: tasks reusing a deleted task's TCB may share its track"
+#else
+#define traceTASK_DELETE(pxTaskToDelete) mabutrace_freertos_task_deleted((void*)(pxTaskToDelete))
 #endif
 
 #endif

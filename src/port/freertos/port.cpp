@@ -34,13 +34,11 @@ void* g_exit_arg[kTaskContexts] = {};
 // gets a track of its own (CurrentThreadId).
 uint32_t g_context_gen[kTaskContexts] = {};
 
-#if defined(MABUTRACE_FREERTOS_USE_TLS) && CONFIG_FREERTOS_TLSP_DELETION_CALLBACKS
-// Runs when a task that recorded is deleted (in the deleting or the idle
-// task): the core releases the task's chunk and registry slot, then the
-// context is free for another task.
-void OnTaskDeleted(int, void* value) {
-  const uint32_t ctx = uint32_t(uintptr_t(value) - 1);
-  if (ctx >= kTaskContexts) return;
+// The core releases the task's chunk and registry slot, then the context
+// is free for another task, which gets a track of its own (the generation).
+// In a task (the deleting one, the idle task, or the next task to take a
+// context), never in a critical section: the core's hook takes locks.
+[[maybe_unused]] void ReleaseContext(uint32_t ctx) {
   if (g_exit_fn[ctx]) g_exit_fn[ctx](g_exit_arg[ctx]);
   portENTER_CRITICAL(&g_contexts_mux);
   g_exit_fn[ctx] = nullptr;
@@ -48,6 +46,37 @@ void OnTaskDeleted(int, void* value) {
   ++g_context_gen[ctx];
   g_context_used[ctx] = false;
   portEXIT_CRITICAL(&g_contexts_mux);
+}
+
+#if defined(MABUTRACE_FREERTOS_USE_TLS) && CONFIG_FREERTOS_TLSP_DELETION_CALLBACKS
+// Runs when a task that recorded is deleted (in the deleting or the idle
+// task).
+void OnTaskDeleted(int, void* value) {
+  const uint32_t ctx = uint32_t(uintptr_t(value) - 1);
+  if (ctx < kTaskContexts) ReleaseContext(ctx);
+}
+#endif
+
+#if !defined(MABUTRACE_FREERTOS_USE_TLS)
+// Without TLS a context is found by task handle, and a task created after a
+// deletion often gets the deleted task's TCB address: it would take over the
+// deleted task's context, track and name. So traceTASK_DELETE
+// (mabutrace_freertos_task_deleted) marks the deleted task's context with
+// this handle, which no task has; it cannot release the context itself
+// (it runs in the kernel's critical section, and the core's exit hook takes
+// locks), so the next task that takes a context releases it first.
+char g_deleted_marker, g_releasing_marker;
+TaskHandle_t MarkerHandle(char& marker) { return reinterpret_cast<TaskHandle_t>(&marker); }
+
+void ReleaseDeletedContexts() {
+  for (uint32_t i = 0; i < kTaskContexts; ++i) {
+    TaskHandle_t deleted = MarkerHandle(g_deleted_marker);
+    // One task releases each (the marker changes once).
+    if (g_context_task[i].compare_exchange_strong(deleted, MarkerHandle(g_releasing_marker),
+                                                  std::memory_order_relaxed)) {
+      ReleaseContext(i);
+    }
+  }
 }
 #endif
 
@@ -61,6 +90,7 @@ uint32_t TaskContext() {
   for (uint32_t i = 0; i < kTaskContexts; ++i) {
     if (g_context_task[i].load(std::memory_order_relaxed) == self) return i;
   }
+  ReleaseDeletedContexts();
 #endif
   uint32_t ctx = kNoContext;
   portENTER_CRITICAL(&g_contexts_mux);
@@ -153,14 +183,85 @@ bool AtThreadExit(void (*fn)(void*), void* arg) {
 // ---- task-switch hooks (R-A11, mabutrace_freertos_hooks.h) ----------------
 // The scheduler calls them on the core that switches, with that core's
 // interrupts masked. Each core's "CPU N tasks" track gets one slice per
-// task run, named after the task (the name pointer is the task's own name
-// array: it must outlive the export, i.e. do not export after deleting a
-// task that ran in the exported window, R-A7).
+// task run, named after the task. A slice's name is a pointer read at
+// export (R-A7), and a task's own name lives in its TCB, which is freed
+// and reused when the task is deleted: so each task's name is copied into
+// g_task_names when it first runs, and the slices point there.
 using namespace mabutrace::port;
 
 namespace {
 mabutrace_scope_t g_running[portNUM_PROCESSORS];
+
+// Copies of task names, one per task that ran, kept for the whole run (an
+// exported slice may name a task deleted long ago). An entry whose task
+// was deleted (task = nullptr) is taken again only by a task of the same
+// name, so that no exported slice changes its name. A name of
+// kTaskNameBytes or more is cut to kTaskNameBytes - 2 bytes and "~"
+// (ESP-IDF's configMAX_TASK_NAME_LEN is 16: its names always fit). When
+// the table is full, a task's slices are named kTaskNamesFull.
+constexpr uint32_t kTaskNames = 64;
+constexpr size_t kTaskNameBytes = 16;
+constexpr char kTaskNamesFull[] = "(task names full)";
+struct TaskName {
+  std::atomic<TaskHandle_t> task;
+  char name[kTaskNameBytes];
+};
+TaskName g_task_names[kTaskNames];
+std::atomic<uint32_t> g_task_names_used{0};  // entries [0, used) are written
+portMUX_TYPE g_task_names_mux = portMUX_INITIALIZER_UNLOCKED;
+
+void CopyTaskName(char (&out)[kTaskNameBytes], const char* name) {
+  if (!name) name = "";
+  const size_t n = strnlen(name, kTaskNameBytes);
+  if (n < kTaskNameBytes) {
+    memcpy(out, name, n + 1);
+    return;
+  }
+  memcpy(out, name, kTaskNameBytes - 2);
+  out[kTaskNameBytes - 2] = '~';  // the mark of a cut name
+  out[kTaskNameBytes - 1] = '\0';
 }
+
+// Under g_task_names_mux: a deleted task's entry with this name, or a new
+// one; nullptr when the table is full.
+TaskName* TakeTaskName(const char (&name)[kTaskNameBytes]) {
+  const uint32_t used = g_task_names_used.load(std::memory_order_relaxed);
+  for (uint32_t i = 0; i < used; ++i) {
+    TaskName& e = g_task_names[i];
+    if (!e.task.load(std::memory_order_relaxed) && strcmp(e.name, name) == 0) return &e;
+  }
+  if (used == kTaskNames) return nullptr;
+  TaskName& e = g_task_names[used];
+  memcpy(e.name, name, kTaskNameBytes);
+  g_task_names_used.store(used + 1, std::memory_order_release);
+  return &e;
+}
+
+// The copy of `task`'s name, made at its first run. A task is switched in
+// on one core at a time, so only other tasks race with its first run.
+const char* TaskTrackName(TaskHandle_t task) {
+  const uint32_t used = g_task_names_used.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < used; ++i) {
+    if (g_task_names[i].task.load(std::memory_order_relaxed) == task) return g_task_names[i].name;
+  }
+  char name[kTaskNameBytes];
+  CopyTaskName(name, pcTaskGetName(task));
+  portENTER_CRITICAL_SAFE(&g_task_names_mux);
+  TaskName* e = TakeTaskName(name);
+  if (e) e->task.store(task, std::memory_order_relaxed);
+  portEXIT_CRITICAL_SAFE(&g_task_names_mux);
+  return e ? e->name : kTaskNamesFull;
+}
+
+// traceTASK_DELETE: the entry keeps its name for the slices in the buffer.
+void ForgetTaskName(TaskHandle_t task) {
+  const uint32_t used = g_task_names_used.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < used; ++i) {
+    TaskHandle_t expected = task;
+    g_task_names[i].task.compare_exchange_strong(expected, nullptr, std::memory_order_relaxed);
+  }
+}
+}  // namespace
 
 extern "C" {
 
@@ -175,8 +276,20 @@ void mabutrace_freertos_task_switched_out(void) {
 void mabutrace_freertos_task_switched_in(void) {
   const uint32_t core = CurrentCpu();
   g_in_switch_hook[core].store(true, std::memory_order_relaxed);
-  g_running[core] = mabutrace_scope_begin(pcTaskGetName(xTaskGetCurrentTaskHandle()), 0);
+  g_running[core] = mabutrace_scope_begin(TaskTrackName(xTaskGetCurrentTaskHandle()), 0);
   g_in_switch_hook[core].store(false, std::memory_order_relaxed);
+}
+
+void mabutrace_freertos_task_deleted(void* task) {
+  const TaskHandle_t deleted = static_cast<TaskHandle_t>(task);
+  if (!deleted) return;
+  ForgetTaskName(deleted);
+#if !defined(MABUTRACE_FREERTOS_USE_TLS)
+  for (uint32_t i = 0; i < kTaskContexts; ++i) {
+    TaskHandle_t expected = deleted;
+    g_context_task[i].compare_exchange_strong(expected, MarkerHandle(g_deleted_marker), std::memory_order_relaxed);
+  }
+#endif
 }
 
 }  // extern "C"

@@ -64,6 +64,17 @@ constexpr size_t kMaxPayloadBytes = 4 * 1024;
 constexpr milliseconds kRequestDeadline{5000};
 // A response write that makes no progress for this long ends the connection.
 constexpr milliseconds kWriteStall{5000};
+// A whole response must be sent within this, from its first byte, however
+// steadily a slow client reads: after it the connection is closed (an
+// export without its last chunk, so the client knows it is cut). With
+// kWorkers, this bounds how long clients can keep a new connection waiting
+// for a worker. The runtime's export lock is not held while sending at
+// all: an export is rendered into memory first (RenderBody), so a client's
+// pace never delays other exports or the output stream.
+constexpr milliseconds kResponseBudget{5000};
+// Bytes handed to httplib per piece of a held body.
+constexpr size_t kSendPiece = 64 * 1024;
+
 // Waits are cut into slices so that stop() is noticed quickly.
 constexpr milliseconds kPollSlice{100};
 // Connections served at once; more wait in the accept queue. A stalled
@@ -100,6 +111,10 @@ class ConnectionStream final : public httplib::Stream {
 
   ssize_t write(const char* ptr, size_t size) override {
     if (size == 0) return 0;
+    if (!writing_) {
+      writing_ = true;
+      response_deadline_ = Clock::now() + kResponseBudget;
+    }
     for (;;) {
       if (!WaitWritable()) return -1;
       const ssize_t n = ::send(fd_, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -182,8 +197,10 @@ class ConnectionStream final : public httplib::Stream {
     }
   }
 
+  // Writable within kWriteStall and before the response's budget ends.
   bool WaitWritable() const {
-    const auto give_up = Clock::now() + kWriteStall;
+    auto give_up = Clock::now() + kWriteStall;
+    if (writing_ && response_deadline_ < give_up) give_up = response_deadline_;
     for (;;) {
       if (stopping_.load(std::memory_order_relaxed)) return false;
       const auto left = std::chrono::duration_cast<milliseconds>(give_up - Clock::now());
@@ -214,6 +231,8 @@ class ConnectionStream final : public httplib::Stream {
   bool over_limit_ = false;
   mutable bool timed_out_ = false;
   bool wrote_ = false;
+  bool writing_ = false;  // the response has begun: its budget runs
+  Clock::time_point response_deadline_{};
 };
 
 // ---- The server: httplib's parser and router behind our connection bounds --
@@ -280,21 +299,42 @@ class GuardedServer final : public httplib::Server {
 // ---- The service's answers, through httplib --------------------------------------
 http::Text TextOf(const std::string& s) { return http::Text{s.data(), s.size()}; }
 
-// The body's write callback: hands each piece to httplib's chunked sink. A
-// failed write (client gone, stalled, server stopping) ends the body.
-int WriteToSink(void* user, const char* data, size_t len) {
+// The body's write callback while rendering: appends to the held body.
+int AppendToBody(void* user, const char* data, size_t len) {
   try {
-    return static_cast<httplib::DataSink*>(user)->write(data, len) ? 0 : 1;
+    static_cast<std::string*>(user)->append(data, len);
+    return 0;
   } catch (...) {
-    return 1;  // must not unwind through the exporter (built without exceptions)
+    return 1;  // out of memory: must not unwind through the exporter
   }
+}
+
+// Runs the export of `answer` into memory, holding the runtime's export
+// lock only as long as the export itself takes (no socket I/O under it).
+// nullptr if it failed (not initialized any more, out of memory).
+std::shared_ptr<const std::string> RenderBody(const http::Response& answer) {
+  auto body = std::make_shared<std::string>();
+  if (http::WriteBody(answer, &AppendToBody, body.get()) != MABUTRACE_OK) return nullptr;
+  return body;
+}
+
+// Hands the next piece of body[offset ..) to httplib's sink.
+bool SendPiece(const std::string& body, size_t offset, httplib::DataSink& sink) {
+  if (offset >= body.size()) return true;
+  return sink.write(body.data() + offset, std::min(kSendPiece, body.size() - offset));
 }
 
 // Puts the service's answer into httplib's response as it stands. httplib
 // adds the framing field (Content-Length, or Transfer-Encoding for the
-// chunked provider) and Connection: close, and leaves out the body of an
-// answer to HEAD itself.
+// chunked provider; neither for kClose, which httplib ends by closing) and
+// Connection: close, and leaves out the body of an answer to HEAD itself.
 void Send(const http::Response& answer, httplib::Response& res) {
+  std::shared_ptr<const std::string> body;
+  if (answer.framing != http::Framing::kLength && answer.send_body) {
+    body = RenderBody(answer);
+    // The head is not out yet: a failed export can still say so.
+    if (!body) return Send(http::ErrorResponse(mabutrace_is_initialized() ? 500 : 503), res);
+  }
   res.status = answer.status;
   for (size_t i = 0; i < answer.header_count; ++i) {
     res.set_header(answer.headers[i].name, answer.headers[i].value);
@@ -303,15 +343,34 @@ void Send(const http::Response& answer, httplib::Response& res) {
     res.set_content(answer.body.data, answer.body.size, answer.content_type);
     return;
   }
-  res.set_chunked_content_provider(answer.content_type, [answer](size_t, httplib::DataSink& sink) {
-    if (http::WriteBody(answer, &WriteToSink, &sink) != MABUTRACE_OK) {
-      // Headers are out; dropping the connection without the final chunk is
-      // how the client learns the body is incomplete.
-      return false;
-    }
-    sink.done();
+  // A failed or budget-cut write returns false: httplib drops the
+  // connection without the final chunk, so the client knows the body is
+  // incomplete. (For HEAD no provider is called: body stays null.)
+  auto provider = [body](size_t offset, httplib::DataSink& sink) {
+    if (!body) return false;
+    if (!SendPiece(*body, offset, sink)) return false;
+    if (offset + kSendPiece >= body->size()) sink.done();
     return true;
-  });
+  };
+  if (answer.framing == http::Framing::kClose) {
+    res.set_content_provider(answer.content_type, provider);
+  } else {
+    res.set_chunked_content_provider(answer.content_type, provider);
+  }
+}
+
+// The service's answer to a request httplib has parsed. httplib would
+// apply a Range header to the body (a part of the page, or a plain body
+// under Content-Type multipart/byteranges for several ranges); the service
+// ignores Range (RFC 9110 §14.2) and says Accept-Ranges: none, so the
+// ranges httplib parsed are dropped. (The Request is httplib's own
+// non-const object, handed to handlers as const.)
+void Serve(const httplib::Request& req, httplib::Response& res, http::HostPolicy policy) {
+  const_cast<httplib::Request&>(req).ranges.clear();
+  const std::string host = req.get_header_value("Host");
+  const http::Version version = req.version == "HTTP/1.0" ? http::Version::kHttp10 : http::Version::kHttp11;
+  const http::Request request{http::MethodFromToken(TextOf(req.method)), TextOf(req.target), TextOf(host), version};
+  Send(http::Answer(request, policy), res);
 }
 
 // Everything but the bind address; before bind (socket options apply there).
@@ -335,16 +394,20 @@ void Configure(GuardedServer& server) {
   // passed as received; httplib's decoded path is not used.
   GuardedServer* self = &server;
   server.set_pre_routing_handler([self](const httplib::Request& req, httplib::Response& res) {
-    const std::string host = req.get_header_value("Host");
-    const http::Request request{http::MethodFromToken(TextOf(req.method)), TextOf(req.target), TextOf(host)};
-    Send(http::Answer(request, self->host_policy()), res);
+    Serve(req, res, self->host_policy());
     return httplib::Server::HandlerResponse::Handled;
   });
 
-  // Errors httplib produces itself (400 for a malformed request, 416 for a
-  // malformed Range, ...) get the service's error answer; exceptions a 500
-  // without the exception text.
-  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+  // Errors httplib produces itself (400 for a malformed request, ...) get
+  // the service's error answer; exceptions a 500 without the exception
+  // text. Its 416 for a malformed Range is no error of ours: Range is
+  // ignored (http_service.h), so that request is served as any other.
+  server.set_error_handler([self](const httplib::Request& req, httplib::Response& res) {
+    if (res.status == 416) {
+      res = httplib::Response();
+      Serve(req, res, self->host_policy());
+      return;
+    }
     if (res.body.empty()) Send(http::ErrorResponse(uint16_t(res.status)), res);
   });
   server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {

@@ -4,8 +4,8 @@
 // the deleting task, or in the idle task for a task that deleted itself)
 // and reused, with a track of its own, by the next task, and its chunk is
 // recycled; the callback never blocks in the idle task. Without a spare TLS
-// pointer (the notls build) none of that happens: the tests there pin the
-// documented behaviour instead.
+// pointer (the notls build) the deletion hook (traceTASK_DELETE) marks the
+// context and the next task to take one releases it: the same outcome.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -63,16 +63,21 @@ TEST_F(FreeRtosTest, MoreTasksThanContextsAreDroppedAndCounted) {
   late.WaitDone();
 }
 
-#if defined(MABUTRACE_FREERTOS_USE_TLS)
-
 // vTaskDelete() of a blocked task runs its deletion callback at once, in
-// the deleting task: the context goes to the next task, which records on a
+// the deleting task (TLS), or marks its context for the next task to
+// release (no TLS): the context goes to the next task, which records on a
 // new track of its own even while the old task's events are still shown.
+// The next task gets the deleted one's TCB (the fake's heap), so without
+// TLS the search by handle would find the deleted task's context.
+// Mutation shown red (notls): mabutrace_freertos_task_deleted doing
+// nothing, as before: one track for both tasks, old_tid == new_tid.
 TEST_F(FreeRtosTest, DeletedTaskContextIsReleasedAndReused) {
   std::vector<std::unique_ptr<Task>> tasks;
   for (int i = 0; i < kMaxTasks; ++i) tasks.push_back(Recorder(i));
+  const TaskHandle_t old_handle = tasks[2]->handle();
   tasks[2]->Delete();                                     // from this thread (callbacks run here)
   std::unique_ptr<Task> next = Recorder(kMaxTasks);       // takes t2's context
+  EXPECT_EQ(next->handle(), old_handle) << "the fake's heap reuses the freed TCB";
   std::unique_ptr<Task> extra = Recorder(kMaxTasks + 1);  // none left
 
   const mt_test::TraceInfo t = mt_test::ExportAndCheck();  // also: one thread_name per tid
@@ -106,6 +111,8 @@ TEST_F(FreeRtosTest, DeletedTaskChunkIsRecycled) {
   EXPECT_TRUE(ft::TidsNamed(t, "short_lived").empty()) << "the deleted task's chunk was not released: never recycled";
   EXPECT_FALSE(ft::TidsNamed(t, "filler").empty());
 }
+
+#if defined(MABUTRACE_FREERTOS_USE_TLS)
 
 // A task that deletes itself is freed by the idle task of its core, which
 // runs the deletion callback: the context is free only after that.
@@ -176,62 +183,6 @@ TEST_F(FreeRtosTest, DeletionCallbackNeverBlocksTheIdleTask) {
   releaser.join();
   exporter1.WaitDone();
   exporter2.WaitDone();
-}
-
-#else  // !MABUTRACE_FREERTOS_USE_TLS
-
-// Without a spare TLS pointer (ESP-IDF's default of one) there is no
-// deletion callback: a deleted task keeps its context (docs/ports.md §5).
-// A new task finds no free context -- unless its TCB lands at the deleted
-// task's address (the heap may reuse it), in which case the search by
-// handle gives it the deleted task's context, track and name. Both are
-// documented limitations; which one happens depends on the allocator.
-TEST_F(FreeRtosTest, WithoutTlsADeletedTaskKeepsItsContext) {
-  std::vector<std::unique_ptr<Task>> tasks;
-  for (int i = 0; i < kMaxTasks; ++i) tasks.push_back(Recorder(i));
-  const TaskHandle_t old_handle = tasks[0]->handle();
-  tasks[0]->Delete();
-  std::unique_ptr<Task> next = Recorder(kMaxTasks);
-  const bool same_tcb = next->handle() == old_handle;
-  const mt_test::TraceInfo t = mt_test::ExportAndCheck();
-  EXPECT_EQ(t.thread_names.size(), size_t(kMaxTasks));
-  EXPECT_TRUE(ft::TidsNamed(t, Name(kMaxTasks)).empty());
-  mabutrace_stats_t st;
-  ASSERT_EQ(mabutrace_get_stats(&st), MABUTRACE_OK);
-  const size_t on_old_track = ft::Events(t, ft::TidOf(t, Name(0)), "i", "work").size();
-  if (same_tcb) {
-    EXPECT_EQ(st.events_dropped, 0u);
-    EXPECT_EQ(on_old_track, size_t(2 * kEach)) << "recorded under the deleted task's track";
-  } else {
-    EXPECT_EQ(st.events_dropped, uint64_t(kEach));
-    EXPECT_EQ(on_old_track, size_t(kEach));
-  }
-}
-
-// Nor is a deleted task's chunk released: it is never recycled (its
-// events outlive newer ones; each deleted task keeps one chunk) -- unless
-// the next task gets the same TCB address and takes the context over.
-TEST_F(FreeRtosTest, WithoutTlsADeletedTasksChunkIsNeverRecycled) {
-  TaskHandle_t old_handle = nullptr;
-  {
-    Task a("short_lived", 0, [] {
-      for (int k = 0; k < kEach; ++k) TRACE_INSTANT("work");
-    });
-    a.WaitDone();
-    old_handle = a.handle();
-  }
-  Task filler("filler", 1, [] {
-    for (int i = 0; i < 40000; ++i) TRACE_INSTANT("fill");
-  });
-  filler.WaitDone();
-  const mt_test::TraceInfo t = mt_test::ExportAndCheck();
-  const uint64_t tid = ft::TidOf(t, "short_lived");
-  if (filler.handle() == old_handle) {  // took the context over, name and all
-    EXPECT_TRUE(ft::TidsNamed(t, "filler").empty());
-    EXPECT_FALSE(ft::Events(t, tid, "i", "fill").empty());
-  } else {
-    EXPECT_EQ(ft::Events(t, tid, "i", "work").size(), size_t(kEach));
-  }
 }
 
 #endif  // MABUTRACE_FREERTOS_USE_TLS

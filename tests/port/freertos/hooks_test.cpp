@@ -72,7 +72,7 @@ TEST_F(FreeRtosTest, SwitchHooksDrawOneSlicePerTaskRunOnEachCore) {
   core0.join();
   core1.join();
 
-  // Export while the tasks exist: the slice names are their TCBs' names.
+  // The slice names are the hooks' copies of the tasks' names.
   const mt_test::TraceInfo t = mt_test::ExportAndCheck();
   ASSERT_TRUE(t.ok);
   EXPECT_TRUE(ft::TidsNamed(t, "ISR cpu0").empty()) << "hooks run from the tick ISR stay on CPU tracks";
@@ -115,6 +115,34 @@ TEST_F(FreeRtosTest, SwitchHooksDrawOneSlicePerTaskRunOnEachCore) {
 
   // Not running any more: deleted at once, contexts released.
   for (TaskHandle_t h : {run0.a, run0.b, run1.a, run1.b}) vTaskDelete(h);
+}
+
+// A slice's name is read at export, and a deleted task's TCB is freed and
+// reused (the fake's heap hands the last freed TCB out first): the slices
+// of a deleted task must keep its name, not show its TCB's next owner's or
+// freed memory. Mutation shown red: the switch-in hook naming the slice
+// with pcTaskGetName() (a pointer into the TCB), as it did: the "doomed"
+// runs were exported as "reborn".
+TEST_F(FreeRtosTest, SliceNamesOutliveTheTasksTcb) {
+  std::thread kernel([] {
+    fake::SetThreadCore(0);
+    const TaskHandle_t doomed = fake::CreateVirtualTask("doomed", 0);
+    fake::SwitchContext(0, doomed, false);
+    fake::SwitchContext(0, fake::IdleTask(0), true);
+    vTaskDelete(doomed);  // not running: its TCB is freed at once
+    const TaskHandle_t reborn = fake::CreateVirtualTask("reborn", 0);
+    EXPECT_EQ(reborn, doomed) << "the fake's heap reuses the freed TCB";
+    fake::SwitchContext(0, reborn, false);
+    fake::SwitchContext(0, fake::IdleTask(0), true);
+    vTaskDelete(reborn);
+  });
+  kernel.join();
+  const mt_test::TraceInfo t = mt_test::ExportAndCheck();
+  ASSERT_TRUE(t.ok);
+  const std::vector<Slice> slices = Slices(t, ft::TidOf(t, "CPU 0 tasks"));
+  std::vector<std::string> names;
+  for (const Slice& s : slices) names.push_back(s.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"doomed", "IDLE0", "reborn", "IDLE0"}));
 }
 
 // A task without affinity can read its core, be switched out (the hook

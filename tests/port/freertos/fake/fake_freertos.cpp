@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <set>
 #include <string>
 #include <thread>
@@ -54,6 +55,7 @@ struct tskTaskControlBlock {
 using Tcb = tskTaskControlBlock;
 
 extern "C" void fake_vTaskSwitchContext(TaskHandle_t next);  // fake_sched.c
+extern "C" void fake_trace_task_delete(TaskHandle_t task);   // fake_sched.c
 
 namespace {
 
@@ -218,6 +220,34 @@ void RunTlsCallbacks(Tcb* t) {
 #endif
 }
 
+// TCB memory as a heap hands it out: the last TCB freed is the next one
+// allocated (LIFO), so a task created after a deletion gets the deleted
+// task's TCB address and memory, as ESP-IDF's heap typically does. Guarded
+// by g_state.
+std::vector<void*> g_free_tcbs;
+
+Tcb* NewTcb() {
+  void* mem = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_state);
+    if (!g_free_tcbs.empty()) {
+      mem = g_free_tcbs.back();
+      g_free_tcbs.pop_back();
+    }
+  }
+  if (!mem) mem = ::operator new(sizeof(Tcb));
+  return new (mem) Tcb;
+}
+
+// vTaskDelete's traceTASK_DELETE(pxTCB), in the kernel's critical section
+// as in FreeRTOS (so a hook that blocks there is a violation).
+void TraceDelete(Tcb* t) {
+  static portMUX_TYPE kernel_lock = portMUX_INITIALIZER_UNLOCKED;
+  portENTER_CRITICAL(&kernel_lock);
+  fake_trace_task_delete(t);
+  portEXIT_CRITICAL(&kernel_lock);
+}
+
 // prvDeleteTCB: the thread (parked or finished) is joined, the TCB freed.
 void FreeTcb(Tcb* t) {
   if (t->has_thread) {
@@ -228,11 +258,10 @@ void FreeTcb(Tcb* t) {
     t->cv.notify_all();
     pthread_join(t->thread, nullptr);
   }
-  {
-    std::lock_guard<std::mutex> lock(g_state);
-    g_live.erase(t);
-  }
-  delete t;
+  t->~Tcb();
+  std::lock_guard<std::mutex> lock(g_state);
+  g_live.erase(t);
+  g_free_tcbs.push_back(t);
 }
 
 void* TaskMain(void* p) {
@@ -365,7 +394,7 @@ BaseType_t xTaskCreatePinnedToCore(TaskFunction_t pxTaskCode, const char* const 
                                    const BaseType_t xCoreID) {
   (void)usStackDepth;
   if (xCoreID != tskNO_AFFINITY && (xCoreID < 0 || xCoreID >= portNUM_PROCESSORS)) return pdFAIL;
-  Tcb* t = new Tcb;
+  Tcb* t = NewTcb();
   snprintf(t->name, sizeof t->name, "%s", pcName ? pcName : "");
   t->core = xCoreID == tskNO_AFFINITY ? 0 : int(xCoreID);
   t->priority = uxPriority;
@@ -389,6 +418,7 @@ void vTaskDelete(TaskHandle_t xTaskToDelete) {
     return;
   }
   if (t->is_idle) Fatal("vTaskDelete of an idle task");
+  TraceDelete(t);
   if (t == self && !t->is_virtual) {
     // Deleting itself: the idle task of its core frees it (RunIdle).
     if (t_isr || MaskedByMe()) Violation("vTaskDelete(NULL) from an ISR or a critical section");
@@ -748,7 +778,7 @@ void NestedInterrupts::Raise() const {
 
 TaskHandle_t CreateVirtualTask(const char* name, int core) {
   if (core < 0 || core >= portNUM_PROCESSORS) Fatal("no core %d", core);
-  Tcb* t = new Tcb;
+  Tcb* t = NewTcb();
   snprintf(t->name, sizeof t->name, "%s", name);
   t->core = core;
   t->priority = 1;

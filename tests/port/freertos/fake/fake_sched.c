@@ -20,3 +20,10 @@ void fake_vTaskSwitchContext(TaskHandle_t next) {
   fake_kernel_set_current(next);
   traceTASK_SWITCHED_IN();
 }
+
+/* vTaskDelete()'s trace hook, with the task to delete (FreeRTOS calls it in
+ * the kernel's critical section, before the TCB is freed). */
+void fake_trace_task_delete(TaskHandle_t task) {
+  (void)task;
+  traceTASK_DELETE(task);
+}

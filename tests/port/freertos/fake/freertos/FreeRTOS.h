@@ -34,5 +34,8 @@ typedef void (*TaskFunction_t)(void*);
 #ifndef traceTASK_SWITCHED_OUT
 #define traceTASK_SWITCHED_OUT()
 #endif
+#ifndef traceTASK_DELETE
+#define traceTASK_DELETE(pxTaskToDelete)
+#endif
 
 #endif /* FAKE_FREERTOS_H */
