@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mabutrace: `make demo` runs the main job, `make test` builds and runs every
 # test. Both install missing Debian packages first (scripts/install-deps.sh).
 SHELL := /bin/bash

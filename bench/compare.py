@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Runs mabutrace_bench and prints each benchmark against BM_Floor.
 
     bench/compare.py [--bench PATH] [--repetitions N] [--min-time S]

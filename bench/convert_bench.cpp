@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // convert_bench.cpp: throughput of `mabutrace convert`'s pipeline (binary
 // stream -> StreamToModel -> writer) for each output format, in MB/s of
 // *input* stream, and the size of each output against the input.

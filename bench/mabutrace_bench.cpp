@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mabutrace_bench: the recording hot path against the floor loop, and the
 // JSON exporter's throughput (docs/performance.md).
 //

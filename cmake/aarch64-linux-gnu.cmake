@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # CMake toolchain file for AArch64 Linux with Debian's g++-aarch64-linux-gnu;
 # programs run on an x86-64 host through qemu-user (package qemu-user:
 # qemu-aarch64 with the cross libc as its root, -L /usr/aarch64-linux-gnu).

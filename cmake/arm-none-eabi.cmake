@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # CMake toolchain file for bare-metal Arm Cortex-M with Debian's
 # gcc-arm-none-eabi + libnewlib-arm-none-eabi (+ libstdc++-arm-none-eabi-dev
 # for <atomic>, <new> and <algorithm>, which the recording core includes).

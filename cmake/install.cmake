@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # install.cmake: what `cmake --install` puts where, the packages other
 # projects find us by, and the Debian package (docs/install.md).
 #

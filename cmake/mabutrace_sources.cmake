@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mabutrace_sources.cmake: the portable sources of the device library, in
 # one place. Every build that compiles them for a device or a test kernel
 # (this repository's CMakeLists.txt, the ESP-IDF component branch of it,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // convert_fuzz.cpp: what `mabutrace convert` does with a hostile stream:
 // the stream decoder, the Normalizer and the format layer's writers (Chrome
 // JSON and Perfetto, src/format), with names of any bytes, any lengths and

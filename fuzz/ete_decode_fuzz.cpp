@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_decode_fuzz: libFuzzer target for the ETE element generator
 // (packets -> elements, issue 6; §9 reliability).
 //

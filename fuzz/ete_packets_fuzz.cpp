@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_packets_fuzz: libFuzzer target for the CoreSight frame deformatter and
 // the ETE packet processor (R-F1, R-F5, §9 reliability).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // http_request_fuzz.cpp: the HTTP service (src/http) on any request a
 // client can send: method token, request-target and Host field taken from
 // the input, split at its first two NUL bytes. Answer() under both Host

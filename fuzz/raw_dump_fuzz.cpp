@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // raw_dump_fuzz.cpp: libFuzzer target for the raw RAM dump reader
 // (docs/raw-dump.md) and the stream decoder behind it. Any input must
 // convert or fail with a Status; never crash, hang or read out of bounds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stats_check_fuzz.cpp: libFuzzer target for the --check expression
 // parser (host/stats/stats_check.h). Invariants: no crash, no read outside
 // the input (ASan/UBSan); a rejected expression names a column within the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stm_fuzz.cpp: libFuzzer target for the STM layers: CoreSight/TWP frames
 // -> STPv2 packets -> STM messages -> CP_Tracer messages (default layout).
 // Invariants: no crash, no hang, no read outside the input (ASan/UBSan);

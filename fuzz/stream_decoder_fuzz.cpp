@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stream_decoder_fuzz.cpp: libFuzzer target for the host stream decoder
 // (docs/stream-format.md). Any input must decode or fail with a Status,
 // never crash or read out of bounds. Build: clang, -DMABUTRACE_FUZZ=ON

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The layering rule of the tree (docs/architecture.md): code on the host
 side (host/, tools/) includes only the public API (include/), the format
 layer (src/format/) and other host code -- never the runtime's or a port's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_version.py: the version is set once, in CMakeLists.txt's
 project(mabutrace VERSION X.Y.Z); every other place that must repeat it
 (the public header, the three package manifests, the newest CHANGELOG entry)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what building, testing and the demo need, if it is missing.
 # Idempotent; Debian 12 packages only (run as root, or with sudo available).
 set -euo pipefail

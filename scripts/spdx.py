@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """spdx.py: every source file of the tree starts with its license's SPDX
 identifier (https://spdx.dev/learn/handling-license-info/), so a file
 copied out of the tree still says under which license it came.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* mabutrace.h: the public header under the name Arduino sketches use,
  * `#include <mabutrace.h>`.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mabutrace_port_inline.h under src/: picks the port for builds that put
 // no port directory on the include path, i.e. the Arduino IDE (1.5 library
 // format: only src/ is on the include path) and PlatformIO.

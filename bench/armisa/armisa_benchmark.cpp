@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // armisa_benchmark.cpp: cost of classifying instructions and of following
 // a real capture's executed ranges, cached and uncached.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Run ete_packet_bench (mabutrace vs OpenCSD ETE packet processor on the same
 >= 64 MiB input, one process) and report MB/s of both and the ratio.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_bench.h: what the ETE benchmarks (bench/ete, bench/ete_decode) share:
 // the common options, the timer, the input built by repetition and the
 // OpenCSD decode tree's setup check and feed loop.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_packet_bench: ETE packet-layer throughput, mabutrace vs OpenCSD.
 //
 // Builds one input of at least --min-mib MiB by concatenating the raw

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_decode_bench: full ETE decode throughput, mabutrace vs OpenCSD.
 //
 // Input: the raw trace buffer of one shared capture (--capture, default

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mabutrace_bench_tp.h: the LTTng-UST tracepoint provider of the side-by-side
 // benchmark (bench/mabutrace_bench.cpp, BM_LttngScope). Two events shaped like
 // mabutrace's scope records: a begin carrying the name's address (what

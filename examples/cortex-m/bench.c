@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench.c: instructions executed per TRACE_SCOPE (begin + end) on the
  * Cortex-M, counted by QEMU (tests/port/size/count_instructions.py).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * clock_edges.c: timestamps across long quiet gaps and counter wraps, for
  * tests/port/qemu/check_clock_edges.py. One case per build (CLOCK_CASE):

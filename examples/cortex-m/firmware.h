@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* firmware.h: board helpers shared by the example firmwares. */
 #ifndef MABUTRACE_EXAMPLE_FIRMWARE_H
 #define MABUTRACE_EXAMPLE_FIRMWARE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * main.c: bare-metal Cortex-M demo firmware (R-D3), in C to exercise the C
  * API (TRACE_SCOPE ends through __attribute__((cleanup))).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * startup.c: vector table and reset handler for the MPS2 Cortex-M3/M4
  * boards under QEMU, plus semihosting exit. No vendor CMSIS needed.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # strip_trace.cmake: writes OUT = IN without the lines that mention tracing
 # (TRACE_, TRC(, mabutrace, MABUTRACE), i.e. the firmware as it would be
 # written without any trace call. cmake -DIN=main.c -DOUT=x.c -P strip_trace.cmake

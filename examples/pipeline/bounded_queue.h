@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bounded_queue.h: a fixed-capacity FIFO between the demo's threads.
 //
 // Storage is allocated once in the constructor, like a FreeRTOS queue

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // counter_log.h: every counter sample goes through RecordCounter, which
 // traces it and, with --counter-log FILE, also appends a line
 //

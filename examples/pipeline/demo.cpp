@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // demo.cpp: init -> server -> threads -> wait (time or signal) -> stop ->
 // export -> deinit, reporting each failure with exit code 1.
 #include "demo.h"

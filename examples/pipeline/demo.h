@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // demo.h: one run of the pipeline demo, from init to the written trace.
 #ifndef PIPELINE_DEMO_H
 #define PIPELINE_DEMO_H

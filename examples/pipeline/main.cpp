@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mabutrace-pipeline-demo: see docs/pipeline-demo.md.
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // monitor.cpp: the health task of seed 000 §2.4: samples a few numbers
 // every 100 ms onto counter tracks.
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // options.h: the demo's command line.
 #ifndef PIPELINE_OPTIONS_H
 #define PIPELINE_OPTIONS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pipeline.h: what the demo's threads share, and their entry points.
 //
 //   timer_isr --Sample (flow "sample_ready")--> worker

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // prng.h: a tiny deterministic generator (xorshift32), so every run makes
 // the same choices (noise, hiccups, link outages) in the same order.
 #ifndef PIPELINE_PRNG_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "thread_util.h"
 
 #include <errno.h>

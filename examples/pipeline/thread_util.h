@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // thread_util.h: thread names and periodic wake-ups for the demo threads.
 #ifndef PIPELINE_THREAD_UTIL_H
 #define PIPELINE_THREAD_UTIL_H

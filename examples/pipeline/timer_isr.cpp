@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // timer_isr.cpp: a 1 kHz loop standing in for a hardware timer interrupt
 // (seed 000 §2.3): sample the ADC, start a flow, post to the queue without
 // blocking; when the queue is full the sample is lost and the trace says so.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trace_file.h: the final trace, streamed from the ring buffer to a file.
 #ifndef PIPELINE_TRACE_FILE_H
 #define PIPELINE_TRACE_FILE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // uploader.cpp: ships batches over a simulated uplink. The link drops now
 // and then (uplink_down) and comes back a while later (uplink_up); batches
 // sent while it is down wait in a backlog that goes out on reconnect, so the

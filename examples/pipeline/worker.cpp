@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker.cpp: the processing task of seed 000. Each sample's slice is named
 // after its function (TRC) and is where the timer's arrow lands; every
 // kBatchSize samples a batch goes on to the uploader with a second arrow.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // uart_stream: streams a small traced workload as the binary stream
 // (docs/stream-format.md) to a serial device, as a firmware does on its
 // UART (seed 000 §3.4): the output callback writes to the port.

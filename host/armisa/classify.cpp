@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // classify.cpp: the P0 classification tables for A64, A32 and T32.
 //
 // Each table is scanned top to bottom and the first row whose (mask, value)

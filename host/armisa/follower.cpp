@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // follower.cpp: see follower.h.
 #include "follower.h"
 

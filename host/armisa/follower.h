@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // follower.h: walk a program image to the next P0 instruction, with a cache
 // so that repeated walks cost one lookup (SPEC R-F3; docs/armisa.md).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // instr.h: classify one A64, A32 or T32 instruction for ETE instruction
 // following (SPEC R-F3; docs/armisa.md).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memory_image.cpp: see memory_image.h.
 #include "memory_image.h"
 

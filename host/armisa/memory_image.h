@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memory_image.h: the program image an instruction follower reads: a set of
 // regions (load address, bytes, memory space), read by address.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // deformatter.cpp: CoreSight formatter frame de-formatter (see deformatter.h).
 #include "coresight/deformatter.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // deformatter.h: CoreSight trace formatter frame de-formatter (R-F5).
 //
 // CoreSight sinks (ETB/ETF/ETR, TPIU) interleave several trace sources in

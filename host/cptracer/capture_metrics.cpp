@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // capture_metrics.cpp: see capture_metrics.h.
 #include "capture_metrics.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // capture_metrics.h: a decoded capture's statistics messages -> window
 // metrics (metrics.h), for `cptracer metrics CAPTURE` and the counters of
 // `cptracer export` (export.h). One rule picks the clocks and the window:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // export.cpp: see export.h.
 #include "export.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // export.h: CP_Tracer messages -> the host trace model (R-I5), for
 // `mabutrace cptracer export CAPTURE -o OUT.json|OUT.pftrace`.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // layout.cpp: see layout.h.
 #include "layout.h"
 

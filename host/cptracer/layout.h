@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // layout.h: the CP_Tracer message bit layout, as one table (R-I1).
 //
 // CP_Tracer messages reach the host as 32-bit words written by STM hardware

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // messages.cpp: see messages.h.
 #include "messages.h"
 

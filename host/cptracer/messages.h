@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // messages.h: STM messages -> CP_Tracer messages (R-I1), the third decode
 // layer: nibbles -> STP packets -> STM messages -> tracer messages.
 //

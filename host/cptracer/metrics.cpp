@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // metrics.cpp: see metrics.h.
 #include "metrics.h"
 

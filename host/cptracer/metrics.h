@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // metrics.h: CP_Tracer sliding-window metrics (R-I2).
 //
 // Inputs are one statistics message's counters and the window: W window

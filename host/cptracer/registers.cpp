@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // registers.cpp: see registers.h. kRegisters is THE register table.
 #include "registers.h"
 

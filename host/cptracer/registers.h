@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // registers.h: CP_Tracer register calculator and decoder (R-I3).
 //
 // From a declarative description (which masters by MID, address range,

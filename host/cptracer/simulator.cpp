@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simulator.cpp: see simulator.h.
 #include "simulator.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simulator.h: CP_Tracer workload simulator (R-I4).
 //
 // Turns a workload description (masters with rates, sizes, address ranges,

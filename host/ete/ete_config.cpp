@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "ete/ete_config.h"
 
 #include <cctype>

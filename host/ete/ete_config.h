@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_config.h: the ETE trace unit's configuration as the packet layer needs
 // it, decoded from its ID/config registers (arm-trace-facts.md §8.2, §7.3).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_packet.h: one decoded ETE trace packet (R-F1).
 //
 // Encodings: arm-trace-facts.md §4 (Arm ARM D5 "ETE protocol"). The header

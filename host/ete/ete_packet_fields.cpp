@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_packet_fields.cpp: the packet kinds off the hot path (see ete_packet_fields.h).
 #include "ete/ete_packet_fields.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_packet_fields.h: one read function per ETE packet kind, and the
 // packet-layer state those packets update (R-F1).
 //

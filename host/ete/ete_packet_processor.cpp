@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_packet_processor.cpp: ETE packet processor (see ete_packet_processor.h).
 //
 // Per packet: one header-table lookup selects the packet kind's reader in

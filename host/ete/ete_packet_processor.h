@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_packet_processor.h: ETE packet processor, bytes -> packets (R-F1, R-F7).
 //
 // Input: the de-formatted byte stream of ONE trace source (a TRBE/ETR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_packet_text.cpp: packet names and text/JSON renderings.
 #include "ete/ete_packet_text.h"
 

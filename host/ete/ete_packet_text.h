@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_packet_text.h: text and JSON renderings of EtePacket.
 //
 // FormatOcsd() writes the packet the way OpenCSD 1.8.0's trc_pkt_lister does

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_source.cpp: buffer -> (deformatter) -> per-source packet processors.
 #include "ete/ete_source.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_source.h: decode the ETE sources of one trace buffer, raw or framed.
 //
 //   BufferDecoder dec(format, sources, on_packet, on_error, ctx);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // text_out.cpp: see text_out.h.
 #include "ete/text_out.h"
 

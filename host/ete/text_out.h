@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // text_out.h: appending text and JSON to a std::string, for the ETE listings
 // (packets: ete_packet_text.h; elements: ete_decode/ete_element.h).
 //

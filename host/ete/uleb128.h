@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // uleb128.h: the ETE continuation-byte field reader (R-F7).
 //
 // ETE payload fields (COMMIT, CANCEL, SPEC, CYCT, Q COUNT, cycle counts, the

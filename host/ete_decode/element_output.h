@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // element_output.h: where the parts of the element decoder put their
 // elements: one reused EteElement, the callback, and the counts.
 //

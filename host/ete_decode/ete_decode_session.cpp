@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_decode_session.cpp: snapshot -> buffers -> packets -> elements.
 #include "ete_decode_session.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_decode_session.h: full ETE decode of a snapshot directory: trace
 // buffers -> (deformatter) -> packets -> elements, per trace source, with
 // each source's core memory images (R-F2, R-F3, R-F5).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_element.cpp: names and text/JSON forms of the generic trace elements.
 #include "ete_element.h"
 

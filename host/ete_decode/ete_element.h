@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_element.h: the generic trace elements of a full ETE decode (R-F2, R-F3).
 //
 // One EteElement is what the element generator (ete_element_decoder.h)

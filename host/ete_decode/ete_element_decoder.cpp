@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_element_decoder.cpp: packets -> speculation window -> elements (see
 // ete_element_decoder.h; arm-trace-facts.md §5).
 #include "ete_element_decoder.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_element_decoder.h: ETE packets -> generic trace elements (R-F2, R-F3).
 //
 // Input: the EtePackets of ONE trace source, in order (ete_packet_processor.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_export.cpp: see ete_export.h.
 #include "ete_export.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_export.h: a snapshot's ETE trace -> the host trace model (R-F6), for
 // `mabutrace ete export SNAPSHOT_DIR -o OUT.json|OUT.pftrace`; the ETE
 // counterpart of cptracer/export.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_timeline.cpp: elements -> model::EventSink (R-F6).
 #include "ete_timeline.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_timeline.h: decoded ETE elements -> host trace model (R-F6).
 //
 // One track per trace source (a core): pid 1 "ETE <snapshot>", tid =

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // execution_walker.cpp: see execution_walker.h.
 #include "execution_walker.h"
 

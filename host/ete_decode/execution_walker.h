@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // execution_walker.h: committed P0 elements -> executed instruction ranges
 // (arm-trace-facts.md §6.3, §5.8-5.10, §4.14; OpenCSD's instruction
 // following in trc_pkt_decode_etmv4i.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pe_context.cpp: see pe_context.h.
 #include "pe_context.h"
 

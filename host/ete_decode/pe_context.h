@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pe_context.h: the PE state that Context elements set (arm-trace-facts.md
 // §4.12, §4.1; OpenCSD's PE context in trc_pkt_decode_etmv4i.cpp).
 //

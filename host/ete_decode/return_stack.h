@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // return_stack.h: the ETE return stack (arm-trace-facts.md §5.9; Arm ARM
 // D4.3, TRCCONFIGR.RS; OpenCSD's TrcAddrReturnStack).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // speculation_queue.cpp: see speculation_queue.h.
 #include "speculation_queue.h"
 

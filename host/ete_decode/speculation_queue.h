@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // speculation_queue.h: the speculation window of an ETE trace stream
 // (arm-trace-facts.md §5.1-5.7; Arm ARM D4.3.8; OpenCSD's P0 stack in
 // trc_pkt_decode_etmv4i.cpp).

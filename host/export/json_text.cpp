@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // json_text.cpp: see json_text.h.
 #include "json_text.h"
 

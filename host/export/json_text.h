@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // json_text.h: JSON text on a host, for every listing and report the tools
 // print (jsonl of `stm`/`cptracer`/`ete`, `trbe status`, `etm-config`,
 // metrics). Strings go through the toolkit's one escaper

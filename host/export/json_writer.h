@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // json_writer.h: Chrome trace-event JSON from the host model: the format
 // layer's one JSON writer (format/chrome_json_writer.h: the layout, the
 // rules, the escaping), written through a 64 KiB staging buffer. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // output.h: where a host writer's bytes go (a FILE* or any callback), and
 // the staging buffer that joins a format-layer writer to it.
 #ifndef MABUTRACE_HOST_EXPORT_OUTPUT_H

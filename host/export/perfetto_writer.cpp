@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // perfetto_writer.cpp: the host's interning policy (perfetto_writer.h).
 #include "perfetto_writer.h"
 

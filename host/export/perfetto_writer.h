@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // perfetto_writer.h: a Perfetto protobuf trace (.pftrace) from the host
 // model: the format layer's one protobuf writer (format/perfetto_writer.h:
 // the layout of packets and sequences), with the host's interning policy

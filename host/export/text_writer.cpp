@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // text_writer.cpp: see text_writer.h.
 #include "text_writer.h"
 

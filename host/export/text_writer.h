@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // text_writer.h: a human-readable listing of the model, one event per line:
 //   <seconds.nanoseconds> <pid>/<tid> <kind> <name> [details]
 // e.g. "     0.001234567 4242/4243 B    parse cpu=1". Streams; keeps nothing.

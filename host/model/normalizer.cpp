@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // normalizer.cpp: see trace_model.h (Normalizer).
 #include "format/trace_rules.h"
 #include "format/trace_vocabulary.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trace_model.h: the streaming host trace model (R-E1).
 //
 // Every decoder feeds an EventSink and every writer implements one, so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // snapshot.cpp: CoreSight snapshot directory reader (see snapshot.h).
 #include "snapshot/snapshot.h"
 

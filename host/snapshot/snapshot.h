@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // snapshot.h: reader of CoreSight "snapshot" capture directories (R-F5).
 //
 // A snapshot directory (the OpenCSD test format, arm-trace-facts.md §7) is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // quantile_sketch.cpp: see quantile_sketch.h.
 #include "quantile_sketch.h"
 

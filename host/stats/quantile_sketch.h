@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // quantile_sketch.h: quantiles of non-negative integer samples (ns, or any
 // uint64) in bounded memory, for `mabutrace stats` (docs/stats.md §3).
 //

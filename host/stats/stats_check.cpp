@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stats_check.cpp: see stats_check.h.
 #include "stats_check.h"
 

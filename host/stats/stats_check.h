@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stats_check.h: performance gates over a trace's statistics
 // (`mabutrace stats --check`, docs/stats.md §4).
 //

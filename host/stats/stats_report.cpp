@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stats_report.cpp: see stats_report.h.
 #include "stats_report.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stats_report.h: a finished TraceStats as text, JSON or CSV
 // (`mabutrace stats --format`, docs/stats.md §5). Times are integer ns in
 // JSON and CSV (means may have a fraction), with units in text.

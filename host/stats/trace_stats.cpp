@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trace_stats.cpp: see trace_stats.h.
 #include "trace_stats.h"
 

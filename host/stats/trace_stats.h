@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trace_stats.h: statistics of a trace, computed while it streams
 // (`mabutrace stats`, docs/stats.md). TraceStats is an EventSink of the
 // host model (format/trace_events.h) placed after model::Normalizer, so it

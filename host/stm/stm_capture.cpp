@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stm_capture.cpp: see stm_capture.h.
 #include "stm_capture.h"
 

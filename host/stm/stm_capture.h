@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stm_capture.h: feeds an STM capture into the STP decoder.
 //
 // Accepted inputs (`path`):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stm_listing.cpp: see stm_listing.h.
 #include "stm_listing.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stm_listing.h: the listings of `mabutrace stm packets|decode`
 // (docs/cptracer.md): one line per STPv2 packet or per STM message, as a
 // JSON object (jsonl; strings through format/json_escape.h) or as text in

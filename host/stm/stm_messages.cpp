@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stm_messages.cpp: see stm_messages.h.
 #include "stm_messages.h"
 

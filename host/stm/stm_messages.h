@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stm_messages.h: STP packets -> STM messages (master, channel, data, marker,
 // timestamp), the second decode layer.
 //

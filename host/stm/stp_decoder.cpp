@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stp_decoder.cpp: see stp_decoder.h.
 #include "stp_decoder.h"
 

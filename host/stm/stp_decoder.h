@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stp_decoder.h: MIPI STPv2 packet decoder (nibbles -> packets), push-style.
 //
 // Input: the de-formatted byte stream of one STM trace source (after the

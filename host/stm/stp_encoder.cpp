@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stp_encoder.cpp: see stp_encoder.h.
 #include "stp_encoder.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stp_encoder.h: writes MIPI STPv2 packets (the inverse of StpDecoder), for
 // the CP_Tracer simulator, tests and fuzz seeds. Same opcode table and nibble
 // order as stp_decoder.h. Timestamps are written natural-binary (VERSION 3)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // elf_strings.cpp: see elf_strings.h.
 #include "elf_strings.h"
 

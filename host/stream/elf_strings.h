@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // elf_strings.h: reads NUL-terminated strings out of a firmware ELF by their
 // run-time address, to resolve the name pointers of a raw RAM dump
 // (docs/raw-dump.md). ELF32 and ELF64, either byte order, through libelf

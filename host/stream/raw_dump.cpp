@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // raw_dump.cpp: see raw_dump.h. Layouts: src/format/dump_format.h (the
 // descriptor), src/format/record_format.h (records), stream_format.h (the
 // stream written here).

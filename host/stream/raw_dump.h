@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // raw_dump.h: a raw RAM dump of mabutrace's memory block (a debugger's
 // `dump memory`, or all of SRAM) turned into the binary stream of
 // docs/stream-format.md, so that the stream decoder and `mabutrace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stream_decoder.cpp: see stream_decoder.h; layout in docs/stream-format.md.
 //
 // Every read is bounds-checked against the record's own length before it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stream_decoder.h: host-side decoder of the binary stream that
 // mabutrace_set_output_callback() delivers (R-C3, docs/stream-format.md).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stream_to_model.cpp: see stream_to_model.h.
 #include "stream_to_model.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stream_to_model.h: feeds a binary stream (docs/stream-format.md) into
 // the host trace model (host/model/trace_model.h) through a Normalizer, so
 // any writer can export a captured stream.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // etm_config.cpp: declarative config -> ETE register values and sequences
 // (sheet §8.3-§8.5; ARM DDI 0487 D24.4, K10.5.7, K10.5.10).
 #include "etm_config.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // etm_config.h: the ETE trace-unit programming helper (R-H1,
 // `mabutrace etm-config`, docs/etm-config.md).
 //

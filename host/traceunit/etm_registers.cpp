@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // etm_registers.cpp: ETE register encodings (sheet §8.1) and fields (§8.2;
 // ARM DDI 0487 D24.4).
 #include "etm_registers.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // etm_registers.h: the ETE trace-unit programming registers, their encodings
 // and their fields, as Arm defines them (R-H1; ARM DDI 0487 D24.4;
 // reference/arm-trace-facts.md §8.1-§8.2).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_linearize.cpp: buffer dump -> oldest-to-newest stream (sheet §2).
 #include "trbe_linearize.h"
 

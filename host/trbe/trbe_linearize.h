@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_linearize.h: turn a TRBE buffer dump into the oldest-to-newest byte
 // stream an ETE decoder reads, as Linux perf does (R-G3;
 // reference/arm-trace-facts.md §2; ARM DDI 0487 D6.1.1).

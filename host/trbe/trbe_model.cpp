@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_model.cpp: the TRBU model (ARM DDI 0487 D6; sheet §1.8-§1.11).
 #include "trbe_model.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_model.h: a register-level model of the Trace Buffer Unit (TRBU) of the
 // Arm Trace Buffer Extension (R-G1, R-G2).
 //

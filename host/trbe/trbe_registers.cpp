@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_registers.cpp: TRBE register fields and their words (sheet §1.1-§1.6;
 // ARM DDI 0487 D24.4).
 #include "trbe_registers.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_registers.h: the Trace Buffer Extension (TRBE) system registers, field
 // by field, as Arm defines them (ARM DDI 0487 D24.4 "Trace registers";
 // reference/arm-trace-facts.md §1.1-§1.6), plus "explain this value in words".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_simulate.cpp: drive the TRBU model like a driver (sheet §1.12).
 #include "trbe_simulate.h"
 #include "json_text.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_simulate.h: run the TRBU model over a trace the way a driver would
 // program it, and report how pointers, status and interrupts change
 // (`mabutrace trbe simulate`; R-G2).

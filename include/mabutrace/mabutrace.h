@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * mabutrace.h: the one header for instrumented code (C11 and C++17).
  *

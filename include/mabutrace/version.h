@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * version.h: the library's version, for code that must check it at compile
  * time (included by mabutrace.h; may be included alone).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // byte_out.h: the output of every writer in the format layer: a fixed
 // staging buffer handed to a mabutrace_write_fn whenever it fills (and at
 // Flush). No allocation. The buffer belongs to the caller (on a device,

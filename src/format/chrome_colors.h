@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // chrome_colors.h: the colour names Catapult (chrome://tracing) reserves for
 // "cname" (trace-formats.md §1.7; RGB from catapult tracing/base/
 // color_scheme.html). Any other name makes Catapult's import throw, so the

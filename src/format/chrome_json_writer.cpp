@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // chrome_json_writer.cpp: see chrome_json_writer.h.
 #include "trace_events.h"
 #if MABUTRACE_FORMAT_WRITERS  // C++17: see trace_events.h

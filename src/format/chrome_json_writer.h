@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // chrome_json_writer.h: a trace as Chrome trace-event JSON, object form
 // (trace-formats.md Part 1), streamed event by event: the one JSON writer
 // of the toolkit, used by the device export (mabutrace_export_json) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clock_map.h: ticks of a trace's clock to ns, the one conversion of the
 // toolkit. The device exporters (src/runtime/trace_walker.cpp), the binary
 // stream decoder and the raw-dump reader (host/stream/) all convert here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // dump_format.h: the descriptor that makes a raw RAM dump of the trace
 // memory decodable on a host (R-C3, docs/raw-dump.md).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // json_escape.h: the one JSON string escaper of the toolkit. Every JSON
 // text mabutrace writes (device exports, host writers, jsonl listings, CLI
 // reports) quotes its strings through JsonEscape.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // json_out.cpp: JsonOut's strings, through the one escaper (json_escape.h).
 #include "json_out.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // json_out.h: JSON text primitives over a ByteOut (byte_out.h): numbers
 // without printf, exact microseconds, colors, and strings through the
 // toolkit's one escaper (json_escape.h). No allocation.

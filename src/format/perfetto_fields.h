@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // perfetto_fields.h: the perfetto.protos field numbers and enum values the
 // protobuf writer uses (perfetto_writer.cpp). Source: perfetto_trace.proto
 // in ../shared/reference/perfetto/ (snapshot ec5d16b), summarised in

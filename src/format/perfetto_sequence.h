@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // perfetto_sequence.h: the state the Perfetto writer (perfetto_writer.h)
 // keeps per thread track: its uuid, its packet sequence, the sequence's
 // incremental clock and what was interned on it. Plain data, kept by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // perfetto_writer.cpp: see perfetto_writer.h. Field numbers and enum
 // values: perfetto_fields.h (perfetto_trace.proto).
 #include "trace_events.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // perfetto_writer.h: a trace as a Perfetto protobuf trace (.pftrace),
 // streamed packet by packet: the one protobuf writer of the toolkit, used
 // by the device export (mabutrace_export_perfetto) and every host tool.

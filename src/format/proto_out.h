@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // proto_out.h: a minimal protobuf encoder for one message at a time, into a
 // fixed scratch buffer (no allocation). Encoding rules: protobuf wire format
 // (varint, fixed64, length-delimited), as summarised in trace-formats.md §2.2.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // record_format.h: the binary layout of one event record in the ring buffer.
 //
 // The buffer is cut into chunks (ring_buffer.h); a chunk belongs to one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stream_format.h: constants of the binary stream (R-C3), shared by the
 // device-side writer (stream_writer.cpp) and the host decoder
 // (host/stream/stream_decoder.cpp). The byte-by-byte layout, with offsets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trace_events.h: the events every trace the toolkit writes is made of,
 // and the interface that carries them from a producer to a writer.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trace_rules.h: the rules a producer enforces before events reach a writer
 // (trace_events.h), written once for the device's walker
 // (src/runtime/trace_walker.cpp) and the host's Normalizer

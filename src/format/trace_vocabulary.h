@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trace_vocabulary.h: the names every writer and producer of the toolkit
 // uses for the same things, in one place: why an end was made up, the
 // statistics keys of a trace's metadata, and the fixed names in the files.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // utf8.h: UTF-8 validation for every string the toolkit writes (JSON and
 // protobuf strings must be valid UTF-8: trace-formats.md §1.9, §2.2).
 // Bytes that are not valid UTF-8 become U+FFFD, one per byte, so a viewer

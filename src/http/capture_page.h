@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // capture_page.h: the page the built-in HTTP server serves at "/" (R-C4),
 // on every port (http_service.cpp is its one includer in the library).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // host_check.cpp: HostIsLoopbackName (host_check.h). The literal parsers
 // follow RFC 3986 §3.2.2's ABNF; no inet_pton, which an MCU may not have.
 #include "host_check.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // host_check.h: the Host policy of a server that listens on loopback only,
 // against DNS rebinding.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // http_service.cpp: the route table, statuses and header fields behind
 // Answer(), and the bodies (http_service.h).
 #include "http_service.h"

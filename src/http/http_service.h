@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // http_service.h: what mabutrace's built-in HTTP server answers (R-C4),
 // whichever HTTP library carries it. Routes, limits and security notes:
 // docs/http-server.md.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* mabutrace/mabutrace.h under src/: `#include <mabutrace/mabutrace.h>` (and
  * the runtime's own "mabutrace/mabutrace.h") in an Arduino build, which has
  * only src/ on the include path. Forwards to include/mabutrace/mabutrace.h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // chunk_reader.cpp: consistent copies of chunks under their sequence lock.
 #include "chunk_reader.h"
 

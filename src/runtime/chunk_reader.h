@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // chunk_reader.h: reads the ring buffer while writers keep writing.
 //
 // A ChunkReader lists the chunks in use in acquisition order (so each thread's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // chunk_writer.h: what every writer strategy (writer.h) does when a record
 // does not fit: bind the thread to the session, write a time base record,
 // or give the chunk back and take the next one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compiler.h: the GCC/Clang attributes the recording core uses, named for
 // why it uses them.
 #ifndef MABUTRACE_RUNTIME_COMPILER_H

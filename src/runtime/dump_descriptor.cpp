@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // dump_descriptor.cpp: fills the DumpDescriptor (dump_format.h) at init and
 // publishes the memory block's address for debuggers (mabutrace.h,
 // mabutrace_dump_region). No heap, no exceptions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // export_workspace.h: the memory readers of the ring buffer use (the
 // exporters, the trace walker, the binary stream writer), reserved at init
 // so that exporting allocates nothing. Sizes: docs/runtime.md.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // flows.cpp: TRACE_FLOW_OUT / TRACE_FLOW_IN, the flow numbers and links
 // their records carry (record_format.h); the writer records them.
 //

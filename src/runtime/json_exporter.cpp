@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // json_exporter.cpp: the ring buffer as Chrome trace-event JSON (R-C1),
 // streamed through the export workspace's staging buffer while writers
 // keep writing. The walk and its rules are trace_walker.h's; the format is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // layout.cpp: the regions of init's block, listed once (layout.h).
 #include "layout.h"
 

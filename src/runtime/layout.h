@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // layout.h: where everything lives in init's one block of memory
 // (docs/runtime.md §1). layout.cpp lists the block's regions once; sizing
 // (mabutrace_memory_required, init's allocation) and carving (init) both

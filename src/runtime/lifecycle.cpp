@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // lifecycle.cpp: init and deinit, the live session (session.h), and the
 // readers' way in (BeginExport). Init takes or is given one block of memory
 // (layout.h) and allocates nothing after; deinit waits out a running export

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // perfetto_exporter.cpp: the ring buffer as a Perfetto protobuf trace
 // (R-C2), streamed packet by packet while writers keep writing. The walk
 // and its rules are trace_walker.h's; the format is the format layer's one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // port.h: what the recording core needs from a platform. Each port
 // (src/port/<platform>/) implements these; nothing else in src/runtime knows
 // the OS or the chip.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ring_buffer.h: the pre-allocated event store (R-B1..R-B4).
 //
 // The storage is cut into N chunks of equal size (256 B .. 4 KiB, at least

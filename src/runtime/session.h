@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // session.h: the live session as the recording paths see it.
 //
 // lifecycle.cpp owns these: init and deinit write them under

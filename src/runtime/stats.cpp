@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stats.cpp: mabutrace_get_stats(), counted from the chunk table and the
 // runtime's counters. Any thread; lock-free, so the numbers of a busy
 // recorder are a moment's, not one instant's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stream_writer.cpp: the binary stream (R-C3, docs/stream-format.md).
 //
 // mabutrace_flush_output() sends what was recorded since the last flush:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stream_writer.h: the memory the binary stream writer keeps between
 // flushes (R-C3), reserved at init like the rest of the export workspace.
 //

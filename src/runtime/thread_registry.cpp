@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // thread_registry.cpp: registering threads and naming them (thread_registry.h).
 #include "thread_registry.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // thread_registry.h: the threads that recorded in this session
 // (Runtime::threads, one ThreadSlot each): their OS tid and name, which the
 // exporters give their tracks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trace_walker.cpp: the per-thread rules shared by every exporter.
 #include "../format/trace_events.h"
 #if MABUTRACE_FORMAT_WRITERS  // C++17: see trace_events.h

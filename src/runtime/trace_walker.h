@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trace_walker.h: turns the ring buffer's records into the event stream
 // of the format layer (format/trace_events.h), for the on-device exports
 // (Chrome JSON and Perfetto: format/chrome_json_writer.h,

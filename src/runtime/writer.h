@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // writer.h: what the rest of the runtime asks of the recording path.
 //
 // One writer strategy is built per port; the port's inline header selects

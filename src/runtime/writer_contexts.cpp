@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // writer_contexts.cpp: the recording path of MCU ports with several cores
 // and no thread-local storage (MABUTRACE_PORT_WRITER_CONTEXTS without
 // MABUTRACE_PORT_SINGLE_CORE: FreeRTOS/ESP32; docs/ports.md §2). Other

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // writer_single_core.cpp: the recording path of single-core MCU ports
 // (MABUTRACE_PORT_SINGLE_CORE: bare-metal Cortex-M; docs/ports.md §2).
 // Other ports compile this file to nothing (writer.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // writer_single_core.h: what a single-core port (MABUTRACE_PORT_SINGLE_CORE)
 // calls in its writer, writer_single_core.cpp.
 #ifndef MABUTRACE_RUNTIME_WRITER_SINGLE_CORE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // writer_tls.cpp: the recording path of ports with thread-local storage
 // (MABUTRACE_PORT_TLS: the host). Every thread has its own Writer; a record
 // is one clock read, a few compares, the record's word stores and one

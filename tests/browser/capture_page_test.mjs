@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // capture_page_test.mjs: the capture page in headless Chromium (R-C4).
 //
 //   node capture_page_test.mjs <path to serve_for_browser>

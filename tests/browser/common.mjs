@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // common.mjs: what both browser tests need: checking the tools are there,
 // running the traced helper process, and bounding the total time.
 import { spawn } from 'node:child_process';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // serve_for_browser: a traced process for the browser tests.
 //
 // Starts the runtime and its HTTP server on 127.0.0.1 and a free port,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // viewer_check.mjs: loads a Chrome JSON trace into the DevTools trace engine
 // that ships inside Chromium (the Performance panel's importer) and checks
 // what it parsed. Adapted from shared/reference/perfetto/README.md §4.2.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // json_fields.h: checks a JSON object's integer fields against a list, for
 // the register explanations (`trbe status`, `etm-config --decode`, and the
 // library renderings behind them): one line per field instead of an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // run_cli.h: runs the `mabutrace` CLI (MABUTRACE_CLI_PATH, a compile
 // definition of the test) with shell-word arguments, for tests that check
 // its output and exit codes. stdout is captured, stderr dropped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // shared_data.h: the shared captures beside the repository (../shared, or
 // -DMABUTRACE_SHARED_DIR: real ETE/STM captures with their OpenCSD 1.8.0
 // listings, Perfetto's schema), and what a test does on a clone without

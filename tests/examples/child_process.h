@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // child_process.h: runs a program with its stdout and stderr captured, for
 // tests that drive the demo as a user would (flags, output, signals).
 #ifndef TESTS_EXAMPLES_CHILD_PROCESS_H

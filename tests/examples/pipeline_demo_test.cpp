@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pipeline_demo_test.cpp: runs mabutrace-pipeline-demo as a user would and
 // checks what it serves and writes:
 // - /trace.json fetched over HTTP while the pipeline runs, and the final

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trace_checks.h: what every Chrome JSON trace from mabutrace must satisfy
 // (json_exporter.cpp's header, trace-formats.md Part 3/4), as functions
 // that list each violation found, so a failing test says exactly what and

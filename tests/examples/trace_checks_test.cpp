@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trace_checks_test.cpp: each check of trace_checks.cpp catches the fault it
 // is for (so the integration test passing means something), and accepts
 // what the exporter is allowed to write.

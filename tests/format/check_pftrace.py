@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks a .pftrace with the real protoc and Perfetto's schema.
 
 Runs FIXTURE to write a trace and its expectations, decodes the trace with

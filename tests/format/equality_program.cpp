@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // equality_program.cpp: one recorded program, written both ways for
 // trace_equality.py: exported on the device side (mabutrace_export_json,
 // mabutrace_export_perfetto) and sent as its binary stream (the output

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Unit tests of the format layer (src/format): the one JSON escaper, the
 // UTF-8 rules every writer cuts names with, the Chrome JSON writer's
 // ordering contract, and the Perfetto writer's behaviour when a device's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Reading a .pftrace as trace processor does, for the tests: protoc's text
 format into dicts, and the per-sequence state (interning, incremental
 clocks, default tracks) that resolves each packet (trace-formats.md

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writes a trace with every kind of event to argv[1] (.pftrace or .json by
 // extension) and what it recorded to argv[2] (JSON expectations), for
 // check_pftrace.py. Two threads, nested scopes, a scope left open, flows

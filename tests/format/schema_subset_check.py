@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Proves tests/format/perfetto_schema/perfetto_trace.proto (ours) a true subset of Perfetto's
 official perfetto_trace.proto: every message, field (name, number, type,
 repeated or not) and enum value of the subset is defined the same way in

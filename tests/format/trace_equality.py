@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """One recorded program, two ways, four files: the same trace.
 
 Runs PROGRAM (equality_program.cpp), which records a program and writes its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // host_check_test.cpp: src/http/host_check.h, the Host values a loopback
 // server answers (DNS rebinding): every form it accepts, and the near
 // misses a rebinding page or a sloppy parser could slip through.

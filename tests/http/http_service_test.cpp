@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // http_service_test.cpp: src/http/http_service.h without any transport:
 // the route table, the order of the decisions (403, 404, 405, 503), the
 // header fields of each answer, error answers, the bodies WriteBody()

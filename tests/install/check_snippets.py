@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_snippets.py README.md: every fenced code block that follows a line
 `<!-- snippet: PATH -->` is, word for word, the file PATH (relative to the
-README), so the snippets a user copies are the projects the install tests
+README) without its first line when that is the file's SPDX license line
+(a user's project has its own license), so the snippets a user copies are the projects the install tests
 build. Fails naming the snippet and the first line that differs; fails
 when the README has no snippet at all."""
 import pathlib
@@ -26,6 +28,8 @@ def main():
             bad += 1
             continue
         want = path.read_text(encoding="utf-8").splitlines()
+        if want and "SPDX-License-Identifier:" in want[0]:
+            want = want[1:]
         got = block.splitlines()
         for i in range(max(len(want), len(got))):
             w = want[i] if i < len(want) else None

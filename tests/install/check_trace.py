@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_trace.py TRACE.json: the Chrome JSON trace that tests/install/
 consumer/main.cpp records is strict JSON and holds its events: the two
 scopes, the instant, the counter and both ends of the flow."""

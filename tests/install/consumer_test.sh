@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # consumer_test.sh MODE SRC WORK PREFIX CXX: builds tests/install/MODE/ the way
 # a user's project would use mabutrace (README "Use it in your project"),
 # runs the program and checks the trace it wrote.

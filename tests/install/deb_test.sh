@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # deb_test.sh SRC BUILD WORK CXX: `make package`'s Debian package, checked as a
 # user would meet it: cpack builds mabutrace_<version>_<arch>.deb from BUILD;
 # its file list and Depends are inspected (dpkg-deb -c / -I); dpkg installs it

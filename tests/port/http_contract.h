@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // http_contract.h: what every port's built-in HTTP server answers, checked
 // on the bytes it sends. Both port tests send the requests of Exchanges()
 // and check what comes back with CheckExchange():

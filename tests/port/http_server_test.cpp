@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // http_server_test.cpp: the host HTTP server (R-C4, SPEC §9 Security) over
 // real loopback sockets: lifecycle and return codes, routes, streaming while
 // threads write, and what bad clients can and cannot do.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C11 macros (c_api_test.c) checked through the ChunkReader and the JSON:
 // every macro with its optional arguments, and the C scope cleanup on early
 // return, break, continue and goto (R-A1, __attribute__((cleanup))).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* c_api_test.c: the macros from C11 (compiled with -std=c11 -Wpedantic
  * -Werror). The C++ side (c_api_gtest.cpp) inits the runtime, calls these
  * and checks the records. Names are arrays with external linkage so the C++

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* c_api_test.h: the C11 test functions (c_api_test.c) for the C++ side. */
 #ifndef MABUTRACE_TESTS_RUNTIME_C_API_TEST_H
 #define MABUTRACE_TESTS_RUNTIME_C_API_TEST_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # check_symbols.cmake: runs nm on object files and checks whether any symbol
 # mentions the library (R-A8: a disabled build names no mabutrace symbol).
 #   cmake -DNM=<nm> -DOBJECTS=<obj>|<obj>... -DEXPECT=absent|present

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The host clock (docs/runtime.md §10): whichever port clock records (the
 // CPU counter or CLOCK_MONOTONIC, MABUTRACE_CLOCK picks it for the whole
 // suite), its ticks convert (format/clock_map.h) to ns that never go back

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* disabled_body.h: the body of disabled_use.c and disabled_use.cpp, which
  * are compiled with MABUTRACE_DISABLE (or CONFIG_MABUTRACE_DISABLE=1).
  * Every macro and every API function is used with arguments that count

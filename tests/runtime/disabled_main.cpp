@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An executable of the disabled translation units, linked WITHOUT the
 // library: it links only if they name no library symbol, and it fails if
 // any traced argument was evaluated (R-A8).

@@ -1,2 +1,3 @@
+// SPDX-License-Identifier: MIT
 /* C11 translation unit with tracing removed: see disabled_body.h. */
 #include "disabled_body.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Flow ids (R-A4): never 0, cycling 1..65535, arrows s->f with one id, and
 // never an f whose s is not in the file.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The rules the JSON exporter promises (json_exporter.cpp header,
 // trace-formats.md Part 3/4): E after B, monotonic time per thread, open
 // scopes closed, orphan ends dropped, strings escaped, deep nesting.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every C++ macro: the record it leaves in the ring buffer (read back through
 // mabutrace::ChunkReader) and the JSON the exporter writes for it (R-A1..R-A6).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse never crashes (R-A9): calls before init / after deinit, double init,
 // bad configs, NULL arguments, failing export sinks, re-init.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* nm_control.c: a translation unit with CONFIG_MABUTRACE_DISABLE=0, i.e.
  * tracing ENABLED. The nm check must find library symbols in it: this proves
  * the check can fail and that CONFIG_MABUTRACE_DISABLE=0 does not disable. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Flight-recorder wrap-around (R-B2), statistics (R-A12) and exact counters
 // (R-A5).
 #include <gtest/gtest.h>

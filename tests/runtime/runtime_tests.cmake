@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The sources of runtime_tests (GoogleTest) and of its helper library, in one
 # place: tests/runtime/CMakeLists.txt builds them for the host, and
 # tests/port/aarch64 builds the same suite for AArch64 (run under qemu-user).

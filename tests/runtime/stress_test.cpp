@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stress (R-B3, R-B4): 4 writer threads record scopes and a counter
 // carrying their own sequence number (and, in the second test, flow arrows
 // to each other) while the main thread exports JSON over and over. Every export must parse and obey

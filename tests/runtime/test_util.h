@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // test_util.h: helpers shared by the runtime tests.
 //
 // - ReadRecords(): what the ring buffer holds, decoded through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Threads (R-A10): OS names, explicit names, real OS tids, one track each.
 #include <gtest/gtest.h>
 #include <pthread.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # format_check.sh ROOT CLANG_FORMAT: every C/C++ file of the tree follows
 # .clang-format (vendored fakes and stubs of other projects' APIs aside).
 # Prints each file that does not, with the fix; exit 0 = all follow it.

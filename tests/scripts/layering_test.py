@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """scripts/check_layering.py must catch every way host code can reach a
 device-private header, name the file, line and include, and pass what the
 rule allows. Builds a small tree in a temporary folder and runs the check

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The release checks catch what they are for: scripts/check_version.py on
 a copy of the tree's version files with one number changed in each file in
 turn, and scripts/spdx.py on a scratch tree with files with and without the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cli_io_test.cpp: the CLI's file and number helpers (tools/mabutrace/cli_io.h):
 // the number and range syntax, the CLI11 validators' messages, and files
 // with their error lines (stderr captured).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cli_test.cpp: drives the `mabutrace` executable as a user would:
 // convert of a runtime stream (from examples/uart_stream) to JSON and
 // text, bad input (exit 1 with the byte offset), usage errors (exit 2),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # pftrace_fixture.sh UART_STREAM MABUTRACE TRACE EXPECT: the fixture for
 # tests/format/check_pftrace.py: a runtime stream (examples/uart_stream into
 # a file) converted by `mabutrace convert` to TRACE (.pftrace), and what

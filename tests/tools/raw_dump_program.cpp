@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // raw_dump_program: records a known workload into a static memory block,
 // then stops at mabutrace_test_dump_point() where a debugger dumps the
 // trace memory (tests/tools/raw_dump_test.cpp drives it with gdb). With

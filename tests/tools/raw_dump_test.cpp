@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // raw_dump_test.cpp: a raw RAM dump of the trace memory, converted with
 // names resolved from the program's ELF (issue 3, docs/raw-dump.md):
 // tests/tools/raw_dump_program records a known workload; gdb (or the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // roundtrip_property_test.cpp: the round-trip property of R-C3 / issue 3.
 //
 // For many random event programs: record them with the real runtime (a fake

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // serve_helper: records a few known events, serves them with
 // mabutrace_start_server_on("127.0.0.1", 0) and prints
 // "listening on http://127.0.0.1:PORT/"; runs until killed (the test's

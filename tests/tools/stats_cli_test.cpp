@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stats_cli_test.cpp: `mabutrace stats` on a stream recorded by a real
 // program (examples/uart_stream --tee: N x produce { counter produced = i,
 // flow out "send" } on "main", then N x consume { flow in "recv", instant

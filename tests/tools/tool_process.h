@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // tool_process.h: what the tests that run the `mabutrace` executable and
 // its helper programs share: a temporary directory, a program run with its
 // exit code and both outputs, a file's bytes.

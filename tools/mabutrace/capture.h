@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // capture.h: `mabutrace capture` from a device's HTTP server or a serial port.
 #ifndef MABUTRACE_TOOLS_CAPTURE_H
 #define MABUTRACE_TOOLS_CAPTURE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // capture_http.cpp: see capture.h (RunCaptureHttp).
 #include <httplib.h>
 

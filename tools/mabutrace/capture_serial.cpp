@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // capture_serial.cpp: see capture.h (RunCaptureSerial).
 #include <fcntl.h>
 #include <poll.h>

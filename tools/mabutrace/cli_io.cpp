@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cli_io.cpp: see cli_io.h.
 #include "cli_io.h"
 

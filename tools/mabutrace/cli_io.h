@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cli_io.h: how every `mabutrace` command opens its files and reads its
 // numbers, so that "-", the error messages and the number syntax are the
 // same in every command (docs/cli.md).

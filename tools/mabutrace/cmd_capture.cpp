@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cmd_capture.cpp: `mabutrace capture --url URL | --serial DEV ... -o OUT`.
 #include <cstdio>
 #include <memory>

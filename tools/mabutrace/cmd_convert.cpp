@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cmd_convert.cpp: `mabutrace convert IN -o OUT [--format F]`.
 #include <memory>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cmd_cptracer.cpp: `mabutrace cptracer decode|metrics|config|simulate|export`
 // (docs/cptracer.md): TI KeyStone II CP_Tracer messages over STM. Options
 // go into host/cptracer's structs; the clocks and the window follow

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cmd_ete.cpp: `mabutrace ete packets SNAPSHOT_DIR|FILE.bin [options]`
 // (SPEC §4 R-F1/R-F5): list the ETE packets of a snapshot's trace buffers,
 // or of a raw trace file described by a trace-unit .ini (--config).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cmd_ete_decode.cpp: `mabutrace ete decode` and `mabutrace ete export`
 // (SPEC §4 R-F2, R-F3, R-F6; docs/ete-decode.md).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cmd_stats.cpp: `mabutrace stats IN [--by name|thread|name,thread]
 // [--top N] [--format text|json|csv] [-o OUT] [--elf FW] [--check EXPR]...`
 // (docs/stats.md). The input is read as `convert` reads it (ReadTrace);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cmd_stm.cpp: `mabutrace stm packets|decode CAPTURE [--format jsonl|text]`
 // (docs/cptracer.md). CAPTURE: a CoreSight snapshot directory, a TI
 // .bin/.dcm capture or a raw STP file (host/stm/stm_capture.h); the lines

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cmd_traceunit.cpp: `mabutrace etm-config` (R-H1, docs/etm-config.md).
 // Options become an EtmConfig (over the --config file), host/traceunit
 // computes and renders the program.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cmd_trbe.cpp: `mabutrace trbe status|linearize|simulate` (R-G1..R-G3,
 // docs/trbe.md). Options go straight into host/trbe's option structs.
 #include <cstdio>

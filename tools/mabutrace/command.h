@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // command.h: how a `mabutrace` subcommand plugs itself in.
 //
 // Each command lives in its own cmd_*.cpp and registers at static-init time:

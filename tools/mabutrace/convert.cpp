@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // convert.cpp: see convert.h.
 #include "convert.h"
 

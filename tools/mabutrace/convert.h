@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // convert.h: binary stream → JSON / Perfetto / text, streaming.
 #ifndef MABUTRACE_TOOLS_CONVERT_H
 #define MABUTRACE_TOOLS_CONVERT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // formats.cpp: see formats.h.
 #include "formats.h"
 

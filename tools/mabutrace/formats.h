@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // formats.h: output formats of the CLI and the writer for each.
 #ifndef MABUTRACE_TOOLS_FORMATS_H
 #define MABUTRACE_TOOLS_FORMATS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // main.cpp: the `mabutrace` command line (CLI11), thin over host/.
 // Exit codes: 0 ok, 1 bad input (file, stream, device, server), 2 usage.
 // Subcommands register themselves (command.h): one cmd_*.cpp each.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Arduino Due sketch (SAM3X8E, Cortex-M3, the bare-metal Cortex-M port):
 // trace loop() and stream the trace over Serial (the programming port).
 // Serial carries only the binary trace stream (no text), so capture it on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Arduino-ESP32 sketch (seed 000 §3.2): connect Wi-Fi, start tracing and the
 // trace server on port 81, trace loop(). Open http://<IP>:81/ and press
 // "Capture trace". Not built here (no Espressif toolchain): docs/ports.md §5.

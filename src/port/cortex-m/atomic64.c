@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * atomic64.c: the 64-bit atomic operations GCC calls out of line on
  * Armv7-M (the core's std::atomic<uint64_t> chunk tags, ring position and

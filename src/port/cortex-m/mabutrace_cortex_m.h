@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * mabutrace_cortex_m.h: settings of the bare-metal Cortex-M port (C and C++).
  *

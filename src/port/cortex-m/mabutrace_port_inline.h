@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Bare-metal Cortex-M port (Armv7-M: Cortex-M3/M4/M7), inline part (R-D3).
 //
 // Single core, no OS. Code runs either in Thread mode (the main loop) or in

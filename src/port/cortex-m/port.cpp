@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Bare-metal Cortex-M port (R-D3): clock selection, track names, no heap.
 // Inline part (context, PRIMASK, clock read): mabutrace_port_inline.h.
 // Armv7-M only: the Arduino IDE compiles every source under src/ for

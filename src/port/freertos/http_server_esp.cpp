@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // http_server_esp.cpp: the HTTP server on ESP-IDF's esp_http_server (R-C4):
 // the transport only. What is served (routes, header fields, statuses, the
 // capture page, the bodies) is decided by src/http/http_service.h, the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * mabutrace_freertos.h: FreeRTOS / ESP-IDF port API (C and C++).
  * Not built here (no Espressif toolchain): docs/ports.md §5.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * mabutrace_freertos_hooks.h: FreeRTOS trace hooks for task scheduling
  * (R-A11). Not built here (no Espressif toolchain): docs/ports.md §5.

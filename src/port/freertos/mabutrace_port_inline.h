@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FreeRTOS / ESP-IDF port (R-D2), inline part.
 //
 // NOT BUILT OR RUN HERE: Espressif's toolchains are not available where this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FreeRTOS / ESP-IDF port (R-D2): task contexts, task names, memory, and
 // the task-switch hooks (R-A11). Inline part: mabutrace_port_inline.h.
 // Not built here (no Espressif toolchain): see docs/ports.md §5.

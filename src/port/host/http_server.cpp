@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // http_server.cpp: the host port's built-in HTTP server (R-C4), on
 // cpp-httplib: the transport only. What is served (routes, header fields,
 // the Host policy, statuses, the capture page, the bodies) is decided by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Host port (Linux first; macOS-compatible fallbacks), inline part.
 #ifndef MABUTRACE_PORT_HOST_INLINE_H
 #define MABUTRACE_PORT_HOST_INLINE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // no_http_server.cpp: the host server API when the library is built without
 // the HTTP server (-DMABUTRACE_HTTP_SERVER=OFF: no cpp-httplib dependency).
 // Every call is defined, so a program written for the full library still

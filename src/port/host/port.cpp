@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Host port (Linux; macOS where noted): threads, names, memory.
 // Host only: the Arduino IDE and PlatformIO compile every source under src/
 // for whatever board they target (src/mabutrace_port_inline.h picks the port).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // armisa_follow_fuzz.cpp: libFuzzer target for the classifier, the memory
 // image and the follower (built with -DMABUTRACE_FUZZ=ON; see
 // host/armisa/CMakeLists.txt).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // classify_test.cpp: table tests of the P0 classifier, per ISA and class.
 //
 // Each row: the encoding, the address it sits at, the assembly text, and

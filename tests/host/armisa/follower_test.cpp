@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // follower_test.cpp: the follower on small hand-made images (A64, A32,
 // T32 with IT blocks), missing memory, stop addresses, limits and cache.
 // Opcodes are from GNU as (see classify_test.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memory_image_test.cpp: regions, spaces, reads across regions, files.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // oracle_ranges_test.cpp: the follower against OpenCSD 1.8.0's executed
 // ranges on the real ETE captures (data/ete-snapshots/*/expected/*.ppl).
 //

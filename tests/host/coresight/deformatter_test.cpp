@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests of the CoreSight frame deformatter (arm-trace-facts.md §3): frames
 // built by a small formatter in this file (ID bytes, AUX bits, the "next
 // byte still belongs to the previous ID" form, byte 14), any chunking,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // capture_metrics_test.cpp: one rule for the clocks and the window of
 // `cptracer metrics CAPTURE` and `cptracer export` (capture_metrics.h),
 // the per-window metrics lines, and the reports the commands print.

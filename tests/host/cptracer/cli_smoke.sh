@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cli_smoke.sh MABUTRACE SHARED_DIR EXAMPLES_DIR: the stm / cptracer commands
 # (SHARED_DIR "": no shared captures, their part is left out)
 # end to end (exit codes and key output). Fails on the first mismatch.

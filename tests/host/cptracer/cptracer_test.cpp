@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cptracer_test.cpp: metrics, register calculator, layout table and the
 // tracer message layer on hand-made STM streams.
 #include <gtest/gtest.h>

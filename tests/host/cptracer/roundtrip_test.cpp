@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // roundtrip_test.cpp: simulator -> STPv2 -> frames -> decoder over random
 // workloads: decoded statistics equal the simulator's ground truth, and the
 // O bit appears exactly where the simulated FIFO overflowed. Also the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The oracle: for each capture in data/ete-snapshots, our packet listing of
 // the buffer OpenCSD's lister decodes must equal the packet lines of
 // expected/opencsd-1.8.0-decode.ppl: same byte index, trace ID, raw bytes,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ete_packet_fields_test.cpp: the packet-kind readers alone (ete_packet_fields.h),
 // without the processor: the contract every reader keeps.
 //

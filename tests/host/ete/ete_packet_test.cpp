@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Unit tests of the ETE packet processor from hand-made bytes, one group per
 // packet type of R-F1 (encodings: arm-trace-facts.md §4), plus ULEB128
 // limits (R-F7), resynchronisation after bad input, truncation and chunking.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // element_decoder_test.cpp: the element generator alone, on hand-made
 // packets (no packet processor) and a small A64 program image.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // execution_walker_test.cpp: committed P0 elements -> instruction ranges, the
 // walker alone (execution_walker.h), on small program images.
 //

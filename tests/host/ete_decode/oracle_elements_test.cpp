@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // oracle_elements_test.cpp: the element stream of every shared ETE capture
 // against OpenCSD 1.8.0's (data/ete-snapshots/*/expected/*.ppl, the
 // OCSD_GEN_TRC_ELEM_* lines), read at test time.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pe_context_test.cpp: the PE state from Context elements alone (pe_context.h;
 // arm-trace-facts.md §4.12, §4.1) and the memory spaces OpenCSD reads in.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // return_stack_test.cpp: the return stack alone (return_stack.h; §5.9).
 #include <gtest/gtest.h>
 

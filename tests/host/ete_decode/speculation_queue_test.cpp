@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // speculation_queue_test.cpp: the speculation window alone (speculation_queue.h),
 // with a consumer that writes down what it is handed (arm-trace-facts.md §5.2-5.7).
 #include <gtest/gtest.h>

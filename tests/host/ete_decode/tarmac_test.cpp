@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // tarmac_test.cpp: 002-ack_test_scr's executed instruction addresses,
 // reconstructed from its trace, against the simulator's TARMAC log.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // test_program.h: the small program image the ete_decode tests walk.
 //
 // A64 (0x1000..0x1047; everything else unmapped):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // timeline_test.cpp: ETE elements -> host model -> JSON / Perfetto
 // (ete_export.h, ete_timeline.h).
 //

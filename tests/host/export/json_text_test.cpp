@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // json_text_test.cpp: host/export/json_text.h, the JSON text of every
 // listing and report the tools print: laid out as nlohmann's dump, quoted
 // by the toolkit's one escaper.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // normalizer_test.cpp: the host model's Normalizer enforces the walker's
 // rules on inputs that break them (a capture that starts mid-scope, ends
 // with scopes open, has arrows without a start, or times going back), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests of the snapshot reader (arm-trace-facts.md §7): every shared capture
 // (ETE and STM) reads, and bad snapshots fail with the file and key named.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // quantile_sketch_test.cpp: exact nearest-rank quantiles up to the bound,
 // then the histogram within the stated relative error of the exact ones.
 #include <gtest/gtest.h>

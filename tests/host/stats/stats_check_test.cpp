@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stats_check_test.cpp: --check expressions: parse, units, columns of the
 // errors, evaluation on known statistics.
 #include <gtest/gtest.h>

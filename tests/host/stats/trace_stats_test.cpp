@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trace_stats_test.cpp: TraceStats after a Normalizer, exact on generated
 // event sequences with known durations. Each test names the mutation of
 // host/stats/trace_stats.cpp it was seen failing with.

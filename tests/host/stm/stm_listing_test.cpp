@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stm_listing_test.cpp: the `stm packets|decode` lines (host/stm/stm_listing.h):
 // every JSON line parses (nlohmann) whatever a packet's error says, keys as
 // docs/cptracer.md lists them, text in OpenCSD's lister style.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stm_oracle_test.cpp: our STP packets and STM messages against OpenCSD
 // 1.8.0's listings (expected/opencsd-1.8.0-decode.ppl) of the 4 shared STM
 // captures. Packets: offset, raw bytes, type name. Messages (SWTRACE

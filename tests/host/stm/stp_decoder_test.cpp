@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stp_decoder_test.cpp: hand-made STPv2 streams through StpDecoder and
 // StmMessageDecoder: every opcode, nibble order, timestamps (binary, Gray,
 // length codes), errors with offsets, resync, chunking independence.

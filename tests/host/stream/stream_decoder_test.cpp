@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stream_decoder_test.cpp: the host decoder on hand-built and damaged
 // streams (docs/stream-format.md): forward compatibility, byte order,
 // errors with offsets, truncation and random corruption without crashes.

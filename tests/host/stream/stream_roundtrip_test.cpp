@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stream_roundtrip_test.cpp: record, stream through the output callback,
 // decode, and compare with what was recorded (R-C3).
 #include <gtest/gtest.h>

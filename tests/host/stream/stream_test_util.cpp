@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stream_test_util.cpp: see stream_test_util.h.
 #include "stream_test_util.h"
 

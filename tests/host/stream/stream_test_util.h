@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stream_test_util.h: capture of the binary stream and its decoding into
 // plain values, for the stream tests (docs/stream-format.md).
 #ifndef MABUTRACE_TESTS_STREAM_STREAM_TEST_UTIL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // etm_config_cli_test.cpp: `mabutrace etm-config` run as a process.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // etm_config_test.cpp: the ETE programming helper's values bit by bit
 // against reference/arm-trace-facts.md §8 (ARM DDI 0487 D24.4, K10 Table
 // K10-3), including the design documents' example values the sheet marks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_cli_test.cpp: `mabutrace trbe status|linearize|simulate` run as a
 // process: output, JSON keys and exit codes (0 ok, 1 bad input, 2 usage).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_ete_roundtrip_test.cpp: the packet-level round trip (issue 7): a
 // shared ETE capture written through the TRBU model in circular mode until
 // it wraps, dumped and linearized, decodes with the ETE packet processor

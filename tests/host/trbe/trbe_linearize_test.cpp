@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_linearize_test.cpp: buffer dump -> oldest-to-newest stream
 // (reference/arm-trace-facts.md §2), including the 0x70 padding rules.
 #include <gtest/gtest.h>

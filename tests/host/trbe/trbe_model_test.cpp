@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_model_test.cpp: the TRBU model against the architecture's rules
 // (ARM DDI 0487 D6; reference/arm-trace-facts.md §1.8-§1.11). One table of
 // fill mode x trigger mode cases (buffer size, start, trigger position,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_registers_test.cpp: TRBE register fields bit by bit against
 // reference/arm-trace-facts.md §1.2-§1.6 (ARM DDI 0487 D24.4), including the
 // seed's wrong trigger-mode encodings (sheet §9 claim 1).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trbe_roundtrip_test.cpp: real ETE captures (shared data/ete-snapshots,
 // raw source_data .bin) written through the TRBU model, dumped and
 // linearized (reference/arm-trace-facts.md §1.9, §2).

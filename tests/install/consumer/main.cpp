@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The program every install test builds against the installed (or embedded)
 // library: it records a scope, an instant, a counter and a flow on two
 // threads, then writes the trace as Chrome JSON to argv[1] and, with a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run.sh SRC WORK: builds tests/port/aarch64/project (the runtime suite for
 # AArch64 Linux, cmake/aarch64-linux-gnu.cmake) and runs it under qemu-user,
 # once with the clock init picks (the CPU counter CNTVCT_EL0: the suite's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Builds the repository root as the Arduino IDE builds a 1.5-format library
 for the Arduino Due (Cortex-M3), links examples/arduino/mabutrace_due with a
 stub Due core, runs it under QEMU (mps2-an385) and checks its trace.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """What an Arduino-ESP32 build of the library would include: preprocessor only.
 
 No Xtensa toolchain nor ESP-IDF headers are available here, so the ESP32

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // concurrency_test.cpp: three tasks per core and an interrupt source per
 // core record as fast as they can (scopes, counters, instants, flows from
 // task to task across cores) while an exporter task exports JSON and the

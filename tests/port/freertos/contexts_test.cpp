@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // contexts_test.cpp: the adapter's task contexts (CONFIG_MABUTRACE_MAX_TASKS
 // of them): more recording tasks than contexts are dropped and counted; a
 // deleted task's context is released through its TLS deletion callback (in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // freertos_test_util.cpp: see freertos_test_util.h.
 #include "freertos_test_util.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // freertos_test_util.h: helpers of the FreeRTOS adapter tests (label
 // freertos): tasks of the fake kernel that run a test body, the fixture
 // (init/deinit, fake rule checks) and trace queries.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hooks_test.cpp: the task-switch hooks (mabutrace_freertos_hooks.h, R-A11)
 // called the way the kernel calls them -- traceTASK_SWITCHED_OUT(), the
 // core's current task changes, traceTASK_SWITCHED_IN(), with the core's

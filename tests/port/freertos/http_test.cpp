@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // http_test.cpp: src/port/freertos/http_server_esp.cpp on the fake
 // esp_http_server: lifecycle and return codes, the routes and their
 // responses (page, chunked JSON, chunked protobuf), the answers the host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // isr_test.cpp: records made in (simulated) interrupt handlers go to one
 // "ISR cpuN" track per core, with the ISR bit set, while tasks of the same
 // cores keep recording on their own tracks; an ISR's first record

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // tasks_test.cpp: tasks of two simulated cores record through the FreeRTOS
 // adapter; the real exporters show one track per task, named by
 // pcTaskGetName(), with stable ids, the events' core, and flows that pair

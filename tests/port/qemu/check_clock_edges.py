@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Timestamps across long quiet gaps and 32-bit counter wraps on the
 Cortex-M (examples/cortex-m/clock_edges.c, one firmware per case).
 

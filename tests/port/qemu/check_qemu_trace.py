@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Runs the Cortex-M demo firmware under QEMU and checks its trace (R-D3).
 
 1. qemu-system-arm runs examples/cortex-m/fw_trace.elf with -icount shift=0

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cortex_m_firmware.cmake: cross-builds examples/cortex-m (ExternalProject,
 # cmake/arm-none-eabi.cmake) once per build tree, for the Cortex-M4 and the
 # Cortex-M3, when the cross toolchain is installed. Included by

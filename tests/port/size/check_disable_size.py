@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """R-A8 on the Cortex-M: a MABUTRACE_DISABLE build of the demo firmware
 (examples/cortex-m/main.c, fw_disabled.elf) is exactly as big as the same
 firmware with every tracing line deleted (fw_stripped.elf: no trace call,

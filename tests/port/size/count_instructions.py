@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Counts the instructions one TRACE_SCOPE (begin + end) executes on the
 Cortex-M, with QEMU as the counter (Debian's QEMU has no TCG plugins).
 

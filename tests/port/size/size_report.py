@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """What each part of a Cortex-M firmware costs in flash and RAM, from the
 GNU ld map file (only input sections that were linked: --gc-sections has
 already dropped unused functions).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ESP-IDF example (seed 000 §3.1): trace two tasks and serve the trace.
  * Network bring-up is the project's own (e.g. protocol_examples_common's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ESP-IDF example (seed 000 §3.4): stream the trace over UART2 with
  * mabutrace_set_output_callback(). The same firmware shape runs under QEMU

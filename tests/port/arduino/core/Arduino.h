@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Arduino.h: a stub of the Arduino Due core (ArduinoCore-sam) for
 // tests/port/arduino, just what examples/arduino/mabutrace_due uses, with
 // the same names and types. It runs on QEMU's mps2-an385 (Cortex-M3):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // due_stub.cpp: the stub Arduino Due core of Arduino.h, and main() as the
 // Due core's cores/arduino/main.cpp has it (init, setup(), loop() ...),
 // except that loop() runs MABUTRACE_TEST_LOOPS times and main() then checks

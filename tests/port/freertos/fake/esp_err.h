@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* esp_err.h of the FAKE ESP-IDF ("Error Codes Reference"). */
 #ifndef FAKE_ESP_ERR_H
 #define FAKE_ESP_ERR_H

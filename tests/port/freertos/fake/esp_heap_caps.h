@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * esp_heap_caps.h of the FAKE ESP-IDF: the capability allocator calls the
  * adapter uses, declared as in ESP-IDF v5 ("Heap Memory Allocation" API

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * esp_http_server.h of the FAKE ESP-IDF: the part of ESP-IDF v5's HTTP
  * server API (components/esp_http_server; "HTTP Server" API reference) that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * esp_timer.h of the FAKE ESP-IDF: esp_timer_get_time() as declared by
  * ESP-IDF v5 ("High Resolution Timer (ESP Timer)" API reference): µs since

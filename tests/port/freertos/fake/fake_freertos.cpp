@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fake_freertos.cpp: a host implementation of the FreeRTOS / ESP-IDF API
 // declared by the fake headers beside it (see fake_freertos.h for the
 // model). Written from the API documentation (freertos.org API reference,

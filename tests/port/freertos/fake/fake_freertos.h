@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fake_freertos.h: the test side of the FAKE FreeRTOS / ESP-IDF
 // (tests/port/freertos). Not an ESP-IDF header: it drives what a real system
 // does by itself -- interrupts, the scheduler's context switches, the idle

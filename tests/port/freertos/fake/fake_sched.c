@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fake_sched.c: the fake kernel's context switch, in C like FreeRTOS's
  * tasks.c, and compiled the way docs/ports.md §5 tells an ESP-IDF project

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* http_parser.h of the FAKE ESP-IDF: the method enum esp_http_server uses
  * (nodejs http_parser numbering, as bundled by ESP-IDF), up to PATCH. */
 #ifndef FAKE_HTTP_PARSER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sdkconfig.h of the FAKE ESP-IDF (tests/port/freertos): the values an
  * ESP-IDF v5 project's `idf.py menuconfig` would generate for a dual-core

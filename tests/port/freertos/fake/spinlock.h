@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * spinlock.h of the FAKE ESP-IDF (esp_hw_support's spinlock.h in v5):
  * the type behind portMUX_TYPE. Names and values as ESP-IDF's header

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * FreeRTOS.h of the FAKE ESP-IDF (tests/port/freertos): what ESP-IDF v5's
  * freertos/FreeRTOS.h gives the mabutrace adapter -- the configuration

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * FreeRTOSConfig.h of the FAKE ESP-IDF. ESP-IDF derives these from
  * sdkconfig.h (components/freertos/config/include/freertos/FreeRTOSConfig.h

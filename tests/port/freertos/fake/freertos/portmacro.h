@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * portmacro.h of the FAKE ESP-IDF: the Xtensa port's porting interface as
  * ESP-IDF v5 declares it (components/freertos/FreeRTOS-Kernel/portable/

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * task.h of the FAKE ESP-IDF: the task API the mabutrace adapter and its
  * tests use, declared as ESP-IDF v5 declares it (FreeRTOS kernel "Task
