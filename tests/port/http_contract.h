@@ -165,16 +165,20 @@ inline std::vector<Exchange> Exchanges() {
                    {no_store, {"content-security-policy", kPagePolicy}, nosniff[0], nosniff[1], nosniff[2]},
                    Body::kPage});
     for (const char* target : {"/trace", "/trace.json", "/trace.json?x=1"}) {
-      out.push_back({method, target, 200, "OK", "application/json", {no_store, nosniff[0], nosniff[1], nosniff[2]}, Body::kJson});
+      out.push_back(
+          {method, target, 200, "OK", "application/json", {no_store, nosniff[0], nosniff[1], nosniff[2]}, Body::kJson});
     }
-    out.push_back(
-        {method,
-         "/trace.pftrace",
-         200,
-         "OK",
-         "application/octet-stream",
-         {no_store, {"content-disposition", "attachment; filename=\"trace.pftrace\""}, nosniff[0], nosniff[1], nosniff[2]},
-         Body::kProtobuf});
+    out.push_back({method,
+                   "/trace.pftrace",
+                   200,
+                   "OK",
+                   "application/octet-stream",
+                   {no_store,
+                    {"content-disposition", "attachment; filename=\"trace.pftrace\""},
+                    nosniff[0],
+                    nosniff[1],
+                    nosniff[2]},
+                   Body::kProtobuf});
     out.push_back(Error(method, "/nope", 404, "Not Found"));
   }
   // Only these paths exist, compared byte for byte (nothing is decoded).

@@ -162,11 +162,11 @@ TEST(UserClock, BackwardsTimeAcrossAScopeIsCounted) {
   }
   mt_test::FakeClock::now = 5000;
   {
-    TRACE_SCOPE("migrated");             // begins at 5000 on "core 0"
-    mt_test::FakeClock::now = 4000;      // ends on "core 1", whose counter is behind
+    TRACE_SCOPE("migrated");         // begins at 5000 on "core 0"
+    mt_test::FakeClock::now = 4000;  // ends on "core 1", whose counter is behind
   }
   mt_test::FakeClock::now = 6000;
-  TRACE_INSTANT("later");  // forwards again: not counted
+  TRACE_INSTANT("later");                        // forwards again: not counted
   const auto trace = mt_test::ExportAndCheck();  // also: ts never goes back
   ASSERT_TRUE(trace.ok);
   EXPECT_EQ(trace.Meta("clock_went_backwards"), 1u);

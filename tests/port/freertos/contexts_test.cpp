@@ -76,8 +76,8 @@ TEST_F(FreeRtosTest, DeletedTaskContextIsReleasedAndReused) {
   std::vector<std::unique_ptr<Task>> tasks;
   for (int i = 0; i < kMaxTasks; ++i) tasks.push_back(Recorder(i));
   const TaskHandle_t old_handle = tasks[2]->handle();
-  tasks[2]->Delete();                                     // from this thread (callbacks run here)
-  std::unique_ptr<Task> next = Recorder(kMaxTasks);       // takes t2's context
+  tasks[2]->Delete();                                // from this thread (callbacks run here)
+  std::unique_ptr<Task> next = Recorder(kMaxTasks);  // takes t2's context
   EXPECT_EQ(next->handle(), old_handle) << "the fake's heap reuses the freed TCB";
   std::unique_ptr<Task> extra = Recorder(kMaxTasks + 1);  // none left
 

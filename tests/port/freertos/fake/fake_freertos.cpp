@@ -224,16 +224,20 @@ void RunTlsCallbacks(Tcb* t) {
 // TCB memory as a heap hands it out: the last TCB freed is the next one
 // allocated (LIFO), so a task created after a deletion gets the deleted
 // task's TCB address and memory, as ESP-IDF's heap typically does. Guarded
-// by g_state.
-std::vector<void*> g_free_tcbs;
+// by g_state. Never destroyed: the memory stays reachable for the leak
+// checker after static destruction.
+std::vector<void*>& FreeTcbs() {
+  static auto* list = new std::vector<void*>;
+  return *list;
+}
 
 Tcb* NewTcb() {
   void* mem = nullptr;
   {
     std::lock_guard<std::mutex> lock(g_state);
-    if (!g_free_tcbs.empty()) {
-      mem = g_free_tcbs.back();
-      g_free_tcbs.pop_back();
+    if (!FreeTcbs().empty()) {
+      mem = FreeTcbs().back();
+      FreeTcbs().pop_back();
     }
   }
   if (!mem) mem = ::operator new(sizeof(Tcb));
@@ -262,7 +266,7 @@ void FreeTcb(Tcb* t) {
   t->~Tcb();
   std::lock_guard<std::mutex> lock(g_state);
   g_live.erase(t);
-  g_free_tcbs.push_back(t);
+  FreeTcbs().push_back(t);
 }
 
 void* TaskMain(void* p) {
