@@ -23,14 +23,6 @@ uint64_t Normalizer::Clamp(ThreadState& s, uint64_t ns) {
   return ns;
 }
 
-void Normalizer::Observe(ThreadState& s, uint64_t ns) {
-  if (ns < s.clock) {
-    ++clock_went_backwards_;
-  } else {
-    s.clock = ns;
-  }
-}
-
 void Normalizer::OnProcess(uint32_t pid, std::string_view name) {
   if (processes_.insert(pid).second) out_.OnProcess(pid, name);
 }
@@ -45,7 +37,6 @@ void Normalizer::OnThread(Track t, std::string_view name) {
 
 void Normalizer::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
   ThreadState& s = State(t);
-  Observe(s, ns);
   ns = Clamp(s, ns);
   s.stack.emplace_back(name);
   s.begins.push_back(ns);
@@ -54,11 +45,15 @@ void Normalizer::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t c
 
 void Normalizer::OnEnd(Track t, std::string_view, uint64_t ns, std::string_view flag) {
   ThreadState& s = State(t);
-  Observe(s, ns);
   if (s.stack.empty()) {
     ++orphan_ends_;  // its begin came before the capture started
     return;
   }
+  // An end before its own begin: the clock is not one global monotonic
+  // clock (a per-core counter and a thread that migrated). Records of a
+  // track out of order are no such sign: on an MCU, nested interrupts share
+  // a track and write in an order other than that of their times.
+  if (ns < s.begins.back()) ++clock_went_backwards_;
   ns = Clamp(s, format::EndTime(s.begins.back(), ns));
   out_.OnEnd(t, s.stack.back(), ns, flag);
   s.stack.pop_back();
@@ -67,13 +62,11 @@ void Normalizer::OnEnd(Track t, std::string_view, uint64_t ns, std::string_view 
 
 void Normalizer::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
   ThreadState& s = State(t);
-  Observe(s, ns);
   out_.OnInstant(t, name, Clamp(s, ns), cpu, color);
 }
 
 void Normalizer::OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) {
   ThreadState& s = State(t);
-  Observe(s, ns);
   out_.OnCounter(t, name, Clamp(s, ns), value);
 }
 
@@ -98,7 +91,6 @@ void Normalizer::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
 void Normalizer::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,
                              uint32_t color, bool) {
   ThreadState& s = State(t);
-  Observe(s, ns);
   ns = Clamp(s, ns);
   if (id && !ArrowEnd(start, id)) id = 0;  // the point stays, without its arrow
   Clamp(s, format::FlowPoint(out_, t, start, id, name, ns, cpu, color, !s.stack.empty()));

@@ -75,12 +75,10 @@ class Normalizer final : public EventSink {
     std::vector<std::string> stack;  // open slice names
     std::vector<uint64_t> begins;    // their begin times
     uint64_t last = 0;               // newest time written
-    uint64_t clock = 0;              // newest input time, before repairs
   };
   ThreadState& State(Track t);
   uint64_t Clamp(ThreadState& s, uint64_t ns);
   // Notes an input time of the track: counts one before an earlier one.
-  void Observe(ThreadState& s, uint64_t ns);
   // Whether arrow end `id` may be written: a start is always; an end only
   // after its start (else counted).
   bool ArrowEnd(bool start, uint64_t id);

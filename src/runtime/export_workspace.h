@@ -32,7 +32,6 @@ struct ThreadState {
   uint32_t depth = 0;     // open scopes on `stack`
   uint32_t too_deep = 0;  // open scopes past max_depth (not drawn)
   uint64_t last_ns = 0;   // last time written on this thread
-  uint64_t clock_ns = 0;  // newest record time read on this thread, before repairs
   OpenScope* stack = nullptr;
   // The Perfetto export's track and packet sequence of this thread
   // (format/perfetto_writer.h), kept by its tables (perfetto_exporter.cpp).

@@ -235,13 +235,7 @@ ThreadState& TraceWalker::Thread(const ChunkCopy& info) {
 void TraceWalker::Write(ThreadState& t, const Record& r) {
   ++counts_.records;
   uint64_t ns = clock_.NsSinceOrigin(r.ticks);
-  // A thread's records are in the order it took their times: an earlier
-  // time means the clock is not global and monotonic (docs/runtime.md §4).
-  if (ns < t.clock_ns && r.type != RecordType::kTimeBase) {
-    ++counts_.clock_went_backwards;
-  } else if (ns > t.clock_ns) {
-    t.clock_ns = ns;
-  }
+  const uint64_t taken_ns = ns;        // before the clamp below
   if (ns < t.last_ns) ns = t.last_ns;  // also a tie moved up by an end's 1 ns
   switch (r.type) {
     case RecordType::kScopeBegin:
@@ -259,6 +253,11 @@ void TraceWalker::Write(ThreadState& t, const Record& r) {
       } else if (t.depth == 0) {
         ++counts_.orphan_ends;
       } else {
+        // An end taken before its own begin: the clock is not one global
+        // monotonic clock (docs/runtime.md §4). A track's records out of
+        // order are no such sign: nested interrupts share a track on an
+        // MCU and write in another order than they took their times.
+        if (taken_ns < t.stack[t.depth - 1].ns) ++counts_.clock_went_backwards;
         ns = EndTime(t, ns);
         EndTop(t, ns, "");
       }

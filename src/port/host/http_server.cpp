@@ -367,7 +367,19 @@ void Send(const http::Response& answer, httplib::Response& res) {
 // ranges httplib parsed are dropped. (The Request is httplib's own
 // non-const object, handed to handlers as const.)
 void Serve(const httplib::Request& req, httplib::Response& res, http::HostPolicy policy) {
-  const_cast<httplib::Request&>(req).ranges.clear();
+  auto& mutable_req = const_cast<httplib::Request&>(req);
+  mutable_req.ranges.clear();
+  // cpp-httplib compresses with brotli at quality 11 when the client accepts
+  // it: seconds for a few MB of JSON, past the response budget (browsers
+  // all send "br"); gzip takes milliseconds. Offer httplib gzip only.
+  auto enc = mutable_req.headers.find("Accept-Encoding");
+  if (enc != mutable_req.headers.end() && enc->second.find("br") != std::string::npos) {
+    if (enc->second.find("gzip") != std::string::npos) {
+      enc->second = "gzip";
+    } else {
+      mutable_req.headers.erase(enc);
+    }
+  }
   const std::string host = req.get_header_value("Host");
   const http::Version version = req.version == "HTTP/1.0" ? http::Version::kHttp10 : http::Version::kHttp11;
   const http::Request request{http::MethodFromToken(TextOf(req.method)), TextOf(req.target), TextOf(host), version};

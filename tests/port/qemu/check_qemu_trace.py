@@ -231,7 +231,7 @@ def check_json(path, expected_values):
     if checkpoints != want:
         fail("%d 'checkpoint' instants, expected %d" % (checkpoints, want))
     for key in ("lost_records", "dropped_records", "damaged_records", "orphan_scope_ends",
-                "flow_ends_without_start", "flow_ends_ambiguous"):
+                "flow_ends_without_start", "flow_ends_ambiguous", "clock_went_backwards"):
         if meta.get(key, 0) != 0:
             fail("metadata %s = %s, expected 0" % (key, meta.get(key)))
     print("json: %d events, %d SysTick and %d timer interrupts (%d nested in SysTick), "
