@@ -114,6 +114,24 @@ bool Normalizer::Finish() {
       s.begins.pop_back();
     }
   }
+  // The repair counts: added to the same keys of the input's own metadata
+  // (a trace this toolkit wrote, read back, was repaired once already), so
+  // each key is written once.
+  const std::pair<const char*, uint64_t> repairs[] = {
+      {format::stat::kOrphanScopeEnds, orphan_ends_},
+      {format::stat::kOpenScopesClosed, open_closed_},
+      {format::stat::kFlowEndsWithoutStart, flow_ends_dropped_},
+      {format::stat::kClockWentBackwards, clock_went_backwards_},
+  };
+  std::vector<bool> written(sizeof repairs / sizeof *repairs, false);
+  for (Meta& m : meta_) {
+    for (size_t i = 0; i < written.size(); ++i) {
+      if (!m.is_string && !written[i] && m.key == repairs[i].first) {
+        m.number += int64_t(repairs[i].second);
+        written[i] = true;
+      }
+    }
+  }
   for (const Meta& m : meta_) {
     if (m.is_string) {
       out_.OnMetadata(m.key, m.text);
@@ -121,10 +139,9 @@ bool Normalizer::Finish() {
       out_.OnMetadata(m.key, m.number);
     }
   }
-  out_.OnMetadata(format::stat::kOrphanScopeEnds, int64_t(orphan_ends_));
-  out_.OnMetadata(format::stat::kOpenScopesClosed, int64_t(open_closed_));
-  out_.OnMetadata(format::stat::kFlowEndsWithoutStart, int64_t(flow_ends_dropped_));
-  out_.OnMetadata(format::stat::kClockWentBackwards, int64_t(clock_went_backwards_));
+  for (size_t i = 0; i < written.size(); ++i) {
+    if (!written[i]) out_.OnMetadata(repairs[i].first, int64_t(repairs[i].second));
+  }
   return out_.Finish();
 }
 

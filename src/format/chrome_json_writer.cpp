@@ -49,7 +49,7 @@ void ChromeJsonWriter::Head(Track t, char ph, std::string_view name, uint64_t ns
 }
 
 // `[,"cname":..],"args":{"cpu":N[,"color":"#rrggbb"]}` (event left open).
-void ChromeJsonWriter::Args(uint32_t cpu, uint32_t color) {
+void ChromeJsonWriter::Args(uint32_t cpu, uint32_t color, bool later) {
   if (color) {
     out_.Raw(",\"cname\":\"");
     out_.Raw(NearestReservedColor(color & 0xFFFFFF));
@@ -61,6 +61,11 @@ void ChromeJsonWriter::Args(uint32_t cpu, uint32_t color) {
     out_.Raw(",\"color\":\"");
     out_.Hex6(color & 0xFFFFFF);
     out_.Char('"');
+  }
+  if (later) {
+    out_.Raw(",\"");
+    out_.Raw(kArrowLater);
+    out_.Raw("\":true");
   }
   out_.Char('}');
 }
@@ -130,8 +135,14 @@ void ChromeJsonWriter::OnCounter(Track t, std::string_view name, uint64_t ns, in
 void ChromeJsonWriter::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,
                                    uint32_t color, bool enclosed) {
   if (enclosed) {
-    if (!name.empty()) OnInstant(t, name, ns, cpu, color);
-    if (id) OnFlow(t, start, id, ns);
+    // The instant of a named point is in the flows' category, so that a
+    // reader tells it from a recorded instant (host/import).
+    if (!name.empty() && BeginEvent()) {
+      Head(t, 'i', name, ns, kFlowCategory);
+      Args(cpu, color, id == 0);
+      out_.Raw(",\"s\":\"t\"}");
+    }
+    if (id) Arrow(t, start, id, ns, name.empty(), cpu, color);
     return;
   }
   // The carrier: a 1 ns slice in the flows' category, so that a reader
@@ -139,7 +150,7 @@ void ChromeJsonWriter::OnFlowPoint(Track t, bool start, uint64_t id, std::string
   const std::string_view carrier = !name.empty() ? name : start ? kFlowOutName : kFlowInName;
   if (!BeginEvent()) return;
   Head(t, 'B', carrier, ns, kFlowCategory);
-  Args(cpu, color);
+  Args(cpu, color, id == 0);
   out_.Char('}');
   if (id) OnFlow(t, start, id, ns);
   if (!BeginEvent()) return;
@@ -147,7 +158,9 @@ void ChromeJsonWriter::OnFlowPoint(Track t, bool start, uint64_t id, std::string
   out_.Char('}');
 }
 
-void ChromeJsonWriter::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
+void ChromeJsonWriter::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) { Arrow(t, start, id, ns, false, 0, 0); }
+
+void ChromeJsonWriter::Arrow(Track t, bool start, uint64_t id, uint64_t ns, bool point, uint32_t cpu, uint32_t color) {
   if (!BeginEvent()) return;
   out_.Raw(start ? "{\"ph\":\"s\"" : "{\"ph\":\"f\"");
   out_.Raw(",\"name\":\"");
@@ -159,6 +172,7 @@ void ChromeJsonWriter::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
   Ids(t);
   out_.Raw(",\"ts\":");
   out_.Micros(ns);
+  if (point) Args(cpu, color);
   out_.Raw(start ? "}" : ",\"bp\":\"e\"}");
 }
 

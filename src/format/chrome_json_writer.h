@@ -62,7 +62,12 @@ class ChromeJsonWriter : public EventSink {
  private:
   bool BeginEvent();  // false (event dropped) once metadata has begun
   void Head(Track t, char ph, std::string_view name, uint64_t ns, const char* cat = kCategory);
-  void Args(uint32_t cpu, uint32_t color);
+  // `later`: the point's arrow end comes later (OnFlow), so a reader does
+  // not join it with the s/f event that may follow.
+  void Args(uint32_t cpu, uint32_t color, bool later = false);
+  // An arrow's s/f event; `point` adds the point's cpu/color args (an
+  // unnamed point inside a slice has no event of its own).
+  void Arrow(Track t, bool start, uint64_t id, uint64_t ns, bool point, uint32_t cpu, uint32_t color);
   void Ids(Track t);
   void Name(std::string_view s);
   void OpenMetadata();

@@ -420,7 +420,16 @@ void PerfettoWriter::FlowInstant(Track t, bool start, uint64_t id, std::string_v
   const uint32_t te = EventPacket(*s, ns, name, color);
   p_.U64(pb::kTeType, pb::kInstant);
   if (annotate) Annotations(cpu, color);
-  if (id) p_.Fixed64(start ? pb::kTeFlowIds : pb::kTeTerminatingFlowIds, id);
+  if (id) {
+    p_.Fixed64(start ? pb::kTeFlowIds : pb::kTeTerminatingFlowIds, id);
+  } else if (annotate) {
+    // A point whose arrow end comes later (OnFlow): marked, so that a
+    // reader tells it from an instant (host/import/perfetto_reader.h).
+    const uint32_t da = p_.Begin(pb::kTeAnnotations);
+    p_.String(pb::kDaName, start ? kFlowOutName : kFlowInName);
+    p_.U64(pb::kDaBool, 1);
+    p_.End(da);
+  }
   p_.End(te);
   Emit();
 }

@@ -79,8 +79,11 @@ constexpr int kFormatVersion = 1;          // of the metadata object / annotatio
 constexpr char kCategory[] = "mabutrace";  // Chrome JSON "cat" of every slice and instant
 constexpr char kFlowName[] = "flow";       // Chrome JSON: the name of an arrow's s/f events
 constexpr char kFlowCategory[] = "mabutrace.flow";
-constexpr char kFlowOutName[] = "flow_out";              // an unnamed flow point (its carrier slice
-constexpr char kFlowInName[] = "flow_in";                // in JSON, its instant in Perfetto)
+constexpr char kFlowOutName[] = "flow_out";  // an unnamed flow point (its carrier slice
+constexpr char kFlowInName[] = "flow_in";    // in JSON, its instant in Perfetto)
+// Chrome JSON: the arg (true) of a flow point whose arrow end is written
+// later, apart from it (an end resolved at the end of a stream).
+constexpr char kArrowLater[] = "arrow_later";
 constexpr char kMetadataEvent[] = "mabutrace metadata";  // Perfetto: the instant holding the metadata
 constexpr char kThreadNamePrefix[] = "thread ";          // + tid, for a thread without a name
 constexpr char kNullName[] = "(null)";                   // a NULL name pointer

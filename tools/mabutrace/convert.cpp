@@ -11,6 +11,7 @@
 
 #include "cli_io.h"
 #include "format/stream_format.h"
+#include "import_trace.h"
 #include "raw_dump.h"
 
 namespace mabutrace::cli {
@@ -106,6 +107,28 @@ ReadResult ReadRawDump(const std::string& bytes, const std::string& in_name, con
   return res;
 }
 
+// A .json or .pftrace the toolkit wrote (host/import).
+ReadResult ReadImported(InputFile& fin, const std::string& head, host::ImportKind kind, const SinkOpener& open) {
+  ReadResult res;
+  model::EventSink* sink = open();
+  if (!sink) {
+    res.rc = kExitBadInput;
+    return res;
+  }
+  res.opened = true;
+  const host::ImportResult r = host::ImportTrace(kind, fin.get(), head, *sink);
+  const char* in_name = fin.name().c_str();
+  for (const host::Status& e : r.errors) std::fprintf(stderr, "mabutrace: %s: %s\n", in_name, e.message.c_str());
+  if (r.damaged > r.errors.size())
+    std::fprintf(stderr, "mabutrace: %s: %llu more damaged packets\n", in_name,
+                 static_cast<unsigned long long>(r.damaged - r.errors.size()));
+  if (!r.fatal.ok) std::fprintf(stderr, "mabutrace: %s: %s\n", in_name, r.fatal.message.c_str());
+  if (std::ferror(fin.get())) std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in_name, std::strerror(errno));
+  res.rc = !r.fatal.ok || r.damaged || std::ferror(fin.get()) ? kExitBadInput : kExitOk;
+  res.sink_ok = r.sink_ok;
+  return res;
+}
+
 bool IsStream(const std::string& head) {
   return head.size() >= sizeof stream::kMagic && std::memcmp(head.data(), stream::kMagic, sizeof stream::kMagic) == 0;
 }
@@ -118,6 +141,11 @@ ReadResult ReadTrace(InputFile& fin, const std::string& elf, const SinkOpener& o
   // The first bytes tell a stream (magic at 0) from a raw dump.
   std::string head(sizeof stream::kMagic, '\0');
   head.resize(std::fread(head.data(), 1, head.size(), fin.get()));
+  // Our own .json / .pftrace (a raw dump with --elf is never one).
+  if (const host::ImportKind kind = elf.empty() ? host::SniffImport(head) : host::ImportKind::kNone;
+      kind != host::ImportKind::kNone) {
+    return ReadImported(fin, head, kind, open);
+  }
   if (!IsStream(head) && (!elf.empty() || head.size() == sizeof stream::kMagic)) {
     std::string all = head;
     if (!fin.ReadAll(&all)) {

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: MIT
+// chrome_json_reader.cpp: see chrome_json_reader.h.
+#include "chrome_json_reader.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <istream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "format/trace_vocabulary.h"
+#include "writer_inverse.h"
+
+namespace mabutrace::host {
+
+std::optional<uint64_t> MicrosTextToNs(std::string_view text) {
+  size_t i = 0;
+  uint64_t us = 0;
+  bool digits = false;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, digits = true) {
+    if (us > (UINT64_MAX - 9) / 10) return std::nullopt;
+    us = us * 10 + uint64_t(text[i] - '0');
+  }
+  uint64_t frac = 0;
+  int frac_digits = 0;
+  if (i < text.size() && text[i] == '.') {
+    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, digits = true) {
+      if (frac_digits < 3) frac = frac * 10 + uint64_t(text[i] - '0'), ++frac_digits;
+    }
+  }
+  if (i == text.size()) {
+    if (!digits || us > UINT64_MAX / 1000 - 1) return std::nullopt;
+    while (frac_digits < 3) frac *= 10, ++frac_digits;
+    return us * 1000 + frac;
+  }
+  // An exponent or a sign: through a double.
+  char* end = nullptr;
+  const std::string s(text);
+  const double d = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !(d >= 0) || d * 1000 >= 1.8e19) return std::nullopt;
+  return uint64_t(std::llround(d * 1000));
+}
+
+namespace {
+
+// FILE* as a streambuf, with bytes already read from it first.
+class FileBuf : public std::streambuf {
+ public:
+  FileBuf(std::FILE* f, std::string_view head) : f_(f), head_(head) {
+    if (!head_.empty()) setg(head_.data(), head_.data(), head_.data() + head_.size());
+  }
+
+ protected:
+  int_type underflow() override {
+    const size_t n = std::fread(buf_, 1, sizeof buf_, f_);
+    if (n == 0) return traits_type::eof();
+    setg(buf_, buf_, buf_ + n);
+    return traits_type::to_int_type(buf_[0]);
+  }
+
+ private:
+  std::FILE* f_;
+  std::string head_;
+  char buf_[64 * 1024];
+};
+
+// A scalar of an event's field or args.
+struct Value {
+  enum Kind { kNone, kInt, kUint, kFloat, kString, kBool } kind = kNone;
+  int64_t i = 0;
+  uint64_t u = 0;
+  bool b = false;
+  std::string text;  // a string, or a number's own text
+};
+
+struct RawEvent {
+  std::map<std::string, Value, std::less<>> fields, args;
+};
+
+// The point the writer put just before an arrow's s/f (the next event of
+// the file).
+struct PendingPoint {
+  bool active = false;
+  bool carrier = false;  // a carrier slice (B ... E), else an instant
+  format::Track track;
+  std::string name;
+  uint64_t ns = 0;
+  uint32_t cpu = 0, color = 0;
+};
+
+struct TrackState {
+  std::vector<uint64_t> x_ends;  // end times of open "X" slices, innermost last
+};
+
+class Handler : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  Handler(format::EventSink& out, ChromeJsonResult& r) : out_(out), r_(r) {}
+
+  // ---- SAX --------------------------------------------------------------
+  bool null() override { return Scalar(Value{}); }
+  bool boolean(bool v) override {
+    Value x;
+    x.kind = Value::kBool;
+    x.b = v;
+    return Scalar(std::move(x));
+  }
+  bool number_integer(number_integer_t v) override {
+    Value x;
+    x.kind = Value::kInt;
+    x.i = v;
+    x.text = std::to_string(v);
+    return Scalar(std::move(x));
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    Value x;
+    x.kind = Value::kUint;
+    x.u = v;
+    x.text = std::to_string(v);
+    return Scalar(std::move(x));
+  }
+  bool number_float(number_float_t, const string_t& s) override {
+    Value x;
+    x.kind = Value::kFloat;
+    x.text = s;
+    return Scalar(std::move(x));
+  }
+  bool string(string_t& s) override {
+    Value x;
+    x.kind = Value::kString;
+    x.text = std::move(s);
+    return Scalar(std::move(x));
+  }
+  bool binary(binary_t&) override { return Scalar(Value{}); }
+  bool key(string_t& k) override {
+    key_ = std::move(k);
+    return true;
+  }
+  bool start_object(std::size_t) override {
+    Open(kObject);
+    return true;
+  }
+  bool end_object() override {
+    Close();
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    Open(kArray);
+    return true;
+  }
+  bool end_array() override {
+    Close();
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
+    std::string what = ex.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." → after the prefix
+    if (const size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+    r_.status = Status::Error(position ? position - 1 : 0, "not valid JSON: " + what);
+    return false;
+  }
+
+  void Finish() {
+    FlushPoint();
+    for (auto& [t, s] : tracks_) CloseX(t, s, UINT64_MAX);
+  }
+
+ private:
+  enum Container { kObject, kArray };
+  // Where the parser is: what the containers on the path are.
+  enum class Role { kTop, kTraceEvents, kEvent, kArgs, kMetadata, kOther };
+  struct Frame {
+    Container c;
+    Role role;
+  };
+
+  Role Parent() const { return path_.empty() ? Role::kTop : path_.back().role; }
+
+  void Open(Container c) {
+    Role role = Role::kOther;
+    const Role parent = Parent();
+    if (path_.empty()) {
+      role = c == kArray ? Role::kTraceEvents : Role::kTop;
+    } else if (parent == Role::kTop && path_.back().c == kObject) {
+      if (key_ == "traceEvents" && c == kArray) role = Role::kTraceEvents;
+      if (key_ == "metadata" && c == kObject) role = Role::kMetadata;
+    } else if (parent == Role::kTraceEvents && c == kObject) {
+      role = Role::kEvent;
+      ev_ = RawEvent{};
+    } else if (parent == Role::kEvent && c == kObject && key_ == "args") {
+      role = Role::kArgs;
+    }
+    path_.push_back({c, role});
+  }
+
+  void Close() {
+    const Role role = Parent();
+    path_.pop_back();
+    if (role == Role::kEvent) Event();
+  }
+
+  bool Scalar(Value v) {
+    switch (Parent()) {
+      case Role::kEvent: ev_.fields[key_] = std::move(v); break;
+      case Role::kArgs: ev_.args[key_] = std::move(v); break;
+      case Role::kMetadata: Metadata(v); break;
+      default: break;
+    }
+    return true;
+  }
+
+  void Metadata(const Value& v) {
+    if (key_ == "producer" || key_ == "format_version") return;
+    if (WriterOwnKey(key_)) {
+      if (v.kind == Value::kInt && v.i) out_.OnMetadata(SourceKey(key_), v.i);
+      if (v.kind == Value::kUint && v.u) out_.OnMetadata(SourceKey(key_), int64_t(v.u));
+      return;
+    }
+    switch (v.kind) {
+      case Value::kInt: out_.OnMetadata(key_, v.i); break;
+      case Value::kUint: out_.OnMetadata(key_, int64_t(v.u)); break;
+      case Value::kBool: out_.OnMetadata(key_, int64_t(v.b)); break;
+      case Value::kString: out_.OnMetadata(key_, v.text); break;
+      case Value::kFloat: out_.OnMetadata(key_, v.text); break;
+      default: break;
+    }
+  }
+
+  // ---- fields -------------------------------------------------------------
+  static const Value* Find(const std::map<std::string, Value, std::less<>>& m, std::string_view k) {
+    auto it = m.find(k);
+    return it == m.end() ? nullptr : &it->second;
+  }
+  std::string_view Text(std::string_view k) const {
+    const Value* v = Find(ev_.fields, k);
+    return v && v->kind == Value::kString ? std::string_view(v->text) : std::string_view();
+  }
+  static std::optional<uint64_t> Unsigned(const Value* v) {
+    if (!v) return std::nullopt;
+    if (v->kind == Value::kUint) return v->u;
+    if (v->kind == Value::kInt && v->i >= 0) return uint64_t(v->i);
+    if (v->kind == Value::kString && !v->text.empty()) {  // ids as "0x1f"
+      char* end = nullptr;
+      const uint64_t x = std::strtoull(v->text.c_str(), &end, 0);
+      if (*end == '\0') return x;
+    }
+    return std::nullopt;
+  }
+  std::optional<uint64_t> Micros(std::string_view k) const {
+    const Value* v = Find(ev_.fields, k);
+    if (!v || (v->kind != Value::kInt && v->kind != Value::kUint && v->kind != Value::kFloat)) return std::nullopt;
+    return MicrosTextToNs(v->text);
+  }
+  uint32_t Cpu() const { return uint32_t(Unsigned(Find(ev_.args, "cpu")).value_or(0)); }
+  uint32_t Color() const {
+    const Value* v = Find(ev_.args, "color");
+    return v && v->kind == Value::kString ? ParseColor(v->text) : 0;
+  }
+  // A flag of an end: an arg that is `true`.
+  std::string_view Flag() const {
+    for (const auto& [k, v] : ev_.args) {
+      if (v.kind == Value::kBool && v.b) return k;
+    }
+    return {};
+  }
+
+  // ---- events -------------------------------------------------------------
+  void Skip() { ++r_.skipped_events; }
+
+  // A point that no s/f followed: a point alone (only a flow-in's point
+  // has its arrow end bound later, by an OnFlow).
+  void FlushPoint() {
+    PendingPoint& p = point_;
+    if (!p.active) return;
+    p.active = false;
+    out_.OnFlowPoint(p.track, p.name == format::kFlowOutName, 0, FlowPointName(p.name), p.ns, p.cpu, p.color,
+                     !p.carrier);
+  }
+
+  // Holds a flow point until the next event says whether its arrow's s/f
+  // follows (arrow_later: it does not).
+  void HoldPoint(const format::Track& t, bool carrier, std::string_view name, uint64_t ns) {
+    point_ = {true, carrier, t, std::string(name), ns, Cpu(), Color()};
+    if (carrier) carrier_open_ = true, carrier_track_ = t;
+    const Value* later = Find(ev_.args, format::kArrowLater);
+    if (later && later->kind == Value::kBool && later->b) FlushPoint();
+  }
+
+  // Ends of "X" slices that end at or before `ns`, innermost first.
+  void CloseX(const format::Track& t, TrackState& s, uint64_t ns) {
+    while (!s.x_ends.empty() && s.x_ends.back() <= ns) {
+      out_.OnEnd(t, {}, s.x_ends.back(), {});
+      s.x_ends.pop_back();
+    }
+  }
+
+  void Event() {
+    ++r_.events;
+    const std::string_view ph = Text("ph");
+    const std::string_view name = Text("name");
+    const std::string_view cat = Text("cat");
+    const format::Track t{uint32_t(Unsigned(Find(ev_.fields, "pid")).value_or(0)),
+                          uint32_t(Unsigned(Find(ev_.fields, "tid")).value_or(0))};
+    if (ph.size() != 1) return Skip();
+    if (ph == "M") {
+      const Value* n = Find(ev_.args, "name");
+      const std::string_view value = n && n->kind == Value::kString ? std::string_view(n->text) : std::string_view();
+      if (name == "process_name") return out_.OnProcess(t.pid, value);
+      if (name == "thread_name") return out_.OnThread(t, ThreadName(value, t.tid));
+      return Skip();
+    }
+    const auto ts = Micros("ts");
+    if (!ts) return Skip();
+    const uint64_t ns = *ts;
+    TrackState& s = tracks_[t];
+    const char p = ph[0];
+    if (p == 's' || p == 'f') {
+      const auto id = Unsigned(Find(ev_.fields, "id"));
+      if (!id || *id == 0) return Skip();
+      if (point_.active && point_.track == t && point_.ns == ns) {
+        point_.active = false;
+        out_.OnFlowPoint(t, p == 's', *id, FlowPointName(point_.name), ns, point_.cpu, point_.color, !point_.carrier);
+        return;
+      }
+      FlushPoint();
+      if (Find(ev_.args, "cpu")) {  // an unnamed point inside a slice
+        out_.OnFlowPoint(t, p == 's', *id, {}, ns, Cpu(), Color(), true);
+      } else {
+        out_.OnFlow(t, p == 's', *id, ns);
+      }
+      return;
+    }
+    FlushPoint();
+    CloseX(t, s, ns);
+    const bool flow_cat = cat == format::kFlowCategory;
+    switch (p) {
+      case 'B':
+        if (flow_cat) return HoldPoint(t, true, name, ns);
+        return out_.OnBegin(t, name, ns, Cpu(), Color());
+      case 'E':
+        if (carrier_open_ && carrier_track_ == t) {
+          carrier_open_ = false;  // the carrier's end: its point was passed on
+          return;
+        }
+        return out_.OnEnd(t, name, ns, Flag());
+      case 'X': {
+        const auto dur = Micros("dur");
+        if (!dur) return Skip();
+        out_.OnBegin(t, name, ns, Cpu(), Color());
+        s.x_ends.push_back(ns + *dur);
+        return;
+      }
+      case 'i':
+      case 'I':
+        if (flow_cat) return HoldPoint(t, false, name, ns);
+        return out_.OnInstant(t, name, ns, Cpu(), Color());
+      case 'C':
+        for (const auto& [k, v] : ev_.args) {
+          int64_t value;
+          if (v.kind == Value::kInt) {
+            value = v.i;
+          } else if (v.kind == Value::kUint) {
+            value = int64_t(v.u);
+          } else if (v.kind == Value::kFloat) {
+            value = int64_t(std::llround(std::strtod(v.text.c_str(), nullptr)));
+          } else {
+            continue;
+          }
+          out_.OnCounter(t, k == "value" ? std::string(name) : std::string(name) + "." + k, ns, value);
+        }
+        return;
+      default: return Skip();
+    }
+  }
+
+  struct TrackLess {
+    bool operator()(const format::Track& a, const format::Track& b) const {
+      return a.pid != b.pid ? a.pid < b.pid : a.tid < b.tid;
+    }
+  };
+
+  format::EventSink& out_;
+  ChromeJsonResult& r_;
+  std::vector<Frame> path_;
+  std::string key_;
+  RawEvent ev_;
+  std::map<format::Track, TrackState, TrackLess> tracks_;
+  PendingPoint point_;
+  bool carrier_open_ = false;  // a carrier's B was read, its E not yet
+  format::Track carrier_track_;
+};
+
+}  // namespace
+
+ChromeJsonResult ReadChromeJson(std::FILE* in, std::string_view head, format::EventSink& out) {
+  ChromeJsonResult r;
+  FileBuf buf(in, head);
+  std::istream is(&buf);
+  Handler h(out, r);
+  nlohmann::json::sax_parse(is, &h);
+  h.Finish();
+  return r;
+}
+
+}  // namespace mabutrace::host

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// chrome_json_reader.h: a Chrome JSON trace (Trace Event Format) read into
+// events, streaming: the toolkit's own .json (format/chrome_json_writer.h)
+// exactly, and the common subset other producers write.
+//
+// The file is parsed with nlohmann::json's SAX interface: one event object
+// is held at a time, plus per track the slices of "X" events still open,
+// so memory grows with tracks and nesting, not with the file. Events go to
+// `out` in file order; put a model::Normalizer after it, as after every
+// decoder. Both forms are read: {"traceEvents":[...], "metadata":{...}}
+// and a bare [...] of events.
+//
+// What each event becomes (ph, Trace Event Format; "ts" and "dur" are µs,
+// read as exact ns from their decimal text: "12.345" is 12,345 ns):
+//   "M" process_name / thread_name   OnProcess / OnThread ("thread <tid>"
+//                                    reads back as unnamed)
+//   "B" / "E"                         OnBegin / OnEnd (args: "cpu", "color"
+//                                    "#rrggbb", a flag as `"name":true`)
+//   "X"                               OnBegin, and OnEnd at ts + dur once the
+//                                    track's later events pass that time
+//   "i" / "I"                         OnInstant
+//   "C"                               OnCounter per numeric arg: the event's
+//                                    name for "value", else "name.arg"
+//   "s" / "f"                         an arrow's start / end: joined with the
+//                                    point the writer put before it (a 1 ns
+//                                    carrier slice or an instant in the
+//                                    "mabutrace.flow" category) into
+//                                    OnFlowPoint; with a "cpu" arg it is an
+//                                    unnamed point inside a slice; else
+//                                    OnFlow (an arrow end bound late)
+//   the "metadata" object             OnMetadata per number/string/bool
+//                                    (the writer's own "producer" and
+//                                    "format_version" are not passed on)
+// Other phases are counted (skipped_events()), not passed on.
+//
+// Errors: the first JSON syntax error ends the read (a Status with the byte
+// offset, from the parser); the events before it have been passed on. An
+// event that parses but makes no sense (no "ph", "ts" not a number, "E"
+// with a "dur") is skipped and counted in skipped_events().
+#ifndef MABUTRACE_HOST_IMPORT_CHROME_JSON_READER_H
+#define MABUTRACE_HOST_IMPORT_CHROME_JSON_READER_H
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string_view>
+
+#include "format/trace_events.h"
+#include "stream_decoder.h"  // host::Status
+
+namespace mabutrace::host {
+
+struct ChromeJsonResult {
+  Status status;                // ok, or the syntax error that ended the read
+  uint64_t events = 0;          // event objects read
+  uint64_t skipped_events = 0;  // of them, not passed on
+};
+
+// Reads the whole of `in` (from where it is) into `out`. Does not call
+// out.Finish(). `head` are bytes already read from `in` (they come first).
+ChromeJsonResult ReadChromeJson(std::FILE* in, std::string_view head, format::EventSink& out);
+
+// ns from the decimal text of a µs value ("12.345", "7", "1e3"): exact for
+// plain decimals (digits past the ns are cut), else rounded from a double.
+// nullopt if it is not a non-negative number.
+std::optional<uint64_t> MicrosTextToNs(std::string_view text);
+
+}  // namespace mabutrace::host
+
+#endif  // MABUTRACE_HOST_IMPORT_CHROME_JSON_READER_H

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// import_trace.cpp: see import_trace.h.
+#include "import_trace.h"
+
+#include "chrome_json_reader.h"
+#include "format/perfetto_fields.h"
+#include "perfetto_reader.h"
+#include "proto_in.h"
+#include "trace_model.h"
+
+namespace mabutrace::host {
+
+ImportKind SniffImport(std::string_view head) {
+  size_t i = 0;
+  while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) ++i;
+  if (i < head.size() && (head[i] == '{' || head[i] == '[')) {
+    // What must follow: a key or '}' in an object, an event or ']' in an
+    // array (a binary file that starts with a brace by chance does not).
+    const char open = head[i];
+    for (++i; i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r');) ++i;
+    if (i == head.size()) return ImportKind::kChromeJson;  // blanks only so far: let the parser say
+    const char next = head[i];
+    if (open == '{' ? (next == '"' || next == '}') : (next == '{' || next == ']')) return ImportKind::kChromeJson;
+    return ImportKind::kNone;
+  }
+  const auto* p = reinterpret_cast<const uint8_t*>(head.data());
+  if (head.size() < 3 || p[0] != (pb::kTracePacket << 3 | ProtoIn::kLen)) return ImportKind::kNone;
+  uint64_t len = 0;
+  const size_t k = ReadVarint(p + 1, head.size() - 1, &len);
+  if (!k || len == 0 || 1 + k >= head.size()) return ImportKind::kNone;
+  uint64_t key = 0;
+  if (!ReadVarint(p + 1 + k, head.size() - 1 - k, &key)) return ImportKind::kNone;
+  switch (key >> 3) {
+    case pb::kClockSnapshot:
+    case pb::kTimestamp:
+    case pb::kSequenceId:
+    case pb::kTrackEvent:
+    case pb::kInternedData:
+    case pb::kSequenceFlags:
+    case pb::kTrackDescriptor: return ImportKind::kPerfetto;
+    default: return ImportKind::kNone;
+  }
+}
+
+ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, format::EventSink& out) {
+  ImportResult r;
+  model::Normalizer norm(out);
+  if (kind == ImportKind::kChromeJson) {
+    const ChromeJsonResult j = ReadChromeJson(in, head, norm);
+    r.fatal = j.status;
+    if (j.skipped_events) norm.OnMetadata("import_skipped", int64_t(j.skipped_events));
+  } else {
+    PerfettoReader reader(norm);
+    r.fatal = reader.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());
+    uint8_t buf[64 * 1024];
+    size_t n;
+    while (r.fatal.ok && (n = std::fread(buf, 1, sizeof buf, in)) > 0) r.fatal = reader.Feed(buf, n);
+    if (r.fatal.ok) r.fatal = reader.Finish();
+    r.errors = reader.packet_errors();
+    r.damaged = reader.skipped_packets() + reader.names_lost();
+    if (reader.skipped_packets()) norm.OnMetadata("import_skipped", int64_t(reader.skipped_packets()));
+    if (reader.names_lost()) norm.OnMetadata("import_names_lost", int64_t(reader.names_lost()));
+    if (reader.foreign_packets()) norm.OnMetadata("import_foreign_packets", int64_t(reader.foreign_packets()));
+  }
+  r.sink_ok = norm.Finish();
+  return r;
+}
+
+}  // namespace mabutrace::host

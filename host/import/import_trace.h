@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+// import_trace.h: a .json or .pftrace the toolkit wrote, told from its first
+// bytes and read into the trace model through the Normalizer, for every
+// host tool that takes a trace as input (`convert`, `stats`).
+#ifndef MABUTRACE_HOST_IMPORT_IMPORT_TRACE_H
+#define MABUTRACE_HOST_IMPORT_IMPORT_TRACE_H
+
+#include <cstdint>
+#include <cstdio>
+#include <string_view>
+#include <vector>
+
+#include "format/trace_events.h"
+#include "stream_decoder.h"  // host::Status
+
+namespace mabutrace::host {
+
+enum class ImportKind { kNone, kChromeJson, kPerfetto };
+
+// From the first bytes of a file (8 or more; fewer only if the file is that
+// short): Chrome JSON when the first non-blank byte is '{' or '['; Perfetto
+// when it opens with a Trace.packet field (0x0A, a length) whose first
+// field is one a TracePacket of the toolkit's writer starts with. kNone
+// otherwise (a binary stream, a raw dump: the caller's).
+ImportKind SniffImport(std::string_view head);
+
+struct ImportResult {
+  Status fatal;                // ok, or what ended the read (its byte offset)
+  std::vector<Status> errors;  // damaged parts skipped (the first 100), offsets in the file
+  uint64_t damaged = 0;        // all of them, and events kept without their name
+  bool sink_ok = true;         // out.Finish()'s answer
+};
+
+// Reads the rest of `in`, after `head` (the bytes already read from it),
+// as `kind` into a model::Normalizer and then `out`, and finishes `out`.
+// What the reader skipped is counted in the metadata: import_skipped
+// (events or packets that were damaged or not understood), import_names_lost
+// (events kept named "<unknown name>": their interned name was lost) and
+// import_foreign_packets (Perfetto packets of kinds the toolkit does not
+// write, e.g. ftrace). Everything read before an error is kept.
+ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, format::EventSink& out);
+
+}  // namespace mabutrace::host
+
+#endif  // MABUTRACE_HOST_IMPORT_IMPORT_TRACE_H

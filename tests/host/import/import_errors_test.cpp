@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+// import_errors_test.cpp: what the readers of host/import do with files
+// that are not what they should be: the first bytes that tell the kinds
+// apart, µs text, the wire reader's bounds, a cut or damaged .pftrace
+// (offsets, and everything else kept), and JSON that does not parse.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "chrome_json_reader.h"
+#include "format/stream_format.h"
+#include "import_trace.h"
+#include "perfetto_reader.h"
+#include "perfetto_writer.h"
+#include "proto_in.h"
+#include "recorder.h"
+
+namespace {
+
+using mabutrace::host::ImportKind;
+using mabutrace::host::SniffImport;
+using mabutrace::test::Recorder;
+
+size_t Count(const std::vector<std::string>& lines, const std::string& prefix) {
+  size_t n = 0;
+  for (const auto& l : lines) n += l.rfind(prefix, 0) == 0;
+  return n;
+}
+
+mabutrace::host::ImportResult Import(const std::string& bytes, Recorder& rec) {
+  std::FILE* f = fmemopen(const_cast<char*>(bytes.data()), bytes.size(), "rb");
+  const std::string head = bytes.substr(0, 8);
+  std::fseek(f, long(head.size()), SEEK_SET);
+  const auto r = mabutrace::host::ImportTrace(SniffImport(head), f, head, rec);
+  std::fclose(f);
+  return r;
+}
+
+TEST(SniffImport, TellsTheKindsApart) {
+  EXPECT_EQ(SniffImport("{\"traceEvents\""), ImportKind::kChromeJson);
+  EXPECT_EQ(SniffImport("  \n[{\"ph\""), ImportKind::kChromeJson);
+  EXPECT_EQ(SniffImport("[]"), ImportKind::kChromeJson);
+  EXPECT_EQ(SniffImport("{\x01\x02zzzz"), ImportKind::kNone);  // a binary file starting with a brace
+  EXPECT_EQ(SniffImport(std::string("\x0a\x05\x50\x01", 4)), ImportKind::kPerfetto);  // packet { sequence id }
+  EXPECT_EQ(SniffImport(std::string("\x0a\x05\x99\x01", 4)), ImportKind::kNone);      // field 19 first: not ours
+  EXPECT_EQ(SniffImport(std::string(reinterpret_cast<const char*>(mabutrace::stream::kMagic), 8)), ImportKind::kNone);
+  EXPECT_EQ(SniffImport("MABUDMP\x1a"), ImportKind::kNone);
+  EXPECT_EQ(SniffImport(""), ImportKind::kNone);
+}
+
+TEST(MicrosTextToNs, ExactForDecimals) {
+  using mabutrace::host::MicrosTextToNs;
+  EXPECT_EQ(MicrosTextToNs("12.345"), 12345u);
+  EXPECT_EQ(MicrosTextToNs("0.001"), 1u);
+  EXPECT_EQ(MicrosTextToNs("7"), 7000u);
+  EXPECT_EQ(MicrosTextToNs("7.5"), 7500u);
+  EXPECT_EQ(MicrosTextToNs("1.23456"), 1234u);  // below a ns: cut
+  // 2^53 ns and more stay exact (a double would not).
+  EXPECT_EQ(MicrosTextToNs("9007199254740.993"), 9007199254740993u);
+  EXPECT_EQ(MicrosTextToNs("1e3"), 1000000u);
+  EXPECT_EQ(MicrosTextToNs("-1"), std::nullopt);
+  EXPECT_EQ(MicrosTextToNs("."), std::nullopt);
+  EXPECT_EQ(MicrosTextToNs("99999999999999999999"), std::nullopt);
+}
+
+TEST(ProtoIn, NeverReadsPastTheMessage) {
+  using mabutrace::host::ProtoIn;
+  // field 1 LEN of 5 bytes, but only 2 follow.
+  const uint8_t cut[] = {0x0a, 0x05, 0x01, 0x02};
+  ProtoIn p(cut, sizeof cut);
+  EXPECT_FALSE(p.Next());
+  EXPECT_TRUE(p.error());
+  EXPECT_EQ(p.offset(), 0u);
+  // An 11-byte varint.
+  const uint8_t long_varint[] = {0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+  ProtoIn q(long_varint, sizeof long_varint);
+  EXPECT_FALSE(q.Next());
+  EXPECT_TRUE(q.error());
+  // A group (wire type 3) is refused.
+  const uint8_t group[] = {0x0b, 0x0c};
+  ProtoIn g(group, sizeof group);
+  EXPECT_FALSE(g.Next());
+  EXPECT_TRUE(g.error());
+  // Good fields: varint, fixed64, LEN.
+  const uint8_t good[] = {0x08, 0x96, 0x01, 0x11, 1, 0, 0, 0, 0, 0, 0, 0x80, 0x1a, 0x02, 'h', 'i'};
+  ProtoIn ok(good, sizeof good);
+  ASSERT_TRUE(ok.Next());
+  EXPECT_EQ(ok.u64(), 150u);
+  ASSERT_TRUE(ok.Next());
+  EXPECT_EQ(ok.u64(), 0x8000000000000001ull);
+  ASSERT_TRUE(ok.Next());
+  EXPECT_EQ(ok.bytes(), "hi");
+  EXPECT_FALSE(ok.Next());
+  EXPECT_FALSE(ok.error());
+}
+
+// A small .pftrace: a thread with three slices.
+std::string SmallTrace() {
+  std::string bytes;
+  mabutrace::exporter::PerfettoWriter w([&](const char* d, size_t n) {
+    bytes.append(d, n);
+    return true;
+  });
+  const mabutrace::format::Track t{1, 2};
+  w.OnThread(t, "main");
+  for (uint64_t i = 0; i < 3; ++i) {
+    w.OnBegin(t, "work", 100 + 10 * i, 0, 0);
+    w.OnEnd(t, "work", 105 + 10 * i, "");
+  }
+  w.OnMetadata("events_written", 6);
+  w.Finish();
+  return bytes;
+}
+
+// The byte offset of the n-th packet (0-based) of a .pftrace.
+size_t PacketOffset(const std::string& bytes, size_t n) {
+  size_t at = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t len = 0;
+    const size_t k = mabutrace::host::ReadVarint(reinterpret_cast<const uint8_t*>(bytes.data()) + at + 1,
+                                                 bytes.size() - at - 1, &len);
+    at += 1 + k + len;
+  }
+  return at;
+}
+
+TEST(PerfettoReader, CutFileIsFatalWithItsOffsetAndKeepsWhatCameBefore) {
+  const std::string whole = SmallTrace();
+  Recorder all;
+  ASSERT_TRUE(Import(whole, all).fatal.ok);
+  ASSERT_EQ(Count(all.lines, "B "), 3u);
+  const std::string cut = whole.substr(0, whole.size() - 3);  // inside the metadata packet
+  Recorder rec;
+  const auto r = Import(cut, rec);
+  ASSERT_FALSE(r.fatal.ok);
+  EXPECT_EQ(r.fatal.offset, cut.size());
+  EXPECT_NE(r.fatal.message.find("ends inside a packet"), std::string::npos) << r.fatal.message;
+  EXPECT_EQ(Count(rec.lines, "B "), 3u);  // every slice before the cut
+  EXPECT_EQ(Count(rec.lines, "E "), 3u);
+}
+
+TEST(PerfettoReader, DamagedPacketIsSkippedWithItsOffsetAndTheNextOnesKept) {
+  std::string bytes = SmallTrace();
+  // Packets: 0 process, 1 thread descriptor, 2 clearing packet, 3.. events.
+  // Damage the first begin (packet 3): its first field key becomes a group.
+  const size_t at = PacketOffset(bytes, 3);
+  uint64_t len = 0;
+  const size_t k = mabutrace::host::ReadVarint(reinterpret_cast<const uint8_t*>(bytes.data()) + at + 1, 8, &len);
+  const size_t body = at + 1 + k;
+  bytes[body] = 0x0b;
+  Recorder rec;
+  const auto r = Import(bytes, rec);
+  EXPECT_TRUE(r.fatal.ok) << r.fatal.message;
+  // The begin's packet is skipped; the two after it lost their interned
+  // name with it, and are kept, named so.
+  EXPECT_EQ(r.damaged, 3u);
+  ASSERT_EQ(r.errors.size(), 2u);
+  EXPECT_EQ(r.errors[0].offset, body);
+  EXPECT_NE(r.errors[0].message.find("packet skipped"), std::string::npos) << r.errors[0].message;
+  EXPECT_NE(r.errors[1].message.find("never interned"), std::string::npos) << r.errors[1].message;
+  EXPECT_EQ(Count(rec.lines, "B 1/2 <unknown name> "), 2u);
+  EXPECT_EQ(Count(rec.lines, "E 1/2 <unknown name> "), 2u);
+  EXPECT_EQ(Count(rec.lines, "M orphan_scope_ends 1"), 1u);  // the damaged begin's end is an orphan now
+  EXPECT_EQ(Count(rec.lines, "M import_skipped 1"), 1u);
+  EXPECT_EQ(Count(rec.lines, "M import_names_lost 2"), 1u);
+}
+
+TEST(PerfettoReader, NotATraceIsFatalAtOffsetZero) {
+  Recorder rec;
+  mabutrace::host::PerfettoReader reader(rec);
+  const uint8_t varint_field[] = {0x08, 0x01};  // top-level field 1 as a varint
+  const auto s = reader.Feed(varint_field, sizeof varint_field);
+  ASSERT_FALSE(s.ok);
+  EXPECT_EQ(s.offset, 0u);
+}
+
+TEST(ChromeJsonReader, SyntaxErrorGivesItsOffsetAndKeepsTheEventsBefore) {
+  const std::string text =
+      "{\"traceEvents\":[\n"
+      "{\"ph\":\"B\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1.000},\n"
+      "{\"ph\":\"E\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":2.000},\n"
+      "{\"ph\":\"i\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":3.000,,}\n";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_FALSE(r.fatal.ok);
+  EXPECT_EQ(r.fatal.offset, text.find(",,") + 1);
+  EXPECT_EQ(Count(rec.lines, "B 1/1 a 1000"), 1u);
+  EXPECT_EQ(Count(rec.lines, "E 1/1 a 2000"), 1u);
+}
+
+TEST(ChromeJsonReader, OtherProducersCompleteEventsAndCounters) {
+  // "X" events nest by time; a counter with two series.
+  const std::string text =
+      "[{\"ph\":\"X\",\"name\":\"outer\",\"pid\":3,\"tid\":4,\"ts\":10,\"dur\":100},"
+      "{\"ph\":\"X\",\"name\":\"inner\",\"pid\":3,\"tid\":4,\"ts\":20,\"dur\":30},"
+      "{\"ph\":\"i\",\"name\":\"after\",\"pid\":3,\"tid\":4,\"ts\":60},"
+      "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":3,\"tid\":4,\"ts\":70,\"args\":{\"rss\":5,\"heap\":2.6}},"
+      "{\"ph\":\"q\",\"name\":\"unknown\",\"pid\":3,\"tid\":4,\"ts\":80}]";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  const std::vector<std::string> want = {
+      "P 3 ",
+      "T 3/4 ",
+      "B 3/4 outer 10000 cpu0 c0",
+      "B 3/4 inner 20000 cpu0 c0",
+      "E 3/4 inner 50000 ",
+      "I 3/4 after 60000 cpu0 c0",
+      "C 3/4 mem.heap 70000 3",
+      "C 3/4 mem.rss 70000 5",
+      "E 3/4 outer 110000 ",
+      "M import_skipped 1",
+  };
+  std::vector<std::string> got;
+  for (const auto& l : rec.lines) {
+    if (l.rfind("M orphan", 0) == 0 || l.rfind("M open", 0) == 0 || l.rfind("M flow", 0) == 0 ||
+        l.rfind("M clock", 0) == 0 || l == "finish")
+      continue;
+    got.push_back(l);
+  }
+  EXPECT_EQ(got, want);
+}
+
+}  // namespace
