@@ -2,6 +2,8 @@
 // quantile_sketch.cpp: see quantile_sketch.h.
 #include "quantile_sketch.h"
 
+#include <cmath>
+
 #include <algorithm>
 
 namespace mabutrace::stats {
@@ -72,6 +74,34 @@ uint64_t QuantileSketch::Quantile(uint32_t per10000) const {
     return std::clamp(mid, min_, max_);
   }
   return max_;  // not reached: the counts add up to count_
+}
+
+std::vector<uint64_t> QuantileSketch::Histogram(size_t bins) const {
+  std::vector<uint64_t> h(bins, 0);
+  if (count_ == 0 || bins == 0) return h;
+  const auto add = [&](uint64_t v, uint64_t n) { h[HistogramBin(v, bins)] += n; };
+  if (buckets_.empty()) {
+    for (uint64_t v : samples_) add(v, 1);
+  } else {
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      if (!buckets_[b]) continue;
+      const uint64_t low = BucketLow(b), high = BucketHigh(b);
+      add(std::clamp(low + (high - low) / 2, min_, max_), buckets_[b]);
+    }
+  }
+  return h;
+}
+
+double QuantileSketch::HistogramEdge(size_t i, size_t bins) const {
+  const double lo = std::log(double(std::max<uint64_t>(min_, 1))), hi = std::log(double(std::max<uint64_t>(max_, 1)));
+  return std::exp(lo + (hi - lo) * double(i) / double(bins));
+}
+
+size_t QuantileSketch::HistogramBin(uint64_t v, size_t bins) const {
+  const double lo = std::log(double(std::max<uint64_t>(min_, 1))), hi = std::log(double(std::max<uint64_t>(max_, 1)));
+  if (hi <= lo) return 0;
+  const double x = (std::log(double(std::max<uint64_t>(v, 1))) - lo) / (hi - lo) * double(bins);
+  return std::min(bins - 1, size_t(std::max(0.0, x)));
 }
 
 }  // namespace mabutrace::stats

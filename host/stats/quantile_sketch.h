@@ -52,6 +52,12 @@ class QuantileSketch {
   // Not const in spirit only: sorts the kept samples on first use.
   uint64_t Quantile(uint32_t per10000) const;
 
+  // Counts of the samples in `bins` bins spaced evenly in log(value) from
+  // min() to max() (one bin when they are equal): exact in exact mode, by
+  // bucket midpoints once approximate. HistogramEdge(i) is bin i's low
+  // edge (HistogramEdge(bins) = max()). For the HTML report's histograms.
+  std::vector<uint64_t> Histogram(size_t bins) const;
+  double HistogramEdge(size_t i, size_t bins) const;
   // The bucket of `v` and the bucket's [low, high] values (public for the
   // tests of the error bound).
   static size_t Bucket(uint64_t v);
@@ -60,6 +66,7 @@ class QuantileSketch {
 
  private:
   void Promote();
+  size_t HistogramBin(uint64_t v, size_t bins) const;
 
   size_t exact_bound_;
   uint64_t count_ = 0;

@@ -9,7 +9,7 @@ namespace mabutrace::stats {
 
 namespace {
 
-bool IsDurationKind(CheckKind k) { return k == CheckKind::kSlice || k == CheckKind::kFlow; }
+bool IsDurationKind(CheckKind k) { return k == CheckKind::kSlice || k == CheckKind::kFlow || k == CheckKind::kChain; }
 
 // The statistics each kind has (none is a '.'-suffix of another, so the
 // order does not matter).
@@ -21,7 +21,8 @@ std::span<const std::string_view> StatsOf(CheckKind k) {
   static constexpr std::string_view kInstant[] = {"count"};
   switch (k) {
     case CheckKind::kSlice: return kSlice;
-    case CheckKind::kFlow: return kFlow;
+    case CheckKind::kFlow:
+    case CheckKind::kChain: return kFlow;
     case CheckKind::kCounter: return kCounter;
     case CheckKind::kInstant: return kInstant;
   }
@@ -32,6 +33,7 @@ std::string_view KindName(CheckKind k) {
   switch (k) {
     case CheckKind::kSlice: return "slice";
     case CheckKind::kFlow: return "flow";
+    case CheckKind::kChain: return "chain";
     case CheckKind::kCounter: return "counter";
     case CheckKind::kInstant: return "instant";
   }
@@ -88,18 +90,20 @@ std::optional<Check> ParseCheck(std::string_view text, CheckError* error) {
   while (i < text.size() && IsSpace(text[i])) ++i;
   const size_t colon = text.find(':', i);
   if (colon == std::string_view::npos)
-    return Fail(error, i, "expected KIND:KEY.STAT (KIND: slice, flow, counter, instant)");
+    return Fail(error, i, "expected KIND:KEY.STAT (KIND: slice, flow, chain, counter, instant)");
   const std::string_view kind = text.substr(i, colon - i);
   if (kind == "slice") {
     c.kind = CheckKind::kSlice;
   } else if (kind == "flow") {
     c.kind = CheckKind::kFlow;
+  } else if (kind == "chain") {
+    c.kind = CheckKind::kChain;
   } else if (kind == "counter") {
     c.kind = CheckKind::kCounter;
   } else if (kind == "instant") {
     c.kind = CheckKind::kInstant;
   } else {
-    return Fail(error, i, "unknown kind '" + std::string(kind) + "' (slice, flow, counter, instant)");
+    return Fail(error, i, "unknown kind '" + std::string(kind) + "' (slice, flow, chain, counter, instant)");
   }
   i = colon + 1;
   // The key: quoted, or up to the operator.
@@ -196,7 +200,9 @@ bool Compare(long double v, CheckOp op, long double t) {
   return false;
 }
 
-std::optional<long double> DurationStat(const DurationStats& d, const std::string& s) {
+}  // namespace
+
+std::optional<long double> DurationStat(const DurationStats& d, std::string_view s) {
   const QuantileSketch& q = d.sketch;
   if (s == "count") return q.count();
   if (s == "total") return static_cast<long double>(q.sum());
@@ -211,6 +217,8 @@ std::optional<long double> DurationStat(const DurationStats& d, const std::strin
   if (s == "p99.9") return q.Quantile(9990);
   return std::nullopt;
 }
+
+namespace {
 
 std::string FormatNumber(long double v) {
   char buf[64];
@@ -242,8 +250,11 @@ CheckResult Evaluate(const Check& c, const TraceStats& stats) {
   bool is_duration = false;
   switch (c.kind) {
     case CheckKind::kSlice:
-    case CheckKind::kFlow: {
-      const auto& m = c.kind == CheckKind::kSlice ? stats.slices() : stats.flows();
+    case CheckKind::kFlow:
+    case CheckKind::kChain: {
+      const auto& m = c.kind == CheckKind::kSlice  ? stats.slices()
+                      : c.kind == CheckKind::kFlow ? stats.flows()
+                                                   : stats.chains();
       auto it = m.find(c.key);
       if (it != m.end())
         value = DurationStat(it->second, c.stat);

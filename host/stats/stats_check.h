@@ -4,8 +4,8 @@
 //
 // Grammar (spaces allowed around the operator and before a unit):
 //   check := kind ':' key '.' stat op ['-'] number [unit]
-//   kind  := slice | flow | counter | instant
-//   stat  := slice, flow: count total mean min p50 p90 p99 p99.9 max
+//   kind  := slice | flow | chain | counter | instant
+//   stat  := slice, flow, chain: count total mean min p50 p90 p99 p99.9 max
 //            slice also:  self open (instances closed at the end)
 //            counter:     count min max mean last twmean
 //            instant:     count
@@ -27,7 +27,7 @@
 
 namespace mabutrace::stats {
 
-enum class CheckKind { kSlice, kFlow, kCounter, kInstant };
+enum class CheckKind { kSlice, kFlow, kChain, kCounter, kInstant };
 enum class CheckOp { kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual };
 
 struct Check {
@@ -55,6 +55,11 @@ struct CheckResult {
 // Evaluates `check` on finished statistics. A key the trace does not have
 // fails (its statistics do not exist), except a count, which is then 0.
 CheckResult Evaluate(const Check& check, const TraceStats& stats);
+
+// Statistic `stat` (the names of the grammar above: count total self open
+// mean min max p50 p90 p99 p99.9) of a slice or flow key, in ns for
+// durations; nullopt for a name that is not one.
+std::optional<long double> DurationStat(const DurationStats& d, std::string_view stat);
 
 // A duration for people: "812ns", "3.25us", "1.5ms", "2.000s" (4 significant digits).
 std::string FormatDuration(long double ns);

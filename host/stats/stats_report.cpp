@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_text.h"
+#include "report_order.h"
 #include "stats_check.h"
 
 namespace mabutrace::stats {
@@ -19,17 +20,6 @@ constexpr std::pair<const char*, uint32_t> kQuantiles[] = {
     {"p50", 5000}, {"p90", 9000}, {"p99", 9900}, {"p99.9", 9990}};
 
 std::string Dur(long double ns) { return FormatDuration(ns); }
-
-template <class Map>
-std::vector<typename Map::const_pointer> Sorted(const Map& m, bool by_p99) {
-  std::vector<typename Map::const_pointer> v;
-  for (const auto& e : m) v.push_back(&e);
-  std::stable_sort(v.begin(), v.end(), [by_p99](auto a, auto b) {
-    return by_p99 ? a->second.sketch.Quantile(9900) > b->second.sketch.Quantile(9900)
-                  : a->second.sketch.sum() > b->second.sketch.sum();
-  });
-  return v;
-}
 
 std::string Pad(std::string s, size_t w) {
   if (s.size() < w) s.insert(0, w - s.size(), ' ');
@@ -89,6 +79,7 @@ std::string TextReport(const TraceStats& s) {
   std::string out;
   DurationSection(out, "slice", s.slices(), true);
   DurationSection(out, "flow (out -> in)", s.flows(), false);
+  DurationSection(out, "chain (first out -> last in)", s.chains(), false);
   if (!s.counters().empty()) {
     std::vector<std::vector<std::string>> rows = {{"counter", "count", "min", "max", "mean", "last", "twmean"}};
     for (const auto& [k, c] : s.counters())
@@ -151,6 +142,8 @@ std::string JsonReport(const TraceStats& s) {
   for (auto e : Sorted(s.slices(), false)) doc["slices"].push_back(DurationJson(e->first, e->second, true));
   doc["flows"] = ordered_json::array();
   for (auto e : Sorted(s.flows(), true)) doc["flows"].push_back(DurationJson(e->first, e->second, false));
+  doc["chains"] = ordered_json::array();
+  for (auto e : Sorted(s.chains(), true)) doc["chains"].push_back(DurationJson(e->first, e->second, false));
   doc["counters"] = ordered_json::array();
   for (const auto& [k, c] : s.counters())
     doc["counters"].push_back({{"key", k},
@@ -218,6 +211,7 @@ std::string CsvReport(const TraceStats& s) {
   };
   durations("slice", s.slices(), true);
   durations("flow", s.flows(), false);
+  durations("chain", s.chains(), false);
   for (const auto& [k, c] : s.counters())
     row({"counter", CsvField(k), std::to_string(c.count), "", "", Num(c.mean()), std::to_string(c.min), "", "", "", "",
          std::to_string(c.max), std::to_string(c.last), Num(s.TimeWeightedMean(c)), "", "", "1"});

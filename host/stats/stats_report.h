@@ -6,6 +6,7 @@
 #define MABUTRACE_HOST_STATS_STATS_REPORT_H
 
 #include <string>
+#include <string_view>
 
 #include "trace_stats.h"
 
@@ -21,6 +22,12 @@ std::string JsonReport(const TraceStats& s);
 // One table for all kinds: kind,key,count,total,self,mean,min,p50,p90,
 // p99,p99.9,max,last,twmean,busy,longest_idle,exact (empty where a kind has no such statistic).
 std::string CsvReport(const TraceStats& s);
+// One self-contained page (no script, no external reference: CSS and inline
+// SVG): per section a duration histogram (log scale, p50/p99 marked) of the
+// 12 largest slice keys (by total) and flow keys (by p99), the full tables,
+// a step plot per counter (its samples, thinned to at most 1,024 points),
+// instants, threads and the non-zero metadata. `title`: the input's name.
+std::string HtmlReport(const TraceStats& s, std::string_view title);
 
 }  // namespace mabutrace::stats
 

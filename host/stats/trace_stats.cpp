@@ -64,7 +64,7 @@ void TraceStats::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t, 
   } else {
     d = &Durations(slices_, Key(t, name));
   }
-  s.stack.push_back(Open{d, ns});
+  s.stack.push_back(Open{d, ns, 0, {}});
 }
 
 void TraceStats::OnEnd(Track t, std::string_view, uint64_t ns, std::string_view flag) {
@@ -119,6 +119,14 @@ void TraceStats::OnCounter(Track t, std::string_view name, uint64_t ns, int64_t 
     c.min = std::min(c.min, value);
     c.max = std::max(c.max, value);
   }
+  if (c.count % c.stride == 0) {
+    if (c.series.size() == CounterStats::kMaxSeries) {
+      for (size_t i = 0; 2 * i < c.series.size(); ++i) c.series[i] = c.series[2 * i];
+      c.series.resize(c.series.size() / 2);
+      c.stride *= 2;
+    }
+    if (c.count % c.stride == 0) c.series.emplace_back(ns, value);
+  }
   ++c.count;
   c.sum += value;
   c.last = value;
@@ -132,20 +140,41 @@ double TraceStats::TimeWeightedMean(const CounterStats& c) const {
   return double(total / static_cast<long double>(end - c.first_ns));
 }
 
+// An arrow that starts inside a slice an earlier arrow ended in (on this
+// track, innermost first) continues that arrow's chain.
 void TraceStats::StartFlow(Track t, uint64_t id, std::string_view name, uint64_t ns) {
   if (name.empty()) name = kUnnamedFlow;
-  DurationStats& d = Durations(flows_, Key(t, name));
-  open_flows_[id] = FlowStart{&d, ns, t};
+  const std::string key = Key(t, name);
+  DurationStats& d = Durations(flows_, key);
+  FlowStart f{&d, ns, t, Chain{key, ns, t, 1}};
+  auto ts = tracks_.find({t.pid, t.tid});
+  if (ts != tracks_.end()) {
+    for (auto o = ts->second.stack.rbegin(); o != ts->second.stack.rend(); ++o) {
+      if (!o->chain.hops) continue;
+      f.chain = Chain{o->chain.key + " → " + key, o->chain.first_ns, o->chain.first_track, o->chain.hops + 1};
+      break;
+    }
+  }
+  open_flows_[id] = std::move(f);
 }
 
-void TraceStats::EndFlow(uint64_t id, uint64_t ns) {
+void TraceStats::EndFlow(Track t, uint64_t id, uint64_t ns, bool attach) {
   auto it = open_flows_.find(id);
   if (it == open_flows_.end()) return;  // not after a Normalizer
-  const FlowStart f = it->second;
+  FlowStart f = std::move(it->second);
   open_flows_.erase(it);
   // Chunks of threads arrive out of order, but an arrow end is recorded
   // after its start; an end stamped earlier (clock skew) counts as 0.
   AddInstance(*f.stats, f.track, f.ns, ns > f.ns ? ns - f.ns : 0);
+  if (f.chain.hops >= 2) {
+    AddInstance(Durations(chains_, f.chain.key), f.chain.first_track, f.chain.first_ns,
+                ns > f.chain.first_ns ? ns - f.chain.first_ns : 0);
+  }
+  // The slice this arrow ends in carries its chain on (an arrow end bound
+  // late, OnFlow, is no longer in the slice open now).
+  if (!attach) return;
+  auto ts = tracks_.find({t.pid, t.tid});
+  if (ts != tracks_.end() && !ts->second.stack.empty()) ts->second.stack.back().chain = std::move(f.chain);
 }
 
 void TraceStats::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t, uint32_t,
@@ -159,14 +188,14 @@ void TraceStats::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view 
       unbound_starts_[{t.pid, t.tid, ns}] = std::string(name);
     }
   } else if (id) {
-    EndFlow(id, ns);
+    EndFlow(t, id, ns, true);
   }
 }
 
 void TraceStats::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
   Seen(ns);
   if (!start) {
-    EndFlow(id, ns);
+    EndFlow(t, id, ns, false);
     return;
   }
   auto it = unbound_starts_.find({t.pid, t.tid, ns});

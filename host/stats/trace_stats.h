@@ -69,6 +69,11 @@ struct CounterStats {
   __int128 sum = 0;
   uint64_t first_ns = 0, last_ns = 0;
   long double weighted = 0;  // sum of value x ns it held, up to last_ns
+  // For a plot: every `stride`-th sample, at most kMaxSeries (the stride
+  // doubles, dropping every other kept point, when it is full).
+  static constexpr size_t kMaxSeries = 1024;
+  std::vector<std::pair<uint64_t, int64_t>> series;
+  uint64_t stride = 1;
   double mean() const { return count ? double(sum) / double(count) : 0.0; }
 };
 
@@ -101,6 +106,10 @@ class TraceStats final : public format::EventSink {
   // The results, sorted by key; valid after Finish().
   const std::map<std::string, DurationStats, std::less<>>& slices() const { return slices_; }
   const std::map<std::string, DurationStats, std::less<>>& flows() const { return flows_; }
+  // Chains of two or more arrows followed end to end (docs/stats.md §2):
+  // key "a → b → c" (the flows' keys), duration = the last arrow's end −
+  // the first arrow's start.
+  const std::map<std::string, DurationStats, std::less<>>& chains() const { return chains_; }
   const std::map<std::string, CounterStats, std::less<>>& counters() const { return counters_; }
   const std::map<std::string, uint64_t, std::less<>>& instants() const { return instants_; }
   // Per track, in (pid, tid) order.
@@ -118,10 +127,18 @@ class TraceStats final : public format::EventSink {
   const Options& options() const { return options_; }
 
  private:
+  // A chain of arrows so far: its key, where its first arrow started.
+  struct Chain {
+    std::string key;
+    uint64_t first_ns = 0;
+    Track first_track;
+    uint32_t hops = 0;  // 0: none
+  };
   struct Open {
     DurationStats* stats;
     uint64_t begin;
     uint64_t children = 0;  // total duration of the direct children
+    Chain chain;            // the newest chain an arrow brought into this slice
   };
   struct TrackState {
     std::vector<Open> stack;
@@ -132,18 +149,19 @@ class TraceStats final : public format::EventSink {
     DurationStats* stats;
     uint64_t ns;
     Track track;
+    Chain chain;  // ending with this arrow
   };
   ThreadStats& Thread(Track t);
   DurationStats& Durations(std::map<std::string, DurationStats, std::less<>>& m, const std::string& key);
   void AddInstance(DurationStats& d, Track t, uint64_t ns, uint64_t dur);
   void StartFlow(Track t, uint64_t id, std::string_view name, uint64_t ns);
-  void EndFlow(uint64_t id, uint64_t ns);
+  void EndFlow(Track t, uint64_t id, uint64_t ns, bool attach);
   void Seen(uint64_t ns) {
     if (ns > end_ns_) end_ns_ = ns;
   }
 
   Options options_;
-  std::map<std::string, DurationStats, std::less<>> slices_, flows_;
+  std::map<std::string, DurationStats, std::less<>> slices_, flows_, chains_;
   std::map<std::string, CounterStats, std::less<>> counters_;
   std::map<std::string, uint64_t, std::less<>> instants_;
   std::map<std::pair<uint32_t, uint32_t>, ThreadStats> threads_;

@@ -150,3 +150,104 @@ TEST_F(StatsCli, BadInputExitsOne) {
 }
 
 }  // namespace
+
+namespace {
+
+// Our own .json and .pftrace of the same recording are inputs too
+// (host/import), and give the very same report: every statistic, the
+// longest instances and the metadata. Mutation: the Perfetto reader taking
+// each delta timestamp as absolute (inc_ns = ts) fails the slices.
+TEST_F(StatsCli, SameReportFromTheStreamItsJsonAndItsPftrace) {
+  const std::string json_in = (dir_.path / "trace.json").string();
+  const std::string pf_in = (dir_.path / "trace.pftrace").string();
+  ASSERT_EQ(Cli({"convert", stream_, "-o", json_in}).rc, 0);
+  ASSERT_EQ(Cli({"convert", stream_, "-o", pf_in}).rc, 0);
+  std::vector<json> reports;
+  for (const std::string& in : {stream_, json_in, pf_in}) {
+    const fs::path out = dir_.path / (fs::path(in).filename().string() + ".stats.json");
+    const Result r = Cli({"stats", in, "-o", out.string()});
+    ASSERT_EQ(r.rc, 0) << in << ": " << r.err;
+    reports.push_back(json::parse(ReadFile(out)));
+  }
+  ASSERT_FALSE(reports[0]["slices"].empty());
+  ASSERT_FALSE(reports[0]["flows"].empty());
+  for (const char* part : {"slices", "flows", "counters", "instants", "threads", "metadata", "end_ns"}) {
+    EXPECT_EQ(reports[0][part], reports[1][part]) << part << ": stream vs .json";
+    EXPECT_EQ(reports[0][part], reports[2][part]) << part << ": stream vs .pftrace";
+  }
+}
+
+// convert reads them too: .json → .pftrace → .json is the first .json.
+TEST_F(StatsCli, ConvertBetweenOurOwnFormats) {
+  const std::string a = (dir_.path / "a.json").string(), b = (dir_.path / "b.pftrace").string(),
+                    c = (dir_.path / "c.json").string();
+  ASSERT_EQ(Cli({"convert", stream_, "-o", a}).rc, 0);
+  ASSERT_EQ(Cli({"convert", a, "-o", b}).rc, 0);
+  const Result r = Cli({"convert", b, "-o", c});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(ReadFile(a), ReadFile(c));
+}
+
+// A damaged .json: the error names the file and the byte offset, exit 1.
+TEST_F(StatsCli, BrokenJsonNamesFileAndOffset) {
+  const std::string a = (dir_.path / "a.json").string();
+  ASSERT_EQ(Cli({"convert", stream_, "-o", a}).rc, 0);
+  std::string text = ReadFile(a);
+  const size_t at = text.find("\"ph\"", text.size() / 2);
+  ASSERT_NE(at, std::string::npos);
+  text[at] = '#';
+  const std::string bad = (dir_.path / "bad.json").string();
+  std::ofstream(bad, std::ios::binary) << text;
+  const Result r = Cli({"stats", bad});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("bad.json: offset " + std::to_string(at)), std::string::npos) << r.err;
+}
+
+}  // namespace
+
+namespace {
+
+// A Chrome JSON trace of 20 "work" slices of `us` µs each (another
+// producer's form: "X" events).
+std::string XTrace(int us) {
+  std::string s = "[";
+  for (int i = 0; i < 20; ++i) {
+    if (i) s += ",";
+    s += "{\"ph\":\"X\",\"name\":\"work\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(i * 1000) +
+         ",\"dur\":" + std::to_string(us) + "}";
+  }
+  return s + "]";
+}
+
+// --baseline: 0 when nothing got slower than the limit, 1 with a line per
+// regression, 2 for a bad limit or statistic. Mutation: CompareBaseline's
+// result ignored in RunStats (rc unchanged) fails the slower case.
+TEST_F(StatsCli, BaselineExitCodes) {
+  const std::string old_t = (dir_.path / "old.json").string(), same = (dir_.path / "same.json").string(),
+                    slow = (dir_.path / "slow.json").string();
+  std::ofstream(old_t) << XTrace(100);
+  std::ofstream(same) << XTrace(100);
+  std::ofstream(slow) << XTrace(150);
+  Result r = Cli({"stats", same, "--baseline", old_t});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("2 compared, 0 regressions"), std::string::npos) << r.err;
+  r = Cli({"stats", slow, "--baseline", old_t});
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("REGRESSION slice:work.p50 100us -> 150us (+50.0%, limit +10%)"), std::string::npos) << r.err;
+  EXPECT_EQ(Cli({"stats", slow, "--baseline", old_t, "--max-regression", "60%"}).rc, 0);
+  EXPECT_EQ(Cli({"stats", slow, "--baseline", old_t, "--max-regression", "lots"}).rc, 2);
+  EXPECT_EQ(Cli({"stats", slow, "--baseline", old_t, "--regression-stats", "p99,count"}).rc, 2);
+  EXPECT_EQ(Cli({"stats", slow, "--baseline", old_t, "--regression-stats", "mean"}).rc, 1);
+}
+
+TEST_F(StatsCli, HtmlFromTheExtension) {
+  const fs::path out = dir_.path / "report.html";
+  const Result r = Cli({"stats", stream_, "-o", out.string()});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const std::string page = ReadFile(out);
+  EXPECT_EQ(page.rfind("<!doctype html>", 0), 0u);
+  EXPECT_NE(page.find(">send</figcaption>"), std::string::npos);
+  EXPECT_NE(page.find(">produced</figcaption>"), std::string::npos);
+}
+
+}  // namespace
