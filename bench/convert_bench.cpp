@@ -9,16 +9,20 @@
 // so that nothing is lost. docs/performance.md shows how to read it.
 #include <benchmark/benchmark.h>
 
-#include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <string>
-#include <thread>
 
 #include "json_writer.h"
 #include "mabutrace/mabutrace.h"
 #include "perfetto_writer.h"
+#include "pipeline_workload.h"
 #include "stream_to_model.h"
 #include "text_writer.h"
+#if defined(MABUTRACE_BENCH_STATS)
+#include "import_trace.h"
+#include "trace_stats.h"
+#endif
 
 namespace {
 
@@ -37,37 +41,7 @@ const std::string& Stream() {
   cfg.process_name = "convert-bench";
   if (mabutrace_init_with_config(&cfg) != MABUTRACE_OK) return g_stream;
   mabutrace_set_output_callback(Capture);
-  std::atomic<uint32_t> links[64] = {};
-  std::atomic<int> produced{0};
-  std::thread worker([&] {
-    mabutrace_set_thread_name("worker");
-    for (int i = 0; i < kItems; ++i) {
-      while (produced.load(std::memory_order_acquire) <= i) std::this_thread::yield();
-      TRACE_SCOPE("process_item", COLOR_BLUE);
-      TRACE_FLOW_IN(uint16_t(links[i % 64].load()));
-      {
-        TRACE_SCOPE("parse");
-        TRACE_COUNTER("queue_depth", produced.load() - i);
-      }
-      { TRACE_SCOPE("compute", 0x8e24aa); }
-      if (i % 16 == 0) TRACE_INSTANT("checkpoint", COLOR_GREEN);
-    }
-  });
-  mabutrace_set_thread_name("producer");
-  for (int i = 0; i < kItems; ++i) {
-    while (i - produced.load() >= 60) std::this_thread::yield();  // never runs far ahead
-    {
-      TRACE_SCOPE("produce", COLOR_ORANGE);
-      uint16_t link = 0;
-      TRACE_FLOW_OUT(&link, "sample");
-      links[i % 64].store(link);
-      TRACE_COUNTER("produced", i);
-    }
-    produced.store(i + 1, std::memory_order_release);
-    if (i % 4096 == 0) mabutrace_flush_output();
-  }
-  worker.join();
-  mabutrace_flush_output();
+  mabutrace::bench::RecordPipelineWorkload(kItems);
   mabutrace_deinit();
   return g_stream;
 }
@@ -111,8 +85,67 @@ void BM_ConvertJson(benchmark::State& s) { BM_Convert<mabutrace::exporter::JsonW
 void BM_ConvertPerfetto(benchmark::State& s) { BM_Convert<mabutrace::exporter::PerfettoWriter>(s); }
 void BM_ConvertText(benchmark::State& s) { BM_Convert<mabutrace::exporter::TextWriter>(s); }
 
+#if defined(MABUTRACE_BENCH_STATS)
+// `mabutrace stats` (input → model → TraceStats) for each input kind, in
+// MB/s of that input: the stream, and the .json / .pftrace convert wrote of
+// it (host/import).
+template <class Writer>
+std::string Converted() {
+  std::string out;
+  Writer w([&out](const char* d, size_t n) {
+    out.append(d, n);
+    return true;
+  });
+  mabutrace::host::StreamToModel conv(w);
+  conv.Feed(reinterpret_cast<const uint8_t*>(Stream().data()), Stream().size());
+  conv.Finish();
+  return out;
+}
+
+void Report(benchmark::State& state, size_t in_bytes) {
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(in_bytes));
+  state.counters["in_bytes"] = double(in_bytes);
+}
+
+void BM_StatsStream(benchmark::State& state) {
+  const std::string& in = Stream();
+  for (auto _ : state) {
+    mabutrace::stats::TraceStats s;
+    mabutrace::host::StreamToModel conv(s);
+    conv.Feed(reinterpret_cast<const uint8_t*>(in.data()), in.size());
+    conv.Finish();
+    benchmark::DoNotOptimize(s.end_ns());
+  }
+  Report(state, in.size());
+}
+
+void StatsImported(benchmark::State& state, const std::string& in, mabutrace::host::ImportKind kind) {
+  for (auto _ : state) {
+    mabutrace::stats::TraceStats s;
+    std::FILE* f = fmemopen(const_cast<char*>(in.data()), in.size(), "rb");
+    mabutrace::host::ImportTrace(kind, f, {}, s);
+    std::fclose(f);
+    benchmark::DoNotOptimize(s.end_ns());
+  }
+  Report(state, in.size());
+}
+void BM_StatsJson(benchmark::State& state) {
+  static const std::string in = Converted<mabutrace::exporter::JsonWriter>();
+  StatsImported(state, in, mabutrace::host::ImportKind::kChromeJson);
+}
+void BM_StatsPerfetto(benchmark::State& state) {
+  static const std::string in = Converted<mabutrace::exporter::PerfettoWriter>();
+  StatsImported(state, in, mabutrace::host::ImportKind::kPerfetto);
+}
+#endif
+
 }  // namespace
 
+#if defined(MABUTRACE_BENCH_STATS)
+BENCHMARK(BM_StatsStream)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StatsJson)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StatsPerfetto)->Unit(benchmark::kMillisecond);
+#endif
 BENCHMARK(BM_ConvertJson)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ConvertPerfetto)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ConvertText)->Unit(benchmark::kMillisecond);
