@@ -53,6 +53,18 @@
     CONFIG_FREERTOS_THREAD_LOCAL_STORAGE_POINTERS > CONFIG_MABUTRACE_TLS_INDEX
 #define MABUTRACE_FREERTOS_USE_TLS 1
 #endif
+// The clock: esp_timer (µs, both cores) unless CONFIG_MABUTRACE_CLOCK_CPU_CYCLES
+// on a single-core RISC-V chip (ESP32-C3, C6, H2): the CPU's cycle counter,
+// 1/160 µs on a C3 at 160 MHz, read by esp_cpu_get_cycle_count() (ESP-IDF v5
+// esp_cpu.h: the C3/C6/H2 performance counter CSR, mcycle where the core
+// has Zicntr). Two cores' counters are not in step: not for the P4.
+#if defined(__riscv) && defined(CONFIG_MABUTRACE_CLOCK_CPU_CYCLES)
+#if portNUM_PROCESSORS != 1
+#error "CONFIG_MABUTRACE_CLOCK_CPU_CYCLES: single-core RISC-V chips only (the cores' cycle counters differ)"
+#endif
+#define MABUTRACE_FREERTOS_CYCLE_CLOCK 1
+#include "esp_cpu.h"
+#endif
 
 // The recording path: per-context writers on several cores
 // (src/runtime/writer_contexts.cpp).
@@ -83,6 +95,11 @@ extern std::atomic<bool> g_in_switch_hook[portNUM_PROCESSORS];
 uint32_t TaskContext();
 
 MABUTRACE_PORT_INLINE uint32_t CurrentCpu() { return uint32_t(xPortGetCoreID()); }
+// xPortInIsrContext(): ESP-IDF's FreeRTOS ports for Xtensa and RISC-V both
+// keep a per-core ISR nesting count that their interrupt entry and exit
+// maintain (the RISC-V port's vectors.S / portasm.S), so one hook serves
+// every ESP32: unlike bare-metal RISC-V (src/port/riscv), the application's
+// handlers call nothing.
 MABUTRACE_PORT_INLINE bool InIsr() { return xPortInIsrContext() != 0; }
 
 // True in the task-switch hooks of the calling core. The flag alone is not
@@ -121,11 +138,52 @@ MABUTRACE_PORT_INLINE bool ContextIsIsr(uint32_t context) { return context >= kI
 MABUTRACE_PORT_INLINE uint32_t EnterCritical() { return uint32_t(portSET_INTERRUPT_MASK_FROM_ISR()); }
 MABUTRACE_PORT_INLINE void ExitCritical(uint32_t state) { portCLEAR_INTERRUPT_MASK_FROM_ISR(UBaseType_t(state)); }
 
+#if defined(MABUTRACE_FREERTOS_CYCLE_CLOCK)
+// The 32-bit cycle counter extended to 64 bits (port.cpp ClockHz() starts
+// it). A read that comes 2^31 cycles or more after the previous one (13 s at
+// 160 MHz: a quiet trace) cannot tell the counter's wraps from its value, so
+// it takes them from the FreeRTOS tick count, which gives the elapsed
+// cycles to within a tick, far less than 2^32. Written with interrupts
+// masked on the one core.
+struct CycleClock {
+  uint64_t total;            // cycles since ClockHz()
+  uint32_t last;             // the counter at the previous read
+  TickType_t last_tick;      // xTaskGetTickCountFromISR() then
+  uint32_t cycles_per_tick;  // CPU Hz / configTICK_RATE_HZ
+  uint32_t check_ticks;      // ticks in 2^31 cycles: from here count wraps by ticks
+};
+extern CycleClock g_cycle_clock;
+
+MABUTRACE_PORT_INLINE uint64_t NowTicksInCritical() {
+  CycleClock& s = g_cycle_clock;
+  const uint32_t c = uint32_t(esp_cpu_get_cycle_count());
+  const TickType_t tick = xTaskGetTickCountFromISR();
+  uint64_t elapsed = uint32_t(c - s.last);
+  const uint32_t dt = uint32_t(tick - s.last_tick);
+  if (dt >= s.check_ticks) {
+    // The number of 2^32 wraps that brings `elapsed` nearest the ticks'
+    // estimate (the estimate is off by less than a tick, 2^31 is far more).
+    const uint64_t approx = uint64_t(dt) * s.cycles_per_tick;
+    if (approx > elapsed) elapsed += ((approx - elapsed + (uint64_t{1} << 31)) >> 32) << 32;
+  }
+  s.last = c;
+  s.last_tick = tick;
+  s.total += elapsed;
+  return s.total;
+}
+MABUTRACE_PORT_INLINE uint64_t NowTicks() {
+  const UBaseType_t irq = portSET_INTERRUPT_MASK_FROM_ISR();
+  const uint64_t t = NowTicksInCritical();
+  portCLEAR_INTERRUPT_MASK_FROM_ISR(irq);
+  return t;
+}
+#else
 // esp_timer_get_time(): µs since boot from the shared system timer, the same
 // on both cores (each core's CCOUNT cycle counter is not) and callable from
 // ISRs. 64 bits: no wrap.
 MABUTRACE_PORT_INLINE uint64_t NowTicks() { return uint64_t(esp_timer_get_time()); }
 MABUTRACE_PORT_INLINE uint64_t NowTicksInCritical() { return NowTicks(); }
+#endif
 
 // Spinning on export/lifecycle locks happens only in tasks: let lower
 // priority tasks run (one tick) instead of busy-waiting at our priority.
