@@ -38,8 +38,8 @@
 #define ITERATIONS 200u
 #define FLUSH_EVERY 10u
 #define MTIMER_PERIOD 200u /* mtime ticks (10 MHz): 20 us */
-#define LINK_QUEUE 64u    /* power of two */
-#define BURST 8u          /* instants per timer interrupt */
+#define LINK_QUEUE 64u     /* power of two */
+#define BURST 8u           /* instants per timer interrupt */
 
 static volatile uint32_t g_ticks;
 static volatile uint32_t g_soft_ticks;

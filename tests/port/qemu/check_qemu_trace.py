@@ -28,7 +28,7 @@
    CMSDK timer 1 through the counter fast path, the M3 build with SysTick;
    RISC-V with mcycle or, fw_trace_mtime.elf, the CLINT's mtime).
 4. protoc decodes the .pftrace with Perfetto's schema; it must have the ISR
-   thread track and the same counter values. On virt it also goes through
+   thread track and the same counter values. It also goes through
    tests/format/check_pftrace.py's replay (interning, sequence flags,
    incremental clocks and default tracks resolved as trace processor does,
    balanced slices, complete flows, exact counters, and every slice end and
@@ -62,7 +62,7 @@ BOARDS = {
     # timer 0 every 37 peripheral clocks (both 25 MHz), at a higher priority.
     "mps2": dict(outer="SysTick", nested="timer 0", nested_counter="timer_ticks",
                  nested_instant="preempted SysTick", outer_us=500 / 25.0, nested_us=37 / 25.0, mean_tol=0.1,
-                 dump=True, replay=False),
+                 dump=True),
     # examples/riscv/main.c: the machine timer every 200 mtime ticks (10 MHz);
     # its handler raises the machine software interrupt once per tick. The
     # deadline advances by exactly the period (mtimecmp += period), so the
@@ -71,7 +71,7 @@ BOARDS = {
     # us: QEMU takes the interrupt at a block boundary).
     "virt": dict(outer="mtimer", nested="software interrupt", nested_counter="soft_ticks",
                  nested_instant="preempted mtimer", outer_us=200 / 10.0, nested_us=200 / 10.0, mean_tol=0.002,
-                 dump=False, replay=True),
+                 dump=False),
 }
 BOARD = BOARDS["mps2"]  # set in main() from --machine
 
@@ -334,14 +334,14 @@ def check_pftrace(args, path, expected_values, ticks):
     if not timer or timer != list(range(1, len(timer) + 1)):
         fail(".pftrace counter '%s' is not 1..N" % BOARD["nested_counter"])
     print("pftrace: %d bytes, decoded by protoc, counters match" % os.path.getsize(path))
-    if BOARD["replay"]:
-        expect = {"names": ["main_loop", "compute", "inner", BOARD["outer"], "burst", "checkpoint",
-                            BOARD["nested_instant"]],
-                  "threads": ["main", "ISR"], "flows": ticks, "json": path[:-len(".pftrace")] + ".json",
-                  "counters": {"value": expected_values, "isr_ticks": list(range(1, ticks + 1)),
-                               BOARD["nested_counter"]: timer}}
-        if replay_check.check_file(path, expect, args.proto_dir):
-            print("pftrace: replayed as trace processor does (tests/format/check_pftrace.py)")
+    # The replay check (tests/format/check_pftrace.py), on every board.
+    expect = {"names": ["main_loop", "compute", "inner", BOARD["outer"], "burst", "checkpoint",
+                        BOARD["nested_instant"]],
+              "threads": ["main", "ISR"], "flows": ticks, "json": path[:-len(".pftrace")] + ".json",
+              "counters": {"value": expected_values, "isr_ticks": list(range(1, ticks + 1)),
+                           BOARD["nested_counter"]: timer}}
+    if replay_check.check_file(path, expect, args.proto_dir):
+        print("pftrace: replayed as trace processor does (tests/format/check_pftrace.py)")
 
 
 def event_key(e, names):
