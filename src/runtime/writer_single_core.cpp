@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // writer_single_core.cpp: the recording path of single-core MCU ports
-// (MABUTRACE_PORT_SINGLE_CORE: bare-metal Cortex-M; docs/ports.md §2).
+// (MABUTRACE_PORT_SINGLE_CORE: bare-metal Cortex-M and RISC-V; docs/ports.md §2).
 // Other ports compile this file to nothing (writer.h).
 //
 // Context 0 (Cortex-M: Thread mode) is written only by code that no other

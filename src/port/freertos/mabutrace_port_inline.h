@@ -63,6 +63,7 @@
 #error "CONFIG_MABUTRACE_CLOCK_CPU_CYCLES: single-core RISC-V chips only (the cores' cycle counters differ)"
 #endif
 #define MABUTRACE_FREERTOS_CYCLE_CLOCK 1
+#include "cycle_clock.h"
 #include "esp_cpu.h"
 #endif
 
@@ -139,37 +140,12 @@ MABUTRACE_PORT_INLINE uint32_t EnterCritical() { return uint32_t(portSET_INTERRU
 MABUTRACE_PORT_INLINE void ExitCritical(uint32_t state) { portCLEAR_INTERRUPT_MASK_FROM_ISR(UBaseType_t(state)); }
 
 #if defined(MABUTRACE_FREERTOS_CYCLE_CLOCK)
-// The 32-bit cycle counter extended to 64 bits (port.cpp ClockHz() starts
-// it). A read that comes 2^31 cycles or more after the previous one (13 s at
-// 160 MHz: a quiet trace) cannot tell the counter's wraps from its value, so
-// it takes them from the FreeRTOS tick count, which gives the elapsed
-// cycles to within a tick, far less than 2^32. Written with interrupts
-// masked on the one core.
-struct CycleClock {
-  uint64_t total;            // cycles since ClockHz()
-  uint32_t last;             // the counter at the previous read
-  TickType_t last_tick;      // xTaskGetTickCountFromISR() then
-  uint32_t cycles_per_tick;  // CPU Hz / configTICK_RATE_HZ
-  uint32_t check_ticks;      // ticks in 2^31 cycles: from here count wraps by ticks
-};
+// The 32-bit cycle counter extended to 64 bits (cycle_clock.h; port.cpp
+// ClockHz() starts it), with interrupts masked on the one core.
 extern CycleClock g_cycle_clock;
 
 MABUTRACE_PORT_INLINE uint64_t NowTicksInCritical() {
-  CycleClock& s = g_cycle_clock;
-  const uint32_t c = uint32_t(esp_cpu_get_cycle_count());
-  const TickType_t tick = xTaskGetTickCountFromISR();
-  uint64_t elapsed = uint32_t(c - s.last);
-  const uint32_t dt = uint32_t(tick - s.last_tick);
-  if (dt >= s.check_ticks) {
-    // The number of 2^32 wraps that brings `elapsed` nearest the ticks'
-    // estimate (the estimate is off by less than a tick, 2^31 is far more).
-    const uint64_t approx = uint64_t(dt) * s.cycles_per_tick;
-    if (approx > elapsed) elapsed += ((approx - elapsed + (uint64_t{1} << 31)) >> 32) << 32;
-  }
-  s.last = c;
-  s.last_tick = tick;
-  s.total += elapsed;
-  return s.total;
+  return AdvanceCycleClock(g_cycle_clock, uint32_t(esp_cpu_get_cycle_count()), uint32_t(xTaskGetTickCountFromISR()));
 }
 MABUTRACE_PORT_INLINE uint64_t NowTicks() {
   const UBaseType_t irq = portSET_INTERRUPT_MASK_FROM_ISR();

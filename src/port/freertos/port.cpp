@@ -129,12 +129,8 @@ CycleClock g_cycle_clock;
 uint64_t ClockHz() {
   const uint32_t hz = uint32_t(esp_clk_cpu_freq());
   const UBaseType_t irq = portSET_INTERRUPT_MASK_FROM_ISR();
-  CycleClock& s = g_cycle_clock;
-  s.total = 0;
-  s.last = uint32_t(esp_cpu_get_cycle_count());
-  s.last_tick = xTaskGetTickCountFromISR();
-  s.cycles_per_tick = hz / configTICK_RATE_HZ;
-  s.check_ticks = uint32_t((uint64_t{1} << 31) / (s.cycles_per_tick ? s.cycles_per_tick : 1u));
+  StartCycleClock(g_cycle_clock, hz, configTICK_RATE_HZ, uint32_t(esp_cpu_get_cycle_count()),
+                  uint32_t(xTaskGetTickCountFromISR()));
   portCLEAR_INTERRUPT_MASK_FROM_ISR(irq);
   return hz;
 }
