@@ -21,8 +21,8 @@
 #     _HOST                     thread-local writers (src/port/host)
 #     _FREERTOS                 per-context writers on several cores
 #                               (src/port/freertos)
-#     _CORTEX_M                 one core, Thread mode unmasked
-#                               (src/port/cortex-m)
+#     _CORTEX_M                 one core, Thread mode unmasked (also the
+#                               RISC-V port: src/port/cortex-m, src/port/riscv)
 #   MABUTRACE_EXPORTER_SOURCES  src/runtime: the on-device exporters
 #                               (Chrome JSON, Perfetto); they need the
 #                               format sources too

@@ -19,6 +19,7 @@ packages=(
   libelf-dev gdb help2man dpkg-dev
   libinih-dev libtomlplusplus-dev libopencsd-dev
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-dev qemu-system-arm
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
   g++-aarch64-linux-gnu qemu-user
 )
 demo=0

@@ -6,7 +6,7 @@
 // src/runtime/port.h says #include "mabutrace_port_inline.h". That finds,
 // in order: src/runtime/ (has none), then the include path. CMake and
 // ESP-IDF builds put the port's directory there (src/port/host,
-// src/port/cortex-m, src/port/freertos) and not src/, so they get that
+// src/port/cortex-m, src/port/riscv, src/port/freertos) and not src/, so they get that
 // port's header and never this file. A build with only src/ gets this
 // file, which chooses by predefined macros and includes the port's header
 // by a path relative to this file. (A build with both src/ and a port
@@ -26,12 +26,16 @@
 // Bare-metal Armv7-M (Cortex-M3/M4/M7), e.g. Arduino Due. Not under an
 // RTOS: the port's writer contexts are "Thread mode" and "Handler mode".
 #include "port/cortex-m/mabutrace_port_inline.h"
+#elif defined(__riscv) && !defined(__linux__) && !defined(__ZEPHYR__)
+// Bare-metal RISC-V (RV32IMAC/RV32IMC, machine mode, one hart): writer
+// contexts "main loop" and "trap handler".
+#include "port/riscv/mabutrace_port_inline.h"
 #elif (defined(__linux__) || defined(__APPLE__)) && !defined(ARDUINO)
 // Host (Linux, macOS).
 #include "port/host/mabutrace_port_inline.h"
 #else
 #error \
-    "mabutrace: no port for this target. Ports: ESP32 (ESP-IDF, Arduino-ESP32), bare-metal Cortex-M3/M4/M7 (e.g. Arduino Due), Linux/macOS hosts (docs/ports.md)."
+    "mabutrace: no port for this target. Ports: ESP32 (ESP-IDF, Arduino-ESP32), bare-metal Cortex-M3/M4/M7 (e.g. Arduino Due), bare-metal RISC-V, Linux/macOS hosts (docs/ports.md)."
 #endif
 
 #endif  // MABUTRACE_PORT_SELECT_H

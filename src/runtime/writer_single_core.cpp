@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // writer_single_core.cpp: the recording path of single-core MCU ports
-// (MABUTRACE_PORT_SINGLE_CORE: bare-metal Cortex-M; docs/ports.md §2).
+// (MABUTRACE_PORT_SINGLE_CORE: bare-metal Cortex-M and RISC-V; docs/ports.md §2).
 // Other ports compile this file to nothing (writer.h).
 //
 // Context 0 (Cortex-M: Thread mode) is written only by code that no other
@@ -55,6 +55,16 @@ struct SingleCoreState {
 };
 SingleCoreState g_single_core;
 Writer* const g_writers = g_single_core.writers;
+
+// The fast clock's 32-bit value. A port whose counter is not a memory word
+// (RISC-V: mcycle is a CSR) reads it itself (MABUTRACE_PORT_FAST_COUNTER_READ).
+MT_INLINE uint32_t ReadFast(const FastClock& fc) {
+#if defined(MABUTRACE_PORT_FAST_COUNTER_READ)
+  return port::ReadFastCounter(fc.counter, fc.invert);
+#else
+  return *fc.counter ^ fc.invert;
+#endif
+}
 
 // Stores a chunk's commit word as two 32-bit halves (a 64-bit atomic store
 // is a library call on a 32-bit MCU). Safe where no reader can run between
@@ -193,7 +203,7 @@ MT_NOINLINE mabutrace_scope_t EmitMasked(uintptr_t name, uint32_t kind, uint64_t
   uint32_t now;
   bool stale;
   if (fc.counter != nullptr) {
-    now = *fc.counter ^ fc.invert;
+    now = ReadFast(fc);
     stale = int32_t(now - uint32_t(w.base)) < 0;  // and PollClock()
   } else {
     // No fast counter, or no poll yet: check the delta in 64 bits.
@@ -239,7 +249,7 @@ MT_INLINE mabutrace_scope_t EmitFast(uint64_t name, uint64_t value) {
                   sc.clock.counter == nullptr)) {
     return EmitMasked(uintptr_t(name), MaskedKind(kType, kWords), value);
   }
-  const uint32_t delta = (*sc.clock.counter ^ sc.clock.invert) - uint32_t(w.base);
+  const uint32_t delta = ReadFast(sc.clock) - uint32_t(w.base);
   // An interrupt may run PollClock() here and set `end` to the old cursor:
   // then the next record takes the slow path, as it wants.
   w.cur = p + kWords;
@@ -270,7 +280,7 @@ MT_NOINLINE void EmitFastAny(uintptr_t name, uint32_t kind, uint64_t value) {
     EmitMasked(name, kind, value);
     return;
   }
-  const uint32_t delta = (*sc.clock.counter ^ sc.clock.invert) - uint32_t(w.base);
+  const uint32_t delta = ReadFast(sc.clock) - uint32_t(w.base);
   w.cur = p + words;
   WriteWord(p + 1, name);
   if (words > 2) WriteWord(p + 2, value);

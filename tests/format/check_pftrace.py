@@ -238,39 +238,51 @@ def one_payload_per_packet(raw_text):
                 count = 0
 
 
+def check_file(trace, expect, proto_dir):
+    """Decodes the .pftrace at `trace` with protoc and checks it against
+    `expect` (the fixture's expectations: names, threads, flows, counters,
+    optionally json). Failures go to FAILURES (and are printed); returns
+    False when the file could not be decoded at all. Also used by
+    tests/port/qemu/check_qemu_trace.py for the firmware traces."""
+    proto = os.path.join(proto_dir, "perfetto_trace.proto")
+    if not os.path.exists(proto):
+        fail(f"schema not found: {proto}")
+        return False
+    with open(trace, "rb") as f:
+        data = f.read()
+    dec = subprocess.run(["protoc", "--decode=perfetto.protos.Trace", "-I", proto_dir,
+                          proto], input=data, capture_output=True)
+    if dec.returncode != 0:
+        fail("protoc could not parse the trace: " + dec.stderr.decode())
+        return False
+    if "invalid UTF-8" in dec.stderr.decode():
+        fail("a string field is not valid UTF-8: " + dec.stderr.decode().strip()[:300])
+    text = dec.stdout.decode()
+    bare = [l for l in text.splitlines() if re.match(r"^\s*[0-9]+( \{|:)", l)]
+    if bare:
+        fail(f"unknown fields (bare numbers): {bare[:5]}")
+    raw = subprocess.run(["protoc", "--decode_raw"], input=data, capture_output=True, check=True)
+    one_payload_per_packet(raw.stdout.decode())
+    packets = parse_text(text).get("packet", [])
+    check(packets, expect)
+    print(f"{len(packets)} packets, {len(data)} bytes checked")
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--fixture", required=True)
     ap.add_argument("--proto-dir", required=True, help="folder with perfetto_trace.proto")
     args = ap.parse_args()
-    proto = os.path.join(args.proto_dir, "perfetto_trace.proto")
-    if not os.path.exists(proto):
-        print(f"FAIL: schema not found: {proto}")
-        return 1
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "t.pftrace")
         exp = os.path.join(tmp, "expect.json")
         subprocess.run([args.fixture, trace, exp], check=True)
-        with open(trace, "rb") as f:
-            data = f.read()
-        dec = subprocess.run(["protoc", "--decode=perfetto.protos.Trace", "-I", args.proto_dir,
-                              proto], input=data, capture_output=True)
-        if dec.returncode != 0:
-            print("FAIL: protoc could not parse the trace:", dec.stderr.decode())
-            return 1
-        if "invalid UTF-8" in dec.stderr.decode():
-            fail("a string field is not valid UTF-8: " + dec.stderr.decode().strip()[:300])
-        text = dec.stdout.decode()
-        bare = [l for l in text.splitlines() if re.match(r"^\s*[0-9]+( \{|:)", l)]
-        if bare:
-            fail(f"unknown fields (bare numbers): {bare[:5]}")
-        raw = subprocess.run(["protoc", "--decode_raw"], input=data, capture_output=True, check=True)
-        one_payload_per_packet(raw.stdout.decode())
-        packets = parse_text(text).get("packet", [])
         with open(exp) as f:
             expect = json.load(f)
-        check(packets, expect)
-        print(f"{len(packets)} packets, {len(data)} bytes checked")
+        if not check_file(trace, expect, args.proto_dir):
+            print("FAIL: the trace could not be decoded")
+            return 1
     print("0 failed" if not FAILURES else f"{len(FAILURES)} failed")
     return 1 if FAILURES else 0
 

@@ -53,6 +53,19 @@
     CONFIG_FREERTOS_THREAD_LOCAL_STORAGE_POINTERS > CONFIG_MABUTRACE_TLS_INDEX
 #define MABUTRACE_FREERTOS_USE_TLS 1
 #endif
+// The clock: esp_timer (µs, both cores) unless CONFIG_MABUTRACE_CLOCK_CPU_CYCLES
+// on a single-core RISC-V chip (ESP32-C3, C6, H2): the CPU's cycle counter,
+// 1/160 µs on a C3 at 160 MHz, read by esp_cpu_get_cycle_count() (ESP-IDF v5
+// esp_cpu.h: the C3/C6/H2 performance counter CSR, mcycle where the core
+// has Zicntr). Two cores' counters are not in step: not for the P4.
+#if defined(__riscv) && defined(CONFIG_MABUTRACE_CLOCK_CPU_CYCLES)
+#if portNUM_PROCESSORS != 1
+#error "CONFIG_MABUTRACE_CLOCK_CPU_CYCLES: single-core RISC-V chips only (the cores' cycle counters differ)"
+#endif
+#define MABUTRACE_FREERTOS_CYCLE_CLOCK 1
+#include "cycle_clock.h"
+#include "esp_cpu.h"
+#endif
 
 // The recording path: per-context writers on several cores
 // (src/runtime/writer_contexts.cpp).
@@ -83,6 +96,11 @@ extern std::atomic<bool> g_in_switch_hook[portNUM_PROCESSORS];
 uint32_t TaskContext();
 
 MABUTRACE_PORT_INLINE uint32_t CurrentCpu() { return uint32_t(xPortGetCoreID()); }
+// xPortInIsrContext(): ESP-IDF's FreeRTOS ports for Xtensa and RISC-V both
+// keep a per-core ISR nesting count that their interrupt entry and exit
+// maintain (the RISC-V port's vectors.S / portasm.S), so one hook serves
+// every ESP32: unlike bare-metal RISC-V (src/port/riscv), the application's
+// handlers call nothing.
 MABUTRACE_PORT_INLINE bool InIsr() { return xPortInIsrContext() != 0; }
 
 // True in the task-switch hooks of the calling core. The flag alone is not
@@ -121,11 +139,27 @@ MABUTRACE_PORT_INLINE bool ContextIsIsr(uint32_t context) { return context >= kI
 MABUTRACE_PORT_INLINE uint32_t EnterCritical() { return uint32_t(portSET_INTERRUPT_MASK_FROM_ISR()); }
 MABUTRACE_PORT_INLINE void ExitCritical(uint32_t state) { portCLEAR_INTERRUPT_MASK_FROM_ISR(UBaseType_t(state)); }
 
+#if defined(MABUTRACE_FREERTOS_CYCLE_CLOCK)
+// The 32-bit cycle counter extended to 64 bits (cycle_clock.h; port.cpp
+// ClockHz() starts it), with interrupts masked on the one core.
+extern CycleClock g_cycle_clock;
+
+MABUTRACE_PORT_INLINE uint64_t NowTicksInCritical() {
+  return AdvanceCycleClock(g_cycle_clock, uint32_t(esp_cpu_get_cycle_count()), uint32_t(xTaskGetTickCountFromISR()));
+}
+MABUTRACE_PORT_INLINE uint64_t NowTicks() {
+  const UBaseType_t irq = portSET_INTERRUPT_MASK_FROM_ISR();
+  const uint64_t t = NowTicksInCritical();
+  portCLEAR_INTERRUPT_MASK_FROM_ISR(irq);
+  return t;
+}
+#else
 // esp_timer_get_time(): µs since boot from the shared system timer, the same
 // on both cores (each core's CCOUNT cycle counter is not) and callable from
 // ISRs. 64 bits: no wrap.
 MABUTRACE_PORT_INLINE uint64_t NowTicks() { return uint64_t(esp_timer_get_time()); }
 MABUTRACE_PORT_INLINE uint64_t NowTicksInCritical() { return NowTicks(); }
+#endif
 
 // Spinning on export/lifecycle locks happens only in tasks: let lower
 // priority tasks run (one tick) instead of busy-waiting at our priority.

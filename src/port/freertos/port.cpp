@@ -12,6 +12,9 @@
 
 #include "../../runtime/port.h"  // relative: Arduino builds have only src/ on the path
 #include "esp_heap_caps.h"
+#if defined(MABUTRACE_FREERTOS_CYCLE_CLOCK)
+#include "esp_private/esp_clk.h"
+#endif
 #include "mabutrace_freertos.h"
 
 namespace mabutrace::port {
@@ -117,8 +120,24 @@ uint32_t TaskContext() {
   return ctx;
 }
 
+#if defined(MABUTRACE_FREERTOS_CYCLE_CLOCK)
+CycleClock g_cycle_clock;
+
+// The CPU's cycles (esp_clk_cpu_freq(): ESP-IDF v5 esp_private/esp_clk.h);
+// the extension starts at the counter's value now. Assumes the CPU clock
+// stays at this frequency while tracing (no dynamic frequency scaling).
+uint64_t ClockHz() {
+  const uint32_t hz = uint32_t(esp_clk_cpu_freq());
+  const UBaseType_t irq = portSET_INTERRUPT_MASK_FROM_ISR();
+  StartCycleClock(g_cycle_clock, hz, configTICK_RATE_HZ, uint32_t(esp_cpu_get_cycle_count()),
+                  uint32_t(xTaskGetTickCountFromISR()));
+  portCLEAR_INTERRUPT_MASK_FROM_ISR(irq);
+  return hz;
+}
+#else
 // esp_timer_get_time() counts µs.
 uint64_t ClockHz() { return 1000000u; }
+#endif
 
 // A small registry id, never 0, stable for the task (seed 000 §4.2 used
 // TCB address bits, which collide: SPEC §10): context + 1, plus the

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""What each part of a Cortex-M firmware costs in flash and RAM, from the
+"""What each part of a Cortex-M or RISC-V firmware costs in flash and RAM, from the
 GNU ld map file (only input sections that were linked: --gc-sections has
 already dropped unused functions).
 
@@ -37,11 +37,12 @@ def part_of(obj):
 
 
 def kind_of(section):
-    if section.startswith((".text", ".rodata", ".ARM.exidx", ".init_array", ".vectors")):
+    # (.srodata, .sdata, .sbss: RISC-V's small-data sections, gp-relative.)
+    if section.startswith((".text", ".rodata", ".srodata", ".ARM.exidx", ".init_array", ".vectors")):
         return "text"
-    if section.startswith(".data"):
+    if section.startswith((".data", ".sdata")):
         return "data"
-    if section.startswith((".bss", "COMMON")):
+    if section.startswith((".bss", ".sbss", "COMMON")):
         return "bss"
     return None
 

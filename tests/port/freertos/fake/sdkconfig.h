@@ -7,19 +7,31 @@
  * undefined when it is n (ESP-IDF Build System guide, "Configuration
  * system"), which this file imitates.
  *
- * Two test builds share it:
+ * Three builds share it:
  *   default               2 thread-local storage pointers, deletion
  *                         callbacks on: the adapter keeps each task's
  *                         context in TLS pointer 1 (what docs/ports.md §5
  *                         asks for);
  *   FAKE_SDKCONFIG_NO_TLS 1 pointer, ESP-IDF's default: the adapter finds
- *                         a task's context by task handle.
+ *                         a task's context by task handle;
+ *   FAKE_SDKCONFIG_ESP32C3 a single-core ESP32-C3 (rv32imc compile test,
+ *                         tests/port/freertos/riscv).
  */
 #ifndef FAKE_SDKCONFIG_H
 #define FAKE_SDKCONFIG_H
 
+#if defined(FAKE_SDKCONFIG_ESP32C3)
+/* The rv32imc compile test (tests/port/freertos/riscv): a single-core
+ * ESP32-C3 with the cycle-counter clock. */
+#define CONFIG_IDF_TARGET "esp32c3"
+#define CONFIG_IDF_TARGET_ESP32C3 1
+#define CONFIG_IDF_TARGET_ARCH_RISCV 1
+#define CONFIG_FREERTOS_UNICORE 1
+#define CONFIG_MABUTRACE_CLOCK_CPU_CYCLES 1
+#else
 #define CONFIG_IDF_TARGET "esp32"
 #define CONFIG_IDF_TARGET_ESP32 1
+#endif
 #define CONFIG_FREERTOS_HZ 1000
 #define CONFIG_FREERTOS_MAX_TASK_NAME_LEN 16
 /* portENTER_CRITICAL() from an ISR aborts (as the IDF compliance check). */

@@ -27,18 +27,23 @@ struct tskTaskControlBlock; /* defined by the fake kernel */
 typedef struct tskTaskControlBlock* TaskHandle_t;
 
 #define tskIDLE_PRIORITY ((UBaseType_t)0U)
+
+/* Ticks since the scheduler started, from an ISR or a task ("Task
+ * Utilities"). Declared only: the adapter's RISC-V cycle clock
+ * (CONFIG_MABUTRACE_CLOCK_CPU_CYCLES) calls it, and only the rv32imc
+ * compile test (tests/port/freertos/riscv) builds that branch. */
+TickType_t xTaskGetTickCountFromISR(void);
 #define tskNO_AFFINITY ((BaseType_t)0x7FFFFFFF)
 
 /* Creates a task pinned to xCoreID (0, 1 or tskNO_AFFINITY). pdPASS. */
-BaseType_t xTaskCreatePinnedToCore(TaskFunction_t pxTaskCode, const char* const pcName,
-                                   const uint32_t usStackDepth, void* const pvParameters,
-                                   UBaseType_t uxPriority, TaskHandle_t* const pxCreatedTask,
+BaseType_t xTaskCreatePinnedToCore(TaskFunction_t pxTaskCode, const char* const pcName, const uint32_t usStackDepth,
+                                   void* const pvParameters, UBaseType_t uxPriority, TaskHandle_t* const pxCreatedTask,
                                    const BaseType_t xCoreID);
-static inline BaseType_t xTaskCreate(TaskFunction_t pxTaskCode, const char* const pcName,
-                                     const uint32_t usStackDepth, void* const pvParameters,
-                                     UBaseType_t uxPriority, TaskHandle_t* const pxCreatedTask) {
-  return xTaskCreatePinnedToCore(pxTaskCode, pcName, usStackDepth, pvParameters, uxPriority,
-                                 pxCreatedTask, tskNO_AFFINITY);
+static inline BaseType_t xTaskCreate(TaskFunction_t pxTaskCode, const char* const pcName, const uint32_t usStackDepth,
+                                     void* const pvParameters, UBaseType_t uxPriority,
+                                     TaskHandle_t* const pxCreatedTask) {
+  return xTaskCreatePinnedToCore(pxTaskCode, pcName, usStackDepth, pvParameters, uxPriority, pxCreatedTask,
+                                 tskNO_AFFINITY);
 }
 /* NULL: the calling task (does not return). */
 void vTaskDelete(TaskHandle_t xTaskToDelete);
@@ -64,8 +69,7 @@ void* pvTaskGetThreadLocalStoragePointer(TaskHandle_t xTaskToQuery, BaseType_t x
 void vTaskSetThreadLocalStoragePointer(TaskHandle_t xTaskToSet, BaseType_t xIndex, void* pvValue);
 #if configTHREAD_LOCAL_STORAGE_DELETE_CALLBACKS
 typedef void (*TlsDeleteCallbackFunction_t)(int, void*);
-void vTaskSetThreadLocalStoragePointerAndDelCallback(TaskHandle_t xTaskToSet, BaseType_t xIndex,
-                                                     void* pvValue,
+void vTaskSetThreadLocalStoragePointerAndDelCallback(TaskHandle_t xTaskToSet, BaseType_t xIndex, void* pvValue,
                                                      TlsDeleteCallbackFunction_t pvDelCallback);
 #endif
 
