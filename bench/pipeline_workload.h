@@ -17,7 +17,7 @@ namespace mabutrace::bench {
 
 inline void RecordPipelineWorkload(int items) {
   std::atomic<uint32_t> links[64] = {};
-  std::atomic<int> produced{0};
+  std::atomic<int> produced{0}, consumed{0};
   std::thread worker([&] {
     mabutrace_set_thread_name("worker");
     for (int i = 0; i < items; ++i) {
@@ -30,11 +30,14 @@ inline void RecordPipelineWorkload(int items) {
       }
       { TRACE_SCOPE("compute", 0x8e24aa); }
       if (i % 16 == 0) TRACE_INSTANT("checkpoint", COLOR_GREEN);
+      consumed.store(i + 1, std::memory_order_release);
     }
   });
   mabutrace_set_thread_name("producer");
   for (int i = 0; i < items; ++i) {
-    while (i - produced.load() >= 60) std::this_thread::yield();  // never runs far ahead
+    // Never more than 60 items ahead: a link slot is not reused before the
+    // worker took its link.
+    while (i - consumed.load(std::memory_order_acquire) >= 60) std::this_thread::yield();
     {
       TRACE_SCOPE("produce", COLOR_ORANGE);
       uint16_t link = 0;

@@ -16,18 +16,47 @@ uint32_t StreamToModel::Resolve(uint16_t link, uint32_t newest, bool* ambiguous)
   if (it == outs_.end()) return 0;
   Out* best = nullptr;
   for (Out& o : it->second) {
-    if (o.flow <= newest && (!best || o.flow > best->flow)) best = &o;
+    if (o.flow && o.flow <= newest && (!best || o.flow > best->flow)) best = &o;
   }
-  if (!best) return 0;
-  for (const Out& o : it->second) {
-    if (o.flow < best->flow && !o.ended) {
-      ++flow_ends_ambiguous_;  // two open starts fit the link: no arrow
+  // The newest fitting out already has its end: this end's own out has
+  // not been read yet (another thread's chunk comes later); it is bound
+  // when it arrives (BindPending). Taking `best` would draw an arrow from a
+  // flow one link cycle older.
+  if (!best || best->ended) return 0;
+  for (Out& o : it->second) {
+    // Only the out one link cycle before the best fits too: an older one
+    // whose end was never seen (lost, or the capture started after it) is
+    // not a candidate any more (the runtime's promise, runtime.md §6).
+    if (o.flow && o.flow < best->flow && !o.ended && best->flow - o.flow <= kLinkCycle) {
+      // Two open starts fit the link: no arrow. One of the two ends has
+      // now come, so the older start is no candidate for the next: without
+      // this, one lost end would make every later end of the link
+      // ambiguous.
+      ++flow_ends_ambiguous_;
+      o.ended = true;
       *ambiguous = true;
       return 0;
     }
   }
   best->ended = true;
   return best->flow;
+}
+
+// A flow end read before its out: `out` is its start if the end's newest
+// flow number was taken at or after it, within one link cycle.
+void StreamToModel::BindPending(uint16_t link, Out& out) {
+  auto it = pending_.find(link);
+  if (it == pending_.end()) return;
+  std::vector<PendingEnd>& ends = it->second;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    const PendingEnd& p = ends[i];
+    if (out.ended || p.newest < out.flow || p.newest - out.flow >= kLinkCycle) continue;
+    out.ended = true;
+    norm_.OnFlow(p.t, false, out.flow, p.ns);
+    ends.erase(ends.begin() + long(i));
+    break;
+  }
+  if (ends.empty()) pending_.erase(it);
 }
 
 void StreamToModel::OnEvent(const Event& e) {
@@ -45,12 +74,16 @@ void StreamToModel::OnEvent(const Event& e) {
     case EventType::kInstant: norm_.OnInstant(t, e.name, e.ns, e.cpu, e.color); break;
     case EventType::kCounter: norm_.OnCounter(t, e.name, e.ns, e.value); break;
     case EventType::kFlowOut: {
-      auto& q = outs_[e.link];
-      q.push_back({e.flow, false});
-      if (q.size() > 4) q.pop_front();
+      // Into the link's emptiest or oldest place (flow numbers only grow).
+      Outs& q = outs_[e.link];
+      Out* place = &q[0];
+      for (Out& o : q)
+        if (o.flow < place->flow) place = &o;
+      *place = Out{e.flow, false};
       // A NULL name ("(null)") is an unnamed point.
       const std::string_view name = e.name_ptr ? e.name : std::string_view();
       norm_.OnFlowPoint(t, true, e.flow, name, e.ns, e.cpu, e.color, false);
+      BindPending(e.link, *place);  // after its start: an end needs it first
       break;
     }
     case EventType::kFlowIn: {
@@ -58,7 +91,7 @@ void StreamToModel::OnEvent(const Event& e) {
       bool ambiguous = false;
       const uint32_t id = Resolve(e.link, e.flow, &ambiguous);
       norm_.OnFlowPoint(t, false, id, name, e.ns, e.cpu, e.color, false);
-      if (!id && !ambiguous) pending_.push_back({t, e.link, e.flow, e.ns});
+      if (!id && !ambiguous) pending_[e.link].push_back({t, e.link, e.flow, e.ns});
       break;
     }
     case EventType::kTimeBase:  // consumed by the decoder, never yielded
@@ -68,16 +101,17 @@ void StreamToModel::OnEvent(const Event& e) {
 
 Status StreamToModel::Finish() {
   Status s = dec_.Finish();
-  for (const PendingEnd& p : pending_) {
-    bool ambiguous = false;
-    const uint32_t id = Resolve(p.link, p.newest, &ambiguous);
-    if (ambiguous) continue;  // counted
-    if (id) {
-      norm_.OnFlow(p.t, false, id, p.ns);
-    } else {
-      norm_.FlowEndWithoutStart();  // its start was lost: the point stays, no arrow
+  for (const auto& [link, ends] : pending_)
+    for (const PendingEnd& p : ends) {
+      bool ambiguous = false;
+      const uint32_t id = Resolve(p.link, p.newest, &ambiguous);
+      if (ambiguous) continue;  // counted
+      if (id) {
+        norm_.OnFlow(p.t, false, id, p.ns);
+      } else {
+        norm_.FlowEndWithoutStart();  // its start was lost: the point stays, no arrow
+      }
     }
-  }
   namespace stat = format::stat;
   const StreamInfo& info = dec_.info();
   norm_.OnMetadata(stat::kClockHz, int64_t(info.clock_hz));

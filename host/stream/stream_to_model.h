@@ -16,8 +16,8 @@
 #ifndef MABUTRACE_HOST_STREAM_STREAM_TO_MODEL_H
 #define MABUTRACE_HOST_STREAM_STREAM_TO_MODEL_H
 
+#include <array>
 #include <cstdint>
-#include <deque>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -45,6 +45,8 @@ class StreamToModel {
   // starts at, or 0 if it has not been seen or is ambiguous (*ambiguous;
   // counted). Marks that FLOW_OUT ended.
   uint32_t Resolve(uint16_t link, uint32_t newest, bool* ambiguous);
+  struct Out;
+  void BindPending(uint16_t link, Out& out);
 
   struct PendingEnd {
     model::Track t;
@@ -60,11 +62,15 @@ class StreamToModel {
   // Per link, its last few FLOW_OUTs (a link is reused only after 65535
   // others, so a few suffice): the flow number, and whether an end took it.
   struct Out {
-    uint32_t flow;
-    bool ended;
+    uint32_t flow = 0;  // 0: an empty place
+    bool ended = false;
   };
-  std::unordered_map<uint16_t, std::deque<Out>> outs_;
-  std::vector<PendingEnd> pending_;
+  // Four places per link (a fixed array, not a deque: 65,535 links).
+  using Outs = std::array<Out, 4>;
+  std::unordered_map<uint16_t, Outs> outs_;
+  // Flow ends read before their FLOW_OUT (another thread's chunk came
+  // later), per link: bound when that out arrives (OnFlow), else at Finish.
+  std::unordered_map<uint16_t, std::vector<PendingEnd>> pending_;
   uint64_t flow_ends_ambiguous_ = 0;
   bool write_ok_ = true;
 };
