@@ -281,7 +281,10 @@ void DiscardOutput(const uint8_t*, size_t) {}
 
 TEST_F(FreeRtosTest, HttpSlowSteadyReaderDelaysNobodyPastTheBudget) {
   Task t("writer", 0, [] {
-    for (int i = 0; i < 20000; ++i) TRACE_INSTANT("event");  // ~1 MB of JSON
+    // ~330 KB of JSON: far more than the reader takes in 20 s with the
+    // socket's buffers, small enough that the exports queued behind it
+    // (each waits for the one before: the lock) stay quick under TSan.
+    for (int i = 0; i < 4000; ++i) TRACE_INSTANT("event");
   });
   t.WaitDone();
   ASSERT_EQ(mabutrace_set_output_callback(&DiscardOutput), MABUTRACE_OK);
@@ -335,7 +338,7 @@ TEST_F(FreeRtosTest, HttpSlowSteadyReaderDelaysNobodyPastTheBudget) {
   EXPECT_LT(export_s, kBound) << "the program's own export";
   EXPECT_LT(flush_s, kBound) << "mabutrace_flush_output";
   EXPECT_LT(client_s, kBound) << "a second client's export";
-  EXPECT_GT(exported, size_t(500) << 10);
+  EXPECT_GT(exported, size_t(200) << 10);
   EXPECT_EQ(slow_resp.handler_result, ESP_FAIL) << "cut at the budget";
   EXPECT_LT(slow_resp.wire.size(), exported / 4) << "the slow reader did not get it all";
   EXPECT_EQ(other.handler_result, ESP_OK);
