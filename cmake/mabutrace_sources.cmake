@@ -52,7 +52,8 @@ set(MABUTRACE_WRITER_SOURCES_CORTEX_M src/runtime/writer_single_core.cpp)
 set(MABUTRACE_EXPORTER_SOURCES
   src/runtime/trace_walker.cpp
   src/runtime/json_exporter.cpp
-  src/runtime/perfetto_exporter.cpp)
+  src/runtime/perfetto_exporter.cpp
+  src/runtime/response_count.cpp)
 set(MABUTRACE_HTTP_SOURCES
   src/http/http_service.cpp
   src/http/host_check.cpp)

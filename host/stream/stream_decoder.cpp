@@ -215,6 +215,10 @@ size_t StreamDecoder::ParseRecord(const uint8_t* p, size_t n) {
       }
       lost_ = U64(q + fmt::kLostRecords);
       dropped_ = U64(q + fmt::kLostDropped);
+      if (len >= fmt::kLostBytesWithHttpCut) {  // (older writers end before it)
+        http_cut_ = U64(q + fmt::kLostHttpCut);
+        has_http_cut_ = true;
+      }
       break;
     case fmt::Kind::kClock: {
       if (len < fmt::kClockBytes) {

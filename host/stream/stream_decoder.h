@@ -103,6 +103,10 @@ class StreamDecoder {
   // they were sent, and records never stored (no free chunk).
   uint64_t lost_records() const { return lost_; }
   uint64_t dropped_records() const { return dropped_; }
+  // The device's HTTP responses cut short (since its init), when a LOST
+  // record carried the count (writers since issue 17).
+  bool has_http_responses_cut() const { return has_http_cut_; }
+  uint64_t http_responses_cut() const { return http_cut_; }
   uint64_t events() const { return events_; }
   uint64_t bytes_consumed() const { return consumed_; }
   // Whether times are on CLOCK_MONOTONIC's timeline (the header had a clock
@@ -140,7 +144,8 @@ class StreamDecoder {
   // The init sample and every CLOCK record's, in tick order: the map
   // TicksToNs converts with (format::SamplesNs).
   std::vector<format::ClockSync> samples_;
-  uint64_t lost_ = 0, dropped_ = 0, events_ = 0;
+  uint64_t lost_ = 0, dropped_ = 0, events_ = 0, http_cut_ = 0;
+  bool has_http_cut_ = false;
 };
 
 }  // namespace mabutrace::host

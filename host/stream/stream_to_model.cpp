@@ -124,6 +124,7 @@ Status StreamToModel::Finish() {
   norm_.OnMetadata(stat::kLostRecords, int64_t(dec_.lost_records()));
   norm_.OnMetadata(stat::kDroppedRecords, int64_t(dec_.dropped_records()));
   norm_.OnMetadata(stat::kDamagedRecords, int64_t(dec_.record_errors().size()));
+  if (dec_.has_http_responses_cut()) norm_.OnMetadata(stat::kHttpResponsesCut, int64_t(dec_.http_responses_cut()));
   norm_.OnMetadata(stat::kFlowEndsAmbiguous, int64_t(flow_ends_ambiguous_));
   if (!s.ok) norm_.OnMetadata(stat::kStreamError, s.message);
   write_ok_ = norm_.Finish();

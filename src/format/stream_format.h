@@ -62,7 +62,9 @@ enum class Kind : uint8_t {
   kThread = 2,  // u32 thread key, u32 tid, u16 length, bytes
   kEvents = 3,  // u32 thread key, u32 tid, u64 chunk seq, u64 time base,
                 // u32 first word, u32 word count, u64 words[word count]
-  kLost = 4,    // u64 records lost (total), u64 records dropped (total)
+  kLost = 4,    // u64 records lost (total), u64 records dropped (total),
+                // u64 HTTP responses cut short (total since init; writers
+                // since issue 17, older payloads end before it)
   kClock = 5,   // u64 ticks, u64 CLOCK_MONOTONIC ns, u64 CLOCK_BOOTTIME ns:
                 // a sample of the clock taken at the start of a flush,
                 // before the flush's EVENTS (only from clocks with samples)
@@ -74,6 +76,7 @@ constexpr uint32_t kThreadKey = 0, kThreadTid = 4, kThreadLength = 8, kThreadNam
 constexpr uint32_t kEventsKey = 0, kEventsTid = 4, kEventsSeq = 8, kEventsBase = 16, kEventsFirstWord = 24,
                    kEventsWordCount = 28, kEventsWords = 32;
 constexpr uint32_t kLostRecords = 0, kLostDropped = 8, kLostBytes = 16;
+constexpr uint32_t kLostHttpCut = 16, kLostBytesWithHttpCut = 24;
 constexpr uint32_t kClockTicks = 0, kClockMonotonic = 8, kClockBoottime = 16, kClockBytes = 24;
 
 // Longest name sent; longer names are cut (the decoder sees the prefix).

@@ -61,6 +61,9 @@ constexpr char kFlowStartsLostDuringExport[] = "flow_starts_lost_during_export";
 constexpr char kFlowEndsUnconfirmed[] = "flow_ends_unconfirmed";
 constexpr char kChunksLostDuringExport[] = "chunks_lost_during_export";
 constexpr char kCorruptChunks[] = "corrupt_chunks";
+// Responses of the built-in HTTP server cut short (its 5 s budget ran out,
+// or the client went away) since init (src/http/http_service.h).
+constexpr char kHttpResponsesCut[] = "http_responses_cut";
 // The host's reader of a binary stream (host/stream/stream_to_model.h).
 constexpr char kStreamVersion[] = "stream_version";
 constexpr char kStreamEvents[] = "stream_events";

@@ -126,6 +126,14 @@ Response Answer(const Request& request, HostPolicy policy);
 // status this module does not know, or one below 400, is answered as 500.
 Response ErrorResponse(uint16_t status);
 
+// Counts a response the transport could not send whole (its time budget
+// ran out, or the client went away): the runtime's count shows in the
+// metadata of later exports (http_responses_cut, docs/format.md). Nothing
+// when the runtime is not initialized. Thread-safe, no allocation.
+// Defined with the runtime (src/runtime/response_count.cpp), which holds
+// the count.
+void CountCutResponse();
+
 // Produces the body of `response`: calls write(user, data, len) with its
 // bytes in order, in pieces of any size, never an empty one (both HTTP
 // libraries read an empty piece as the end of a chunked body). Returns

@@ -135,6 +135,9 @@ struct Runtime {
   alignas(64) std::atomic<uint64_t> overwritten{0};
   std::atomic<uint64_t> dropped{0};
   alignas(64) std::atomic<uint32_t> flow_seq{0};
+  // HTTP responses a built-in server could not send whole (budget spent,
+  // client gone): http::CountCutResponse, metadata http_responses_cut.
+  std::atomic<uint32_t> responses_cut{0};
   alignas(64) mutable NamesLock names_lock;  // readers lock it too
   SpinLock export_lock;
 };

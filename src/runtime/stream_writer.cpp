@@ -214,6 +214,7 @@ void ResetStream(const Runtime& rt, StreamState& s, mabutrace_output_fn cb) {
   s.sent_recycled = 0;
   s.lost_reported = 0;
   s.dropped_reported = 0;
+  s.cut_reported = 0;
   s.strings_used = 0;
   memset(s.sent, 0, sizeof(StreamSent) * s.num_chunks);
   memset(s.threads, 0, sizeof(StreamThread) * s.max_threads);
@@ -265,12 +266,15 @@ void Flush(Runtime& rt, StreamState& s) {
   const uint64_t gone = overwritten - s.overwritten_base;
   const uint64_t lost = gone > s.sent_recycled ? gone - s.sent_recycled : 0;
   const uint64_t drop = dropped - s.dropped_base;
-  if (lost > s.lost_reported || drop > s.dropped_reported) {
+  const uint64_t cut = rt.responses_cut.load(std::memory_order_relaxed);  // (http::CountCutResponse)
+  if (lost > s.lost_reported || drop > s.dropped_reported || cut > s.cut_reported) {
     if (lost > s.lost_reported) s.lost_reported = lost;
     s.dropped_reported = drop;
-    out.RecordHeader(stream::Kind::kLost, stream::kLostBytes);
+    s.cut_reported = cut;
+    out.RecordHeader(stream::Kind::kLost, stream::kLostBytesWithHttpCut);
     out.U64(s.lost_reported);
     out.U64(s.dropped_reported);
+    out.U64(s.cut_reported);
   }
 }
 

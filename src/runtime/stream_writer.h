@@ -41,6 +41,7 @@ struct StreamState {
   uint64_t sent_recycled;  // sent records whose chunk was recycled since
   uint64_t lost_reported;  // totals in the last LOST record
   uint64_t dropped_reported;
+  uint64_t cut_reported;  // Runtime::responses_cut in the last LOST record
   uint32_t strings_used;
   uint32_t num_chunks;
   uint32_t max_threads;

@@ -69,6 +69,7 @@ bool ExportTrace(Runtime& rt, format::EventSink& sink, const ByteOut& out) {
       {stat::kFlowEndsUnconfirmed, c.flow_ends_unconfirmed},
       {stat::kChunksLostDuringExport, c.chunks_lost},
       {stat::kCorruptChunks, c.corrupt_chunks},
+      {stat::kHttpResponsesCut, rt.responses_cut.load(std::memory_order_relaxed)},
   };
   for (const auto& it : items) sink.OnMetadata(it.key, int64_t(it.value));
   if (clock.first.valid()) {

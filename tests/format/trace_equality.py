@@ -46,7 +46,7 @@ SHARED_KEYS = ["clock_hz", "orphan_scope_ends", "open_scopes_closed", "flow_ends
 DEVICE_KEYS = ["events_written", "events_overwritten", "events_dropped", "bytes_in_use",
                "buffer_size", "chunk_size", "threads", "exported_records", "scopes_too_deep",
                "flow_starts_lost_during_export", "flow_ends_unconfirmed",
-               "chunks_lost_during_export", "corrupt_chunks", "clock"]
+               "chunks_lost_during_export", "corrupt_chunks", "http_responses_cut", "clock"]
 STREAM_KEYS = ["stream_version", "stream_events", "lost_records", "dropped_records",
                "damaged_records"]
 # The same quantity, counted by each reader in its own words.

@@ -198,9 +198,16 @@ inline std::vector<Exchange> Exchanges() {
 
 inline std::string Describe(const Exchange& e) { return e.method + " " + e.target; }
 
+// How a port frames an export (RFC 9112 §6.3): chunked (RFC 9112 §7.1), or
+// ended by closing the connection (rule 8: what an HTTP/1.0 client must
+// get, RFC 9112 §6.1; the ESP-IDF port cannot tell the request's version,
+// so it sends every export that way), with Connection: close.
+enum class Streamed { kChunked, kClose };
+
 // Checks `w`, the answer to `e`. `ignored`: field names (lower case) this
 // port may add, each with its reason at the call.
-inline void CheckExchange(const Exchange& e, const Wire& w, const std::set<std::string>& ignored = {}) {
+inline void CheckExchange(const Exchange& e, const Wire& w, const std::set<std::string>& ignored = {},
+                          Streamed streamed_framing = Streamed::kChunked) {
   SCOPED_TRACE(Describe(e));
   const bool head = e.method == "HEAD";
   ASSERT_EQ(w.error, "");
@@ -224,9 +231,12 @@ inline void CheckExchange(const Exchange& e, const Wire& w, const std::set<std::
   EXPECT_EQ(sorted(fields), sorted(e.fields));
 
   // Framing: a fixed body has its length (the same in the answer to HEAD,
-  // RFC 9110 §8.6), an export is chunked (RFC 9112 §7.1).
+  // RFC 9110 §8.6), an export is chunked or close-delimited.
   const bool streamed = e.body == Body::kJson || e.body == Body::kProtobuf;
-  EXPECT_EQ(w.chunked, streamed);
+  EXPECT_EQ(w.chunked, streamed && streamed_framing == Streamed::kChunked);
+  if (streamed && streamed_framing == Streamed::kClose) {
+    EXPECT_EQ(Lower(w.Field("connection")), "close");
+  }
   EXPECT_EQ(w.Count("content-length"), streamed ? 0u : 1u);
   const std::string text = std::to_string(e.status) + " " + e.reason + "\n";
   if (!streamed) {

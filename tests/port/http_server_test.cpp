@@ -826,4 +826,56 @@ TEST_F(HttpServer, ClientThatLeavesMidStreamDoesNotWedgeExports) {
   ExpectHealthy(port);
 }
 
+// metadata.http_responses_cut of an export now (-1 if it has none).
+int64_t ResponsesCut() {
+  std::string text;
+  EXPECT_EQ(mabutrace_export_json(
+                [](void* u, const char* d, size_t n) {
+                  static_cast<std::string*>(u)->append(d, n);
+                  return 0;
+                },
+                &text),
+            MABUTRACE_OK);
+  const Json doc = Json::parse(text, nullptr, false);
+  if (!doc.is_object() || !doc.contains("metadata") || !doc["metadata"].contains("http_responses_cut")) return -1;
+  return doc["metadata"]["http_responses_cut"].get<int64_t>();
+}
+
+// A response cut short is counted, not silent: http_responses_cut in the
+// metadata of later exports (docs/format.md). Clients with a small receive
+// window (so that the server cannot have written the whole export into the
+// kernel's buffers) take the head and leave. Mutation shown red:
+// ConnectionStream::write returning -1 without Cut() (the count stays 0).
+TEST_F(HttpServer, CutResponsesAreCountedInTheMetadata) {
+  Writers writers;
+  WaitForEvents(5000);
+  const uint16_t port = StartOnFreePort();
+  EXPECT_EQ(ResponsesCut(), 0);
+  for (int i = 0; i < 3; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    const int window = 4096;
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &window, sizeof window);  // before connect: the window
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    SendAll(fd, Get("/trace.json"));
+    char buf[256];
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, kIoTimeoutMs) > 0) (void)::recv(fd, buf, sizeof buf, 0);
+    ::close(fd);  // with most of the body unread: a reset
+  }
+  // Each worker sees its write fail at its next send (bounded wait: 10 s).
+  int64_t cut = 0;
+  for (int i = 0; i < 200 && cut < 3; ++i) {
+    cut = ResponsesCut();
+    if (cut < 3) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(cut, 3);
+  ExpectHealthy(port);
+  EXPECT_EQ(ResponsesCut(), 3) << "a whole response is not counted";
+}
+
 }  // namespace

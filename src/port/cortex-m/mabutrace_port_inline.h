@@ -122,15 +122,23 @@ MABUTRACE_PORT_INLINE uint64_t NowTicksInCritical() {
     s.last = c;
     return s.high | c;
   }
-  const uint32_t reload = SystRvr() & 0xFFFFFFu;
+  // A period is RVR + 1 counts: RVR, RVR-1, ..., 1, 0. COUNTFLAG is set on
+  // the step 1 -> 0 (B3.3.1), not on the reload 0 -> RVR, so the period
+  // starts at 0: ticks into it are 0 for CVR 0, else RVR + 1 - CVR. (Taking
+  // CVR 0 as the old period's last count, RVR - CVR, put every read of the
+  // one count at 0 a whole period ahead once COUNTFLAG had been counted:
+  // the SysTick handler runs right then, and its scopes began after they
+  // ended. tests/port/qemu check_qemu_trace.py, mps2-an385.)
+  const uint32_t period = (SystRvr() & 0xFFFFFFu) + 1u;
   uint32_t cvr = SystCvr();
   if (SystCsr() & kSystCountFlag) {
     // Wrapped since the last read (maybe just after the read above): count
     // the period and take the value after the wrap.
-    s.high += reload + 1u;
+    s.high += period;
     cvr = SystCvr();
   }
-  return s.high + (reload - (cvr & 0xFFFFFFu));
+  cvr &= 0xFFFFFFu;
+  return s.high + (cvr ? period - cvr : 0u);
 }
 
 inline uint64_t NowTicks() {

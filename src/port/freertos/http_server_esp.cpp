@@ -8,8 +8,9 @@
 // a URI matcher that accepts every URI sends each GET and HEAD to Serve(),
 // every other method to its 405 error handler, which is Serve() too, and
 // the requests its parser refuses (400, 408, 414, 431, 501, 505, ...) to
-// Refuse(), which sends the service's answer for that status. Bodies are
-// streamed from the export workspace, no allocation per request.
+// Refuse(), which sends the service's answer for that status. Every
+// response goes out through httpd_send() within a time budget (Send());
+// bodies are streamed from the export workspace, no allocation per request.
 // Not built here (no Espressif toolchain): docs/ports.md §5; tested against
 // a fake esp_http_server (tests/port/freertos/http_test.cpp).
 // ESP-IDF / Arduino-ESP32 only: the Arduino IDE and PlatformIO compile every
@@ -21,6 +22,7 @@
 
 #include "esp_http_server.h"
 #include "esp_timer.h"
+#include "lwip/sockets.h"  // setsockopt, SO_SNDTIMEO (ESP-IDF's lwIP)
 #include "mabutrace/mabutrace.h"
 // Relative: Arduino builds have only src/ on the path.
 #include "../../http/http_service.h"
@@ -41,71 +43,93 @@ http::Method MethodOf(int method) {
   return http::Method::kOther;
 }
 
-// A streamed body must be sent within this, from its first piece: the
+// A whole response must be sent within this, from its first byte: an
 // export holds the runtime's export lock while it streams (the device has
-// no RAM to hold a whole export), so this bounds how long a slow but
-// steady reader delays other exports and mabutrace_flush_output: by
-// kResponseBudgetUs plus one send's wait (send_wait_timeout, 5 s). After
-// it the connection is closed without the last chunk, so the client knows
-// the body is cut (docs/http-server.md).
+// no RAM to hold a whole export, and may not allocate after init), so this
+// is the bound on how long a slow but steady reader delays other exports
+// and mabutrace_flush_output, and (esp_http_server serves one request at a
+// time) other clients. Every send waits at most for what is left of it
+// (SO_SNDTIMEO), so the bound holds with one send blocked too: the lock is
+// held at most kResponseBudgetUs plus the time to render one piece. After
+// it the connection is closed: the response is cut, and counted
+// (docs/http-server.md).
 constexpr int64_t kResponseBudgetUs = 5 * 1000 * 1000;
+// Below this a send timeout cannot be set (a zero SO_SNDTIMEO means "wait
+// for ever"): the budget counts as spent.
+constexpr int64_t kMinSendWaitUs = 1000;
 
-struct BodySink {
+// One response on its way: raw bytes on the session's socket.
+struct Sender {
   httpd_req_t* req;
-  int64_t deadline_us;  // esp_timer_get_time() after which writes fail
+  int fd;               // httpd_req_to_sockfd(req)
+  int64_t deadline_us;  // esp_timer_get_time() at which the budget is spent
 };
 
-int SendChunk(void* user, const char* data, size_t len) {
-  const BodySink* sink = static_cast<const BodySink*>(user);
-  if (esp_timer_get_time() > sink->deadline_us) return 1;  // over budget: stops the export
-  return httpd_resp_send_chunk(sink->req, data, ssize_t(len)) == ESP_OK ? 0 : 1;
+// Sends data[0 .. len) within the budget. False when the budget is spent or
+// the client is gone (httpd_send's HTTPD_SOCK_ERR_*).
+bool SendAll(Sender* s, const char* data, size_t len) {
+  while (len > 0) {
+    const int64_t left = s->deadline_us - esp_timer_get_time();
+    if (left < kMinSendWaitUs) return false;
+    // esp_http_server set the session's send_wait_timeout (5 s) when it
+    // accepted it; lwIP's sockets take SO_SNDTIMEO as a struct timeval.
+    timeval wait{};
+    wait.tv_sec = time_t(left / 1000000);
+    wait.tv_usec = suseconds_t(left % 1000000);
+    if (setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait) != 0) return false;
+    const int k = httpd_send(s->req, data, len);
+    if (k <= 0) return false;
+    data += k;
+    len -= size_t(k);
+  }
+  return true;
 }
 
-// The head alone, for the answer to HEAD: every response call of
-// esp_http_server sends a body (httpd_resp_send_chunk at least the last
-// chunk, which a HEAD client would read as the start of the next response).
-esp_err_t SendHeadOnly(httpd_req_t* req, const http::Response& answer) {
+int SendPiece(void* user, const char* data, size_t len) {
+  return SendAll(static_cast<Sender*>(user), data, len) ? 0 : 1;  // non-zero stops the export
+}
+
+// Sends the service's answer as it stands, head and body, with httpd_send:
+// esp_http_server's response calls would chunk every streamed body
+// (httpd_resp_send_chunk) and do not tell the request's HTTP-version, and
+// an HTTP/1.0 client must not get a chunked body (RFC 9112 §6.1). So an
+// export is close-delimited (RFC 9112 §6.3 rule 8; valid for HTTP/1.1
+// clients too) and its session closed after it (httpd_sess_trigger_close).
+// `refusal`: the caller closes the connection itself (ESP_FAIL), so the
+// head says Connection: close. ESP_FAIL (the connection is closed) when
+// the response could not be sent whole: then it is counted as cut
+// (http::CountCutResponse), and the client sees the connection end before
+// Content-Length did or, for an export, a body that is not whole JSON or
+// protobuf.
+esp_err_t Send(httpd_req_t* req, const http::Response& answer, bool refusal) {
+  const bool close = refusal || answer.framing == http::Framing::kClose;
+  Sender sender{req, httpd_req_to_sockfd(req), esp_timer_get_time() + kResponseBudgetUs};
   char head[http::kMaxHead];
-  const size_t n = http::FormatHead(answer, /*close=*/false, head, sizeof head);
-  if (n == 0) return ESP_FAIL;
-  for (size_t sent = 0; sent < n;) {
-    const int k = httpd_send(req, head + sent, n - sent);
-    if (k <= 0) return ESP_FAIL;  // HTTPD_SOCK_ERR_*: the session is closed
-    sent += size_t(k);
+  const size_t n = http::FormatHead(answer, close, head, sizeof head);
+  if (n == 0 || sender.fd < 0) return ESP_FAIL;
+  bool whole = SendAll(&sender, head, n);
+  if (whole && answer.send_body) {
+    whole = answer.framing == http::Framing::kLength ? SendAll(&sender, answer.body.data, answer.body.size)
+                                                     : http::WriteBody(answer, &SendPiece, &sender) == MABUTRACE_OK;
   }
-  return ESP_OK;
-}
-
-// Sends the service's answer as it stands. ESP_FAIL makes esp_http_server
-// close the connection.
-esp_err_t Send(httpd_req_t* req, const http::Response& answer) {
-  if (!answer.send_body) return SendHeadOnly(req, answer);
-  httpd_resp_set_status(req, answer.status_text);
-  httpd_resp_set_type(req, answer.content_type);
-  for (size_t i = 0; i < answer.header_count; ++i) {
-    httpd_resp_set_hdr(req, answer.headers[i].name, answer.headers[i].value);
-  }
-  if (answer.framing == http::Framing::kLength) {
-    return httpd_resp_send(req, answer.body.data, ssize_t(answer.body.size));
-  }
-  // (kClose never comes: esp_http_server does not tell the request's
-  // HTTP-version, so Serve() asks as HTTP/1.1.)
-  BodySink sink{req, esp_timer_get_time() + kResponseBudgetUs};
-  if (http::WriteBody(answer, &SendChunk, &sink) != MABUTRACE_OK) {
-    // Headers are out: closing without the last chunk tells the client the
-    // body is incomplete.
+  if (!whole) {
+    http::CountCutResponse();
     return ESP_FAIL;
   }
-  return httpd_resp_send_chunk(req, nullptr, 0);
+  if (close && !refusal && httpd_sess_trigger_close(req->handle, sender.fd) != ESP_OK) return ESP_FAIL;
+  return ESP_OK;
 }
 
 // Every request esp_http_server has parsed. No Host check: esp_http_server
 // listens on every interface, and on a network address the names clients
 // use cannot be known (host_check.h).
 esp_err_t Serve(httpd_req_t* req) {
+  // esp_http_server does not tell the request's HTTP-version: asked as
+  // HTTP/1.0, the service frames every export by closing (kClose), which
+  // both versions read.
   const http::Request request{
-      MethodOf(req->method), {req->uri, strlen(req->uri)}, {nullptr, 0}, http::Version::kHttp11};
-  return Send(req, http::Answer(request, http::HostPolicy::kAnyName));
+      MethodOf(req->method), {req->uri, strlen(req->uri)}, {nullptr, 0}, http::Version::kHttp10};
+  return Send(req, http::Answer(request, http::HostPolicy::kAnyName), /*refusal=*/false);
 }
 
 // The refusals of esp_http_server's parser, and their statuses.
@@ -130,8 +154,7 @@ esp_err_t Refuse(httpd_req_t* req, httpd_err_code_t error) {
   for (const Refusal& r : kRefusals) {
     if (r.error == error) status = r.status;
   }
-  httpd_resp_set_hdr(req, "Connection", "close");
-  (void)Send(req, http::ErrorResponse(status));
+  (void)Send(req, http::ErrorResponse(status), /*refusal=*/true);
   return ESP_FAIL;
 }
 

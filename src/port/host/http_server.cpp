@@ -117,13 +117,13 @@ class ConnectionStream final : public httplib::Stream {
       response_deadline_ = Clock::now() + kResponseBudget;
     }
     for (;;) {
-      if (!WaitWritable()) return -1;
+      if (!WaitWritable()) return Cut();
       const ssize_t n = ::send(fd_, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n > 0) {
         wrote_ = true;
         return n;
       }
-      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return Cut();
     }
   }
 
@@ -212,6 +212,17 @@ class ConnectionStream final : public httplib::Stream {
     }
   }
 
+  // A write of the response failed (budget spent, stalled, client gone,
+  // stopping): httplib drops the connection, the response is cut. Counted
+  // once per response (keep-alive is off: one response per connection).
+  ssize_t Cut() {
+    if (!cut_) {
+      cut_ = true;
+      http::CountCutResponse();
+    }
+    return -1;
+  }
+
   static void Describe(const sockaddr_storage& addr, socklen_t len, std::string& ip, int& port) {
     char host[NI_MAXHOST];
     char serv[NI_MAXSERV];
@@ -233,6 +244,7 @@ class ConnectionStream final : public httplib::Stream {
   mutable bool timed_out_ = false;
   bool wrote_ = false;
   bool writing_ = false;  // the response has begun: its budget runs
+  bool cut_ = false;      // counted by Cut()
   Clock::time_point response_deadline_{};
 };
 

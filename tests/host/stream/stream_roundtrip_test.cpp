@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "format/stream_format.h"
+#include "http/http_service.h"
 #include "mabutrace/mabutrace.h"
 #include "stream_test_util.h"
 #include "stream_to_model.h"
@@ -120,6 +121,25 @@ TEST_F(StreamTest, ConverterCountsTheClockGoingBackwards) {
   }
   ASSERT_EQ(mabutrace_flush_output(), MABUTRACE_OK);
   EXPECT_EQ(Convert(g_bytes).meta.at("clock_went_backwards"), 1);
+}
+
+// HTTP responses the built-in server cut short travel in the LOST record:
+// the stream shows them (and so `mabutrace stats`), not only the device's
+// exports. Mutation shown red: Flush() not writing the third field (the
+// key is missing).
+TEST_F(StreamTest, CutHttpResponsesReachTheStream) {
+  Init(64 * 1024);
+  TRACE_INSTANT("before");
+  ASSERT_EQ(mabutrace_flush_output(), MABUTRACE_OK);
+  EXPECT_EQ(Convert(g_bytes).meta.count("http_responses_cut"), 0u) << "no LOST record yet";
+  mabutrace::http::CountCutResponse();
+  mabutrace::http::CountCutResponse();
+  TRACE_INSTANT("after");
+  ASSERT_EQ(mabutrace_flush_output(), MABUTRACE_OK);
+  const Counts c = Convert(g_bytes);
+  ASSERT_EQ(c.meta.count("http_responses_cut"), 1u);
+  EXPECT_EQ(c.meta.at("http_responses_cut"), 2);
+  EXPECT_EQ(c.meta.at("lost_records"), 0);
 }
 
 TEST_F(StreamTest, ApiErrors) {

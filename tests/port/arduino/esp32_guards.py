@@ -15,7 +15,7 @@ Armv7-M nor Linux (its newlib and libstdc++ headers resolve <stdint.h>,
     src/port/freertos/mabutrace_port_inline.h (src/mabutrace_port_inline.h
     picked it) and no other port's;
   - the only headers not found are ESP-IDF's (esp_*.h, freertos/*.h,
-    sdkconfig.h);
+    lwip/*.h, sdkconfig.h);
   - the ESP32's writer (--board-writer, src/runtime/writer_*.cpp) reaches
     the writer code (chunk_writer.h), the other ports' writers
     (--other-writer) reach no runtime header past port.h: each writer's
@@ -29,7 +29,7 @@ import re
 import subprocess
 import sys
 
-ESP_HEADER = re.compile(r"^(esp_[A-Za-z0-9_]+\.h|freertos/[A-Za-z0-9_]+\.h|sdkconfig\.h)$")
+ESP_HEADER = re.compile(r"^(esp_[A-Za-z0-9_]+\.h|freertos/[A-Za-z0-9_]+\.h|lwip/[A-Za-z0-9_]+\.h|sdkconfig\.h)$")
 
 
 def main():

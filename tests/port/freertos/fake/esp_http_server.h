@@ -5,14 +5,16 @@
  * src/port/freertos/http_server_esp.cpp calls, with ESP-IDF's types,
  * field order and default-config initializer.
  *
- * The fake (fake_freertos.cpp) opens no socket: httpd_start() records the
- * config, httpd_register_uri_handler() the handlers and
+ * The fake (fake_freertos.cpp) listens on no port: httpd_start() records
+ * the config, httpd_register_uri_handler() the handlers and
  * httpd_register_err_handler() the error handlers, and a test "requests" a
- * URI with fake::HttpRequest(), which picks a handler as esp_http_server's
- * httpd_uri.c does (the config's uri_match_fn, then the method; else the 404
- * or 405 error handler) and records what it sends: status, type, headers,
- * body chunks, and the bytes as esp_http_server's httpd_txrx.c would put
- * them on the wire.
+ * URI with fake::HttpRequest(), which opens a connection (a local stream
+ * socket pair, set up as httpd_accept_conn() sets up an accepted socket),
+ * picks a handler as esp_http_server's httpd_uri.c does (the config's
+ * uri_match_fn, then the method; else the 404 or 405 error handler), and
+ * lets the test's client read what the handler sends: the bytes as
+ * esp_http_server's httpd_txrx.c puts them on the socket (httpd_send raw,
+ * httpd_resp_* framed).
  */
 #ifndef FAKE_ESP_HTTP_SERVER_H
 #define FAKE_ESP_HTTP_SERVER_H
@@ -156,6 +158,11 @@ esp_err_t httpd_resp_send_err(httpd_req_t* req, httpd_err_code_t error, const ch
 /* Raw bytes on the connection: the bytes sent (possibly fewer than buf_len),
  * or HTTPD_SOCK_ERR_*. */
 int httpd_send(httpd_req_t* r, const char* buf, size_t buf_len);
+/* The socket descriptor of the request's session, or -1 for NULL. */
+int httpd_req_to_sockfd(httpd_req_t* r);
+/* Closes session `sockfd` once the handler has returned: ESP_OK,
+ * ESP_ERR_NOT_FOUND (no such session), ESP_ERR_INVALID_ARG. */
+esp_err_t httpd_sess_trigger_close(httpd_handle_t handle, int sockfd);
 
 #ifdef __cplusplus
 }

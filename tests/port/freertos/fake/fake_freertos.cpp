@@ -8,6 +8,7 @@
 // itself aborts.
 #include "fake_freertos.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -15,12 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -284,14 +288,15 @@ struct Server {
   httpd_config_t cfg;
   std::vector<httpd_uri_t> routes;
   httpd_err_handler_func_t err_handlers[HTTPD_ERR_CODE_MAX] = {};
+  std::set<int> sessions;  // server ends of the open connections
+  std::set<int> closing;   // httpd_sess_trigger_close was called on them
 };
 Server* g_http = nullptr;
 int g_http_starts = 0, g_http_stops = 0;
-size_t g_http_fail_after = SIZE_MAX;
 
 struct ReqState {
   fake::HttpResponse* resp;
-  size_t sent = 0;
+  int fd = -1;  // the session's socket (server end)
   uint16_t max_headers = 0;
   std::vector<std::pair<std::string, std::string>> extra;  // httpd_resp_set_hdr, in order
   bool headers_out = false;
@@ -299,14 +304,47 @@ struct ReqState {
 
 ReqState* State(httpd_req_t* r) { return r ? static_cast<ReqState*>(r->aux) : nullptr; }
 
+// httpd_txrx.c's httpd_sock_err(): errno of a failed send as HTTPD_SOCK_ERR_*.
+int SockErr(int err) {
+  switch (err) {
+    case EAGAIN:
+#if EWOULDBLOCK != EAGAIN
+    case EWOULDBLOCK:
+#endif
+    case EINTR: return HTTPD_SOCK_ERR_TIMEOUT;
+    case EINVAL:
+    case EBADF:
+    case EFAULT:
+    case ENOTSOCK: return HTTPD_SOCK_ERR_INVALID;
+    default: return HTTPD_SOCK_ERR_FAIL;
+  }
+}
+
+// httpd_default_send(): one send() on the session's socket, whose
+// SO_SNDTIMEO bounds the wait (send_wait_timeout, or what the handler set).
+int SendOnce(ReqState* s, const char* buf, size_t len) {
+  const ssize_t n = ::send(s->fd, buf, len, MSG_NOSIGNAL);
+  return n < 0 ? SockErr(errno) : int(n);
+}
+
+// httpd_txrx.c's httpd_send_all(): all of `bytes`, or false.
+bool SendAllBytes(ReqState* s, const std::string& bytes) {
+  for (size_t sent = 0; sent < bytes.size();) {
+    const int n = SendOnce(s, bytes.data() + sent, bytes.size() - sent);
+    if (n <= 0) return false;
+    sent += size_t(n);
+  }
+  return true;
+}
+
 // The head httpd_txrx.c sends before the first body byte: its status line
 // and Content-Type, `framing` ("Content-Length: N" or "Transfer-Encoding:
 // chunked"), then the fields of httpd_resp_set_hdr in the order they came.
-void WireHead(ReqState* s, const std::string& framing) {
-  std::string& w = s->resp->wire;
-  w += "HTTP/1.1 " + s->resp->status + "\r\nContent-Type: " + s->resp->type + "\r\n" + framing + "\r\n";
+std::string WireHead(ReqState* s, const std::string& framing) {
+  std::string w = "HTTP/1.1 " + s->resp->status + "\r\nContent-Type: " + s->resp->type + "\r\n" + framing + "\r\n";
   for (const auto& h : s->extra) w += h.first + ": " + h.second + "\r\n";
   w += "\r\n";
+  return w;
 }
 
 }  // namespace
@@ -580,7 +618,7 @@ esp_err_t httpd_start(httpd_handle_t* handle, const httpd_config_t* config) {
     if (g_http->cfg.server_port == config->server_port) return ESP_ERR_HTTPD_TASK;
     Fatal("the fake runs one HTTP server at a time");
   }
-  g_http = new Server{*config, {}};
+  g_http = new Server{*config, {}, {}, {}, {}};
   ++g_http_starts;
   *handle = g_http;
   return ESP_OK;
@@ -642,9 +680,11 @@ esp_err_t httpd_resp_send(httpd_req_t* r, const char* buf, ssize_t buf_len) {
   if (s->headers_out) Violation("httpd_resp_send after a response was started");
   const size_t n = buf_len == HTTPD_RESP_USE_STRLEN ? (buf ? strlen(buf) : 0) : size_t(buf_len);
   s->headers_out = true;
-  WireHead(s, "Content-Length: " + std::to_string(n));
   s->resp->body.assign(buf ? buf : "", buf ? n : 0);
-  s->resp->wire += s->resp->body;  // no body bytes without buf: the head of a HEAD answer
+  // No body bytes without buf: the head of a HEAD answer.
+  if (!SendAllBytes(s, WireHead(s, "Content-Length: " + std::to_string(n)) + s->resp->body)) {
+    return ESP_ERR_HTTPD_RESP_SEND;
+  }
   s->resp->complete = true;
   return ESP_OK;
 }
@@ -654,23 +694,20 @@ esp_err_t httpd_resp_send_chunk(httpd_req_t* r, const char* buf, ssize_t buf_len
   if (!s) return ESP_ERR_INVALID_ARG;
   if (s->resp->complete) Violation("httpd_resp_send_chunk after the response was complete");
   if (s->headers_out && !s->resp->chunked) Violation("httpd_resp_send_chunk after httpd_resp_send");
-  if (!s->headers_out) WireHead(s, "Transfer-Encoding: chunked");
+  std::string out;
+  if (!s->headers_out) out = WireHead(s, "Transfer-Encoding: chunked");
   s->headers_out = true;
   s->resp->chunked = true;
   const size_t n = buf_len == HTTPD_RESP_USE_STRLEN ? (buf ? strlen(buf) : 0) : size_t(buf_len);
   if (!buf || n == 0) {  // the terminating chunk
-    s->resp->wire += "0\r\n\r\n";
+    if (!SendAllBytes(s, out + "0\r\n\r\n")) return ESP_ERR_HTTPD_RESP_SEND;
     s->resp->complete = true;
     return ESP_OK;
   }
-  if (g_http_fail_after != SIZE_MAX && s->sent + n > g_http_fail_after) {
-    return ESP_ERR_HTTPD_RESP_SEND;  // the client went away
-  }
   char size_line[20];
   snprintf(size_line, sizeof size_line, "%zx\r\n", n);
-  s->resp->wire += size_line + std::string(buf, n) + "\r\n";
+  if (!SendAllBytes(s, out + size_line + std::string(buf, n) + "\r\n")) return ESP_ERR_HTTPD_RESP_SEND;
   s->resp->body.append(buf, n);
-  s->sent += n;
   ++s->resp->chunks;
   return ESP_OK;
 }
@@ -717,9 +754,21 @@ int httpd_send(httpd_req_t* r, const char* buf, size_t buf_len) {
   ReqState* s = State(r);
   if (!s || !buf) return HTTPD_SOCK_ERR_INVALID;
   s->headers_out = true;
-  s->resp->wire.append(buf, buf_len);
-  s->resp->complete = true;
-  return int(buf_len);
+  return SendOnce(s, buf, buf_len);
+}
+
+int httpd_req_to_sockfd(httpd_req_t* r) {
+  ReqState* s = State(r);
+  return s ? s->fd : -1;
+}
+
+esp_err_t httpd_sess_trigger_close(httpd_handle_t handle, int sockfd) {
+  if (!handle) return ESP_ERR_INVALID_ARG;
+  std::lock_guard<std::mutex> lock(g_state);
+  if (handle != g_http) Fatal("httpd_sess_trigger_close on an unknown handle");
+  if (!g_http->sessions.count(sockfd)) return ESP_ERR_NOT_FOUND;
+  g_http->closing.insert(sockfd);
+  return ESP_OK;
 }
 
 }  // extern "C"
@@ -928,11 +977,18 @@ std::vector<httpd_err_code_t> HttpErrorHandlers() {
 namespace {
 
 // One request on the running server: `route` found by the dispatcher, or
-// none and `error` (httpd_uri.c, httpd_req_handle_err).
-HttpResponse Dispatch(int method, const char* uri, const httpd_uri_t* route, httpd_err_code_t error) {
+// none and `error` (httpd_uri.c, httpd_req_handle_err), on a new
+// connection: a stream socket pair whose server end is set up as
+// httpd_accept_conn() sets up an accepted socket (send_wait_timeout as
+// SO_SNDTIMEO) with lwIP's default send buffer, and whose client end
+// `client` reads on its own thread while the handler runs.
+HttpResponse Dispatch(int method, const char* uri, const httpd_uri_t* route, httpd_err_code_t error,
+                      const HttpClient& client) {
   HttpResponse resp;
   httpd_err_handler_func_t err_handler = nullptr;
-  ReqState state{&resp, 0, 0, {}, false};
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) Fatal("socketpair: %s", strerror(errno));
+  ReqState state{&resp, fds[0], 0, {}, false};
   httpd_req_t req{};
   {
     std::lock_guard<std::mutex> lock(g_state);
@@ -940,7 +996,16 @@ HttpResponse Dispatch(int method, const char* uri, const httpd_uri_t* route, htt
     state.max_headers = g_http->cfg.max_resp_headers;
     err_handler = g_http->err_handlers[error];
     req.handle = g_http;
+    timeval wait{};
+    wait.tv_sec = g_http->cfg.send_wait_timeout;
+    setsockopt(fds[0], SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait);
+    // CONFIG_LWIP_TCP_SND_BUF_DEFAULT: what lwIP queues for a slow reader.
+    const int sndbuf = 5760;
+    setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+    g_http->sessions.insert(fds[0]);
   }
+  std::string wire;
+  std::thread reader([&] { client(fds[1], &wire); });
   snprintf(const_cast<char*>(req.uri), sizeof req.uri, "%s", uri);
   req.method = method;
   req.aux = &state;
@@ -956,12 +1021,38 @@ HttpResponse Dispatch(int method, const char* uri, const httpd_uri_t* route, htt
     httpd_resp_send_err(&req, error, nullptr);
     resp.handler_result = ESP_FAIL;
   }
+  {
+    std::lock_guard<std::mutex> lock(g_state);
+    if (g_http) {
+      resp.session_closed = resp.handler_result != ESP_OK || g_http->closing.count(fds[0]) != 0;
+      g_http->sessions.erase(fds[0]);
+      g_http->closing.erase(fds[0]);
+    }
+  }
+  // The exchange ends here also for a session kept open (the fake serves
+  // one request per connection): the client reads to the end.
+  close(fds[0]);
+  reader.join();
+  close(fds[1]);
+  resp.wire = std::move(wire);
   return resp;
 }
 
 }  // namespace
 
-HttpResponse HttpRequest(int method, const char* uri) {
+void ReadAll(int fd, std::string* wire) {
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n > 0) {
+      wire->append(buf, size_t(n));
+    } else if (n == 0 || errno != EINTR) {
+      return;
+    }
+  }
+}
+
+HttpResponse HttpRequest(int method, const char* uri, const HttpClient& client) {
   // The handler search of httpd_uri.c, on the path (the target up to '?').
   const size_t path_len = strcspn(uri, "?");
   httpd_uri_t route{};
@@ -981,13 +1072,11 @@ HttpResponse HttpRequest(int method, const char* uri) {
       error = HTTPD_405_METHOD_NOT_ALLOWED;
     }
   }
-  return Dispatch(method, uri, route.handler ? &route : nullptr, error);
+  return Dispatch(method, uri, route.handler ? &route : nullptr, error, client);
 }
 
-HttpResponse HttpGet(const char* uri) { return HttpRequest(HTTP_GET, uri); }
+HttpResponse HttpGet(const char* uri, const HttpClient& client) { return HttpRequest(HTTP_GET, uri, client); }
 
-HttpResponse HttpRefuse(httpd_err_code_t error) { return Dispatch(HTTP_GET, "", nullptr, error); }
-
-void HttpFailAfter(size_t bytes) { g_http_fail_after = bytes; }
+HttpResponse HttpRefuse(httpd_err_code_t error) { return Dispatch(HTTP_GET, "", nullptr, error, ReadAll); }
 
 }  // namespace fake

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -139,6 +140,7 @@ AllocRequest LastAlloc();
 struct HttpResponse {
   bool handled = false;            // a registered handler or error handler ran
   esp_err_t handler_result = ESP_OK;  // ESP_OK keeps the connection open
+  // What the httpd_resp_* calls set (nothing of what httpd_send sent):
   std::string status = "200 OK";   // httpd's default
   std::string type = "text/html";  // httpd's default
   std::map<std::string, std::string> headers;
@@ -146,7 +148,10 @@ struct HttpResponse {
   bool chunked = false;   // sent with httpd_resp_send_chunk
   bool complete = false;  // whole response, or the terminating chunk sent
   int chunks = 0;         // non-empty chunks
-  std::string wire;       // every byte sent, as esp_http_server frames it
+  // The session is closed after the handler: it failed, or it called
+  // httpd_sess_trigger_close on its socket.
+  bool session_closed = false;
+  std::string wire;  // every byte the client read, as esp_http_server sent it
 };
 bool HttpRunning();
 httpd_config_t HttpConfig();      // of the running server
@@ -154,16 +159,23 @@ int HttpStarts();                 // httpd_start calls that succeeded
 int HttpStops();                  // httpd_stop calls
 std::vector<std::string> HttpRoutes();  // "GET <uri>" for each handler
 std::vector<httpd_err_code_t> HttpErrorHandlers();  // codes with a handler
+// The client of one request: reads its end `fd` of the connection (a
+// stream socket) at its own pace on its own thread, appending what it read
+// to *wire, and returns once it is done; shutdown(fd, SHUT_RDWR) is a
+// client that goes away (the server's next send fails). The fake closes fd.
+using HttpClient = std::function<void(int fd, std::string* wire)>;
+// Reads until the server ends the exchange (EOF).
+void ReadAll(int fd, std::string* wire);
 // A request that esp_http_server parsed: `method` (http_parser's number) of
-// the request-target `uri`, dispatched as httpd_uri.c dispatches it.
-HttpResponse HttpRequest(int method, const char* uri);
-HttpResponse HttpGet(const char* uri);  // HttpRequest(HTTP_GET, uri)
+// the request-target `uri`, dispatched as httpd_uri.c dispatches it, on a
+// connection of its own that `client` reads. The fake serves one request
+// per connection and then closes its end (session_closed says whether
+// esp_http_server would have).
+HttpResponse HttpRequest(int method, const char* uri, const HttpClient& client = ReadAll);
+HttpResponse HttpGet(const char* uri, const HttpClient& client = ReadAll);  // HttpRequest(HTTP_GET, ...)
 // A request esp_http_server's parser refused with `error` (a URI or header
 // section too long, a timeout, ...): its error handler, or the default answer.
 HttpResponse HttpRefuse(httpd_err_code_t error);
-// From now on httpd_resp_send_chunk fails once `bytes` bytes were sent in a
-// response (a client that went away); SIZE_MAX: never (the default).
-void HttpFailAfter(size_t bytes);
 
 }  // namespace fake
 
