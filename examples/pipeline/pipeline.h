@@ -13,13 +13,15 @@
 #include <stdint.h>
 
 #include <atomic>
+#include <vector>
 
 #include "bounded_queue.h"
 
 struct Sample {
-  uint32_t seq = 0;   // 1, 2, ... in timer order
-  int32_t raw = 0;    // 12-bit ADC code
-  uint16_t link = 0;  // flow link from TRACE_FLOW_OUT
+  uint32_t seq = 0;    // 1, 2, ... in timer order
+  int32_t raw = 0;     // 12-bit ADC code
+  uint16_t link = 0;   // flow link from TRACE_FLOW_OUT
+  int64_t out_ns = 0;  // CLOCK_MONOTONIC right after TRACE_FLOW_OUT
 };
 
 constexpr int kBatchSize = 10;
@@ -43,6 +45,11 @@ struct Pipeline {
   std::atomic<uint64_t> dropped{0};
   std::atomic<uint64_t> processed{0};
   std::atomic<uint64_t> uploaded{0};
+  // sample_ready's latency as the demo measures it itself (CLOCK_MONOTONIC
+  // beside TRACE_FLOW_OUT and TRACE_FLOW_IN), one per processed sample:
+  // written by the worker only, read after it stopped, to check the
+  // trace's flow latency against (`mabutrace stats`, issue 19).
+  std::vector<int64_t> sample_latency_ns;
 };
 
 // Each runs until its input is closed (worker, uploader) or running turns

@@ -22,6 +22,8 @@ int64_t NowNs() {
 }
 }  // namespace
 
+int64_t MonotonicNs() { return NowNs(); }
+
 void NameThisThread(const char* name) {
   t_name = name;
   pthread_setname_np(pthread_self(), name);

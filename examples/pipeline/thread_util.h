@@ -12,6 +12,9 @@ void NameThisThread(const char* name);
 // The name given to NameThisThread, or "?" .
 const char* ThisThreadName();
 
+// CLOCK_MONOTONIC now, ns (the demo's own clock, beside the trace's).
+int64_t MonotonicNs();
+
 // Sleeps for ns (relative; restarts after EINTR).
 void SleepNs(int64_t ns);
 

@@ -43,6 +43,7 @@ void RunTimerIsr(Pipeline& p) {
     s.seq = ++seq;
     s.raw = adc.Read();
     TRACE_FLOW_OUT(&s.link, "sample_ready");
+    s.out_ns = MonotonicNs();
     p.produced.fetch_add(1, std::memory_order_relaxed);
     if (!p.samples.try_push(s)) {
       TRACE_INSTANT("queue_full", COLOR_DARK_RED);

@@ -30,9 +30,10 @@ void flash_commit(WorkerState& w) {
   SleepNs(int64_t(w.prng.Between(20, 40)) * 1000000);
 }
 
-int32_t process_sample(WorkerState& w, const Sample& s) {
+int32_t process_sample(Pipeline& p, WorkerState& w, const Sample& s) {
   TRC();
   TRACE_FLOW_IN(s.link);
+  p.sample_latency_ns.push_back(MonotonicNs() - s.out_ns);
   int32_t code;
   {
     TRACE_SCOPE("adc_read", COLOR_GREEN);
@@ -68,10 +69,11 @@ void forward_batch(Pipeline& p, Batch& b) {
 void RunWorker(Pipeline& p) {
   NameThisThread("worker");
   WorkerState w;
+  p.sample_latency_ns.reserve(1 << 16);
   // The first stall comes early, so a short run (the tests: 4 s) has one.
   w.until_stall = uint32_t(w.prng.Between(500, 1000));
   while (const std::optional<Sample> s = p.samples.pop()) {
-    const int32_t mv = process_sample(w, *s);
+    const int32_t mv = process_sample(p, w, *s);
     p.processed.fetch_add(1, std::memory_order_relaxed);
     if (w.in_batch == 0) w.batch.first_seq = s->seq;
     w.batch.millivolts[w.in_batch++] = mv;
