@@ -13,6 +13,10 @@
 //
 // For tests the page exposes:
 //   window.mabutraceLast      {bytes, events} of the last capture
+//   window.mabutraceSummary   {slices, flows}: the summary table's rows,
+//                             [{name, count, p50, p99, max}] (ns; nearest
+//                             rank), the same definitions as `mabutrace
+//                             stats` (docs/stats.md §2)
 //   window.mabutraceLastPost  {bytes, title, fileName} of the last trace
 //                             posted to the Perfetto tab
 //   window.mabutracePerfetto  {url, origin, pingMs, giveUpMs}: where "Open in
@@ -47,6 +51,9 @@ constexpr char kCapturePage[] = R"page(<!doctype html>
             background: #f4f4f6; min-height: 1.4em; }
   #status.error { background: #fdecea; color: #8a1c12; }
   .hint { color: #666; font-size: .9em; }
+  #summary table { border-collapse: collapse; margin: .8em 0; font-size: .9em; }
+  #summary th, #summary td { padding: .15em .7em; border-bottom: 1px solid #e4e4e8; text-align: right; }
+  #summary th:first-child, #summary td:first-child { text-align: left; }
 </style>
 </head>
 <body>
@@ -58,6 +65,7 @@ constexpr char kCapturePage[] = R"page(<!doctype html>
   <button id="perfetto" type="button">Open in Perfetto</button>
 </div>
 <div id="status" role="status">No trace captured yet.</div>
+<div id="summary"></div>
 <p class="hint">"Save trace" and "Open in Perfetto" use the last capture (and capture
 first if there is none). "Open in Perfetto" sends the trace to
 https://ui.perfetto.dev in a new tab; the trace is processed in that tab, not uploaded.
@@ -92,20 +100,71 @@ Raw JSON: <a href="/trace.json">/trace.json</a>.</p>
     if (!res.ok) throw new Error("Capture failed: HTTP " + res.status);
     // A stream cut short (the process stopped, the export failed) rejects here.
     const blob = await res.blob();
-    let events = null;
+    let events = null, trace;
     try {
-      const trace = JSON.parse(await blob.text());
+      trace = JSON.parse(await blob.text());
       events = Array.isArray(trace.traceEvents) ? trace.traceEvents.length : 0;
     } catch (e) {
       throw new Error("Capture is not valid JSON (" + e.message + ")");
     }
     last = { blob: new Blob([blob], { type: "application/json" }), bytes: blob.size,
              events, at: new Date() };
+    summarize(trace.traceEvents || []);
     window.mabutraceLast = { bytes: last.bytes, events: last.events };
     show("Captured " + size(last.bytes) + ", " + events + " events at " +
          last.at.toLocaleTimeString() + ".");
     return last;
   }
+  // The longest slices (by total time) and the flow latencies of a capture,
+  // as `mabutrace stats` defines them: ts are us with ns decimals.
+  function summarize(evs) {
+    const slices = new Map(), flows = new Map(), open = new Map(), starts = new Map();
+    const add = (m, k, v) => { if (!m.has(k)) m.set(k, []); m.get(k).push(v); };
+    let prev = null;
+    for (const e of evs) {
+      const track = e.pid + "/" + e.tid, ns = Math.round(e.ts * 1000);
+      if (e.ph === "B" && e.cat !== "mabutrace.flow") {
+        if (!open.has(track)) open.set(track, []);
+        open.get(track).push([e.name, ns]);
+      } else if (e.ph === "E" && e.cat !== "mabutrace.flow" && open.has(track) && open.get(track).length) {
+        const [name, begin] = open.get(track).pop();
+        add(slices, name, ns - begin);
+      } else if (e.ph === "s") {
+        const point = prev && prev.cat === "mabutrace.flow" && prev.ph !== "s" && prev.ph !== "f" &&
+                      prev.pid === e.pid && prev.tid === e.tid ? prev.name : "";
+        starts.set(e.id, [point && point !== "flow_out" ? point : "(unnamed)", ns]);
+      } else if (e.ph === "f" && starts.has(e.id)) {
+        const [name, at] = starts.get(e.id);
+        starts.delete(e.id);
+        add(flows, name, Math.max(0, ns - at));
+      }
+      prev = e;
+    }
+    const rows = (m, n, by) => [...m].map(([name, d]) => {
+      d.sort((a, b) => a - b);
+      const q = (p) => d[Math.max(1, Math.ceil(p * d.length)) - 1];
+      return { name, count: d.length, total: d.reduce((a, b) => a + b, 0), p50: q(0.5), p99: q(0.99),
+               max: d[d.length - 1] };
+    }).sort((a, b) => b[by] - a[by]).slice(0, n);
+    const sum = window.mabutraceSummary = { slices: rows(slices, 8, "total"), flows: rows(flows, 8, "p99") };
+    const t = (ns) => ns < 1e3 ? ns + " ns" : ns < 1e6 ? (ns / 1e3).toFixed(1) + " µs" :
+                      ns < 1e9 ? (ns / 1e6).toFixed(2) + " ms" : (ns / 1e9).toFixed(2) + " s";
+    const box = $("summary");
+    box.textContent = "";
+    for (const [title, list] of [["Top slices (by total time)", sum.slices], ["Flow latency (out → in)", sum.flows]]) {
+      if (!list.length) continue;
+      const table = document.createElement("table");
+      const head = table.createTHead().insertRow();
+      for (const h of [title, "count", "p50", "p99", "max"]) head.appendChild(document.createElement("th")).textContent = h;
+      const body = table.createTBody();
+      for (const r of list) {
+        const tr = body.insertRow();
+        for (const v of [r.name, String(r.count), t(r.p50), t(r.p99), t(r.max)]) tr.insertCell().textContent = v;
+      }
+      box.appendChild(table);
+    }
+  }
+
   function capture() {
     if (!pending) {
       busy(true);

@@ -70,6 +70,14 @@ async function main() {
   console.log('captured', JSON.stringify(last));
   check(last.bytes > 0, `capture is non-empty (${last.bytes} bytes)`);
   check(last.events > 0, `capture has traceEvents (${last.events} events)`);
+  // The summary: serve_for_browser's slices and its "item" flow.
+  const summary = await page.evaluate(() => window.mabutraceSummary);
+  const sliceNames = summary.slices.map((r) => r.name);
+  for (const name of ['produce', 'consume']) check(sliceNames.includes(name), `the summary lists slice "${name}"`);
+  const item = summary.flows.find((r) => r.name === 'item');
+  check(item && item.count > 0 && item.p50 <= item.p99 && item.p99 <= item.max, `the summary has the "item" flow latency`);
+  const rows = await page.locator('#summary tbody tr').count();
+  check(rows === summary.slices.length + summary.flows.length, `the summary table shows its ${rows} rows`);
   const status = await page.locator('#status').textContent();
   check(status.includes(String(last.events)), `status shows the event count: "${status}"`);
 
