@@ -69,8 +69,13 @@ def json_canonical(doc, semantic=False):
         elif ph in "BEi":
             ns = round(e["ts"] * 1000)
             if semantic and e.get("cat") == "mabutrace.flow":
-                if ph == "B":
-                    threads.setdefault(tid, []).append(("i", e["name"], ns, e.get("args", {})))
+                # A carrier slice, or a named point's instant inside a slice
+                # (both in the flows' category); arrow_later is JSON's mark
+                # of a point whose arrow end comes later (Perfetto: a bool
+                # annotation flow_in/flow_out, dropped there).
+                if ph in "Bi":
+                    args = {k: v for k, v in e.get("args", {}).items() if k != "arrow_later"}
+                    threads.setdefault(tid, []).append(("i", e["name"], ns, args))
                 continue
             ev = (ph, e["name"], ns, e.get("args", {}))
             threads.setdefault(tid, []).append(ev if semantic else ev + (e.get("cat"),))
@@ -126,7 +131,8 @@ def pftrace_canonical(path, schema, semantic=False):
         elif kind == "TYPE_INSTANT":
             arrow_only = e["name"] in FLOW_POINT_NAMES and (stacks.get(tid) or "cpu" not in e["args"])
             if not (semantic and arrow_only):
-                threads.setdefault(tid, []).append(("i", e["name"], e["ts"], e["args"]))
+                args = {k: v for k, v in e["args"].items() if not (semantic and k in FLOW_POINT_NAMES)}
+                threads.setdefault(tid, []).append(("i", e["name"], e["ts"], args))
     return names, threads, sorted(counters), flows, meta
 
 
