@@ -31,21 +31,13 @@
 #include "firmware.h"
 #include "mabutrace/mabutrace.h"
 #include "mabutrace_cortex_m.h"
+#include "mcu_demo.h" /* the main loop and link queue every board shares */
 
-#define ITERATIONS 200u
-#define FLUSH_EVERY 10u
 #define SYSTICK_PERIOD 500u /* processor clocks between SysTick interrupts */
-#define LINK_QUEUE 64u      /* power of two */
 #define TIMER_PERIOD 37u    /* peripheral clocks; prime, so it drifts over SysTick */
-#define BURST 8u            /* instants per SysTick: long handler, many nestings */
 
 static volatile uint32_t g_ticks;
 static volatile uint32_t g_timer_ticks;
-static volatile uint16_t g_links[LINK_QUEUE];
-static volatile uint32_t g_link_head; /* written by the ISR only */
-static uint32_t g_link_tail;          /* main loop only */
-static uint32_t g_lcg = 12345u;
-static volatile uint32_t g_sink; /* keeps the busy work */
 
 static uint8_t g_trace_memory[128 * 1024] __attribute__((aligned(64))); /* mabutrace storage */
 
@@ -62,11 +54,7 @@ void SysTick_Handler(void) {
   }
   uint16_t link = 0;
   TRACE_FLOW_OUT(&link, "tick");
-  const uint32_t head = g_link_head;
-  if (head - g_link_tail < LINK_QUEUE) {
-    g_links[head % LINK_QUEUE] = link;
-    g_link_head = head + 1u;
-  }
+  mcu_demo_queue_link(link);
 }
 
 void Timer0_Handler(void) {
@@ -79,34 +67,6 @@ void Timer0_Handler(void) {
     TRACE_INSTANT("preempted SysTick");
   }
   (void)nested;
-}
-
-/* Numerical Recipes' 32-bit LCG, read as int32 (about half are negative). */
-static int32_t next_value(void) {
-  g_lcg = g_lcg * 1664525u + 1013904223u;
-  return (int32_t)g_lcg;
-}
-
-static void compute(uint32_t i) {
-  TRC();
-  const int32_t v = next_value();
-  {
-    TRACE_SCOPE("inner", COLOR_BLUE);
-    uint32_t acc = 0;
-    for (uint32_t j = 0; j < 50u + (i % 7u) * 20u; ++j) acc += j * j;
-    g_sink = acc;
-  }
-  TRACE_COUNTER("value", v);
-  (void)v;
-}
-
-static void drain_links(void) {
-  while (g_link_tail != g_link_head) {
-    const uint16_t link = g_links[g_link_tail % LINK_QUEUE];
-    g_link_tail++;
-    TRACE_FLOW_IN(link, "tick handled");
-    (void)link;
-  }
 }
 
 /* Sends the trace memory out on UART1 as a debugger would dump it (R-C3):
@@ -140,6 +100,7 @@ int main(void) {
   cfg.max_depth = 8;                  /* mabutrace */
   cfg.memory = g_trace_memory;        /* mabutrace */
   cfg.process_name = "cortex-m demo"; /* mabutrace */
+  (void)cfg;                          /* mabutrace (unused with MABUTRACE_DISABLE) */
   if (mabutrace_memory_required(&cfg) > sizeof g_trace_memory) return 1;
   if (mabutrace_init_with_config(&cfg) != MABUTRACE_OK) return 1;
   if (mabutrace_set_output_callback(uart_output) != MABUTRACE_OK) return 1;
@@ -152,21 +113,11 @@ int main(void) {
   NVIC_ISER0 = 1u << TIMER0_IRQ;
   SYST_CSR = 7u; /* and TICKINT: the interrupt starts now */
 
-  for (uint32_t i = 0; i < ITERATIONS; ++i) {
-    TRACE_SCOPE("main_loop");
-    compute(i);
-    drain_links();
-    if (i % 16u == 0) {
-      TRACE_INSTANT("checkpoint", COLOR_GREEN);
-    }
-    if ((i + 1u) % FLUSH_EVERY == 0) {
-      (void)mabutrace_flush_output();
-    }
-  }
+  mcu_demo_main_loop();
 
   SYST_CSR = 5u;   /* no more interrupts */
   TIMER0_CTRL = 0; /* (SysTick keeps counting: it is the clock) */
-  drain_links();
+  mcu_demo_drain_links();
   dump_trace_memory(); /* before the last flush: its newest records are not synced yet */
   if (mabutrace_flush_output() != MABUTRACE_OK) return 1;
   return 0;

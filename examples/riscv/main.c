@@ -34,21 +34,13 @@
 #include "board.h"
 #include "mabutrace/mabutrace.h"
 #include "mabutrace_riscv.h"
+#include "mcu_demo.h" /* the main loop and link queue every board shares */
 
-#define ITERATIONS 200u
-#define FLUSH_EVERY 10u
 #define MTIMER_PERIOD 200u /* mtime ticks (10 MHz): 20 us */
-#define LINK_QUEUE 64u     /* power of two */
-#define BURST 8u           /* instants per timer interrupt */
 
 static volatile uint32_t g_ticks;
 static volatile uint32_t g_soft_ticks;
 static volatile uint32_t g_in_timer;
-static volatile uint16_t g_links[LINK_QUEUE];
-static volatile uint32_t g_link_head; /* written by the ISR only */
-static uint32_t g_link_tail;          /* main loop only */
-static uint32_t g_lcg = 12345u;
-static volatile uint32_t g_sink; /* keeps the busy work */
 static uint64_t g_next_deadline;
 
 static uint8_t g_trace_memory[128 * 1024] __attribute__((aligned(64))); /* mabutrace storage */
@@ -76,11 +68,7 @@ static void timer_isr(void) {
   g_in_timer = 0u;
   uint16_t link = 0;
   TRACE_FLOW_OUT(&link, "tick");
-  const uint32_t head = g_link_head;
-  if (head - g_link_tail < LINK_QUEUE) {
-    g_links[head % LINK_QUEUE] = link;
-    g_link_head = head + 1u;
-  }
+  mcu_demo_queue_link(link);
 }
 
 static void soft_isr(void) {
@@ -109,34 +97,6 @@ void trap_handler(uint32_t mcause) {
   mabutrace_riscv_trap_exit();
 }
 
-/* Numerical Recipes' 32-bit LCG, read as int32 (about half are negative). */
-static int32_t next_value(void) {
-  g_lcg = g_lcg * 1664525u + 1013904223u;
-  return (int32_t)g_lcg;
-}
-
-static void compute(uint32_t i) {
-  TRC();
-  const int32_t v = next_value();
-  {
-    TRACE_SCOPE("inner", COLOR_BLUE);
-    uint32_t acc = 0;
-    for (uint32_t j = 0; j < 50u + (i % 7u) * 20u; ++j) acc += j * j;
-    g_sink = acc;
-  }
-  TRACE_COUNTER("value", v);
-  (void)v;
-}
-
-static void drain_links(void) {
-  while (g_link_tail != g_link_head) {
-    const uint16_t link = g_links[g_link_tail % LINK_QUEUE];
-    g_link_tail++;
-    TRACE_FLOW_IN(link, "tick handled");
-    (void)link;
-  }
-}
-
 int main(void) {
   uart_init();
 #if defined(FW_CLOCK_MTIME)
@@ -161,21 +121,11 @@ int main(void) {
   mie_set(MIE_MTIE | MIE_MSIE);
   irq_enable();
 
-  for (uint32_t i = 0; i < ITERATIONS; ++i) {
-    TRACE_SCOPE("main_loop");
-    compute(i);
-    drain_links();
-    if (i % 16u == 0) {
-      TRACE_INSTANT("checkpoint", COLOR_GREEN);
-    }
-    if ((i + 1u) % FLUSH_EVERY == 0) {
-      (void)mabutrace_flush_output();
-    }
-  }
+  mcu_demo_main_loop();
 
   irq_disable();
   mie_clear(MIE_MTIE | MIE_MSIE);
-  drain_links();
+  mcu_demo_drain_links();
   if (mabutrace_flush_output() != MABUTRACE_OK) return 1;
   return 0;
 }
