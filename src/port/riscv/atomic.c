@@ -32,6 +32,17 @@ static inline uint32_t irq_save(void) {
 
 static inline void irq_restore(uint32_t mie) { __asm__ volatile("csrs mstatus, %0" : : "r"(mie) : "memory"); }
 
+/* A read-modify-write: the old value, `mem` set to EXPR of old and val. */
+#define MT_ATOMIC_RMW(NAME, N, T, EXPR)                           \
+  T __atomic_##NAME##_##N(volatile void* mem, T val, int model) { \
+    (void)model;                                                  \
+    const uint32_t s = irq_save();                                \
+    const T old = *(volatile T*)mem;                              \
+    *(volatile T*)mem = (T)(EXPR);                                \
+    irq_restore(s);                                               \
+    return old;                                                   \
+  }
+
 #define MT_ATOMIC_OPS(N, T)                                                                                 \
   T __atomic_load_##N(const volatile void* mem, int model) {                                                \
     (void)model;                                                                                            \
@@ -45,14 +56,6 @@ static inline void irq_restore(uint32_t mie) { __asm__ volatile("csrs mstatus, %
     const uint32_t s = irq_save();                                                                          \
     *(volatile T*)mem = val;                                                                                \
     irq_restore(s);                                                                                         \
-  }                                                                                                         \
-  T __atomic_exchange_##N(volatile void* mem, T val, int model) {                                           \
-    (void)model;                                                                                            \
-    const uint32_t s = irq_save();                                                                          \
-    const T old = *(volatile T*)mem;                                                                        \
-    *(volatile T*)mem = val;                                                                                \
-    irq_restore(s);                                                                                         \
-    return old;                                                                                             \
   }                                                                                                         \
   bool __atomic_compare_exchange_##N(volatile void* mem, void* expected, T desired, bool weak, int success, \
                                      int failure) {                                                         \
@@ -70,22 +73,9 @@ static inline void irq_restore(uint32_t mie) { __asm__ volatile("csrs mstatus, %
     irq_restore(s);                                                                                         \
     return ok;                                                                                              \
   }                                                                                                         \
-  T __atomic_fetch_add_##N(volatile void* mem, T val, int model) {                                          \
-    (void)model;                                                                                            \
-    const uint32_t s = irq_save();                                                                          \
-    const T old = *(volatile T*)mem;                                                                        \
-    *(volatile T*)mem = (T)(old + val);                                                                     \
-    irq_restore(s);                                                                                         \
-    return old;                                                                                             \
-  }                                                                                                         \
-  T __atomic_fetch_sub_##N(volatile void* mem, T val, int model) {                                          \
-    (void)model;                                                                                            \
-    const uint32_t s = irq_save();                                                                          \
-    const T old = *(volatile T*)mem;                                                                        \
-    *(volatile T*)mem = (T)(old - val);                                                                     \
-    irq_restore(s);                                                                                         \
-    return old;                                                                                             \
-  }
+  MT_ATOMIC_RMW(exchange, N, T, val)                                                                        \
+  MT_ATOMIC_RMW(fetch_add, N, T, old + val)                                                                 \
+  MT_ATOMIC_RMW(fetch_sub, N, T, old - val)
 
 MT_ATOMIC_OPS(8, uint64_t)
 /* GCC 12 calls these even with the A extension (inline sub-word atomics
