@@ -101,38 +101,12 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
 
   // ---- SAX --------------------------------------------------------------
   bool null() override { return Scalar(Value{}); }
-  bool boolean(bool v) override {
-    Value x;
-    x.kind = Value::kBool;
-    x.b = v;
-    return Scalar(std::move(x));
-  }
-  bool number_integer(number_integer_t v) override {
-    Value x;
-    x.kind = Value::kInt;
-    x.i = v;
-    x.text = std::to_string(v);
-    return Scalar(std::move(x));
-  }
-  bool number_unsigned(number_unsigned_t v) override {
-    Value x;
-    x.kind = Value::kUint;
-    x.u = v;
-    x.text = std::to_string(v);
-    return Scalar(std::move(x));
-  }
-  bool number_float(number_float_t, const string_t& s) override {
-    Value x;
-    x.kind = Value::kFloat;
-    x.text = s;
-    return Scalar(std::move(x));
-  }
-  bool string(string_t& s) override {
-    Value x;
-    x.kind = Value::kString;
-    x.text = std::move(s);
-    return Scalar(std::move(x));
-  }
+  bool boolean(bool v) override { return Scalar({Value::kBool, 0, 0, v, {}}); }
+  bool number_integer(number_integer_t v) override { return Scalar({Value::kInt, v, 0, false, std::to_string(v)}); }
+  bool number_unsigned(number_unsigned_t v) override { return Scalar({Value::kUint, 0, v, false, std::to_string(v)}); }
+  // The number's own text, for exact ns (MicrosTextToNs).
+  bool number_float(number_float_t, const string_t& s) override { return Scalar({Value::kFloat, 0, 0, false, s}); }
+  bool string(string_t& s) override { return Scalar({Value::kString, 0, 0, false, std::move(s)}); }
   bool binary(binary_t&) override { return Scalar(Value{}); }
   bool key(string_t& k) override {
     key_ = std::move(k);

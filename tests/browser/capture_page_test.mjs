@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromiumArgs, chromiumPath, parseArgs, requireTools, startHelper, watchdog } from './common.mjs';
+import { chromiumArgs, chromiumPath, guardedPage, parseArgs, requireTools, startHelper, watchdog } from './common.mjs';
 
 const check = (ok, what) => {
   if (!ok) throw new Error('check failed: ' + what);
@@ -38,21 +38,8 @@ async function main() {
   const url = `http://127.0.0.1:${port}/`;
 
   browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs });
-  const context = await browser.newContext({ acceptDownloads: true });
-  // Nothing may leave the machine: fail any request that is not to the helper.
-  const offsite = [];
-  await context.route('**/*', (route) => {
-    const u = route.request().url();
-    if (u.startsWith(url) || u.startsWith('about:') || u.startsWith('data:') || u.startsWith('blob:')) {
-      return route.continue();
-    }
-    offsite.push(u);
-    return route.abort();
-  });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push('pageerror: ' + e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
+  // Nothing may leave the machine: any request not to the helper fails.
+  const { context, page, offsite, errors } = await guardedPage(browser, [url], { acceptDownloads: true });
 
   const res = await page.goto(url);
   check(res && res.status() === 200, `GET ${url} is 200`);

@@ -78,3 +78,24 @@ export function parseArgs(argv) {
   }
   return out;
 }
+
+// A page in `browser` that may load only URLs starting with one of
+// `allowed` (prefixes; about:, data: and blob: always): any other request
+// is aborted and listed in `offsite`, page errors and console errors are
+// listed in `errors`. Returns {context, page, offsite, errors}.
+export async function guardedPage(browser, allowed, contextOptions = {}) {
+  const context = await browser.newContext(contextOptions);
+  const offsite = [];
+  const ok = [...allowed, 'about:', 'data:', 'blob:'];
+  await context.route('**/*', (route) => {
+    const u = route.request().url();
+    if (ok.some((p) => u.startsWith(p))) return route.continue();
+    offsite.push(u);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push('pageerror: ' + e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
+  return { context, page, offsite, errors };
+}

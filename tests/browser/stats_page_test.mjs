@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromiumArgs, chromiumPath, requireTools, watchdog } from './common.mjs';
+import { chromiumArgs, chromiumPath, guardedPage, requireTools, watchdog } from './common.mjs';
 
 const check = (ok, what) => {
   if (!ok) throw new Error('check failed: ' + what);
@@ -37,18 +37,7 @@ async function main() {
 
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs });
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-  const offsite = [];
-  await context.route('**/*', (route) => {
-    const u = route.request().url();
-    if (u.startsWith('file:') || u.startsWith('data:') || u.startsWith('about:')) return route.continue();
-    offsite.push(u);
-    return route.abort();
-  });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push('pageerror: ' + e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
+  const { page, offsite, errors } = await guardedPage(browser, ['file:'], { viewport: { width: 1200, height: 900 } });
   await page.goto(pathToFileURL(html).href);
   await page.waitForLoadState('load');
 

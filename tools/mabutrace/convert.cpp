@@ -70,6 +70,18 @@ int Converter::Finish() {
 
 namespace {
 
+// open()'s sink, with `res` marked opened; nullptr (res->rc: bad input)
+// when it gave none (it said why).
+model::EventSink* OpenSink(const SinkOpener& open, ReadResult* res) {
+  model::EventSink* sink = open();
+  if (!sink) {
+    res->rc = kExitBadInput;
+    return nullptr;
+  }
+  res->opened = true;
+  return sink;
+}
+
 // A raw RAM dump (docs/raw-dump.md): rebuilt as a stream, then read.
 ReadResult ReadRawDump(const std::string& bytes, const std::string& in_name, const std::string& elf_path,
                        const SinkOpener& open) {
@@ -96,9 +108,8 @@ ReadResult ReadRawDump(const std::string& bytes, const std::string& in_name, con
     std::fprintf(stderr, "mabutrace: %s: %s\n", in_name.c_str(), dump.errors[i].message.c_str());
   if (dump.errors.size() > 20)
     std::fprintf(stderr, "mabutrace: %s: %zu more problems\n", in_name.c_str(), dump.errors.size() - 20);
-  model::EventSink* sink = open();
+  model::EventSink* sink = OpenSink(open, &res);
   if (!sink) return res;
-  res.opened = true;
   TraceFeeder feeder(*sink, in_name, [&dump](const host::Status& s) { return dump.ToDump(s); });
   feeder.Feed(reinterpret_cast<const uint8_t*>(dump.stream.data()), dump.stream.size());
   res.rc = feeder.Finish();
@@ -110,12 +121,8 @@ ReadResult ReadRawDump(const std::string& bytes, const std::string& in_name, con
 // A .json or .pftrace the toolkit wrote (host/import).
 ReadResult ReadImported(InputFile& fin, const std::string& head, host::ImportKind kind, const SinkOpener& open) {
   ReadResult res;
-  model::EventSink* sink = open();
-  if (!sink) {
-    res.rc = kExitBadInput;
-    return res;
-  }
-  res.opened = true;
+  model::EventSink* sink = OpenSink(open, &res);
+  if (!sink) return res;
   const host::ImportResult r = host::ImportTrace(kind, fin.get(), head, *sink);
   const char* in_name = fin.name().c_str();
   for (const host::Status& e : r.errors) std::fprintf(stderr, "mabutrace: %s: %s\n", in_name, e.message.c_str());
@@ -154,24 +161,16 @@ ReadResult ReadTrace(InputFile& fin, const std::string& elf, const SinkOpener& o
     }
     if (!elf.empty() || host::LooksLikeRawDump(reinterpret_cast<const uint8_t*>(all.data()), all.size()))
       return ReadRawDump(all, in_name, elf, open);
-    model::EventSink* sink = open();  // neither: the stream decoder says what is wrong
-    if (!sink) {
-      res.rc = kExitBadInput;
-      return res;
-    }
-    res.opened = true;
+    model::EventSink* sink = OpenSink(open, &res);  // neither: the stream decoder says what is wrong
+    if (!sink) return res;
     TraceFeeder feeder(*sink, in_name);
     feeder.Feed(reinterpret_cast<const uint8_t*>(all.data()), all.size());
     res.rc = feeder.Finish();
     res.sink_ok = feeder.sink_ok();
     return res;
   }
-  model::EventSink* sink = open();
-  if (!sink) {
-    res.rc = kExitBadInput;
-    return res;
-  }
-  res.opened = true;
+  model::EventSink* sink = OpenSink(open, &res);
+  if (!sink) return res;
   TraceFeeder feeder(*sink, in_name);
   bool fed = feeder.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());
   std::vector<uint8_t> buf(64 * 1024);

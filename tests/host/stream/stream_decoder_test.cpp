@@ -282,29 +282,6 @@ TEST(StreamDecoder, RandomMutationsNeverCrash) {
 
 namespace {
 
-// Counts what the converter passes on for flows.
-class FlowEnds final : public mabutrace::model::EventSink {
- public:
-  std::vector<uint64_t> ends;  // arrow ids, in order
-  std::map<std::string, int64_t> meta;
-  void OnProcess(uint32_t, std::string_view) override {}
-  void OnThread(mabutrace::model::Track, std::string_view) override {}
-  void OnBegin(mabutrace::model::Track, std::string_view, uint64_t, uint32_t, uint32_t) override {}
-  void OnEnd(mabutrace::model::Track, std::string_view, uint64_t, std::string_view) override {}
-  void OnInstant(mabutrace::model::Track, std::string_view, uint64_t, uint32_t, uint32_t) override {}
-  void OnCounter(mabutrace::model::Track, std::string_view, uint64_t, int64_t) override {}
-  void OnFlowPoint(mabutrace::model::Track, bool start, uint64_t id, std::string_view, uint64_t, uint32_t, uint32_t,
-                   bool) override {
-    if (!start && id) ends.push_back(id);
-  }
-  void OnFlow(mabutrace::model::Track, bool start, uint64_t id, uint64_t) override {
-    if (!start) ends.push_back(id);
-  }
-  void OnMetadata(std::string_view k, int64_t v) override { meta[std::string(k)] = v; }
-  void OnMetadata(std::string_view, std::string_view) override {}
-  bool Finish() override { return true; }
-};
-
 uint64_t FlowWord(RecordType t, uint64_t delta) { return MakeHeader(delta, t, 0); }
 
 // Flow ends read before their outs (another thread's chunk first), one
@@ -336,11 +313,11 @@ TEST(StreamToModel, EndsReadBeforeTheirOutsOneLinkCycleLaterBindToTheirOwnOuts) 
     outs.insert(outs.end(), {FlowWord(RecordType::kFlowOut, 1), 0, link | n << 16});
   }
   b.Record(uint8_t(fmt::Kind::kEvents), b.Events(1, 1, 150, outs));
-  FlowEnds sink;
+  mt_stream::FlowCounts sink;
   mabutrace::host::StreamToModel conv(sink);
   ASSERT_TRUE(conv.Feed(reinterpret_cast<const uint8_t*>(b.bytes.data()), b.bytes.size()).ok);
   ASSERT_TRUE(conv.Finish().ok);
-  EXPECT_EQ(sink.ends, (std::vector<uint64_t>{1, 2, 3, 65536, 65537, 65538}));
+  EXPECT_EQ(sink.arrow_ends, (std::vector<uint64_t>{1, 2, 3, 65536, 65537, 65538}));
   EXPECT_EQ(sink.meta.at("flow_ends_without_start"), 0);
   EXPECT_EQ(sink.meta.at("flow_ends_ambiguous"), 0);
 }

@@ -56,27 +56,7 @@ void Tick() { FakeClock::now += 3; }
 
 // The converter's rules on flows and clocks (host/stream/stream_to_model.h,
 // host/model/trace_model.h), the same the device's exporter applies.
-class Counts final : public mabutrace::model::EventSink {
- public:
-  std::map<std::string, int64_t> meta;
-  std::vector<uint64_t> arrow_ends;  // ids of flow ends (arrow, not point)
-  void OnProcess(uint32_t, std::string_view) override {}
-  void OnThread(mabutrace::model::Track, std::string_view) override {}
-  void OnBegin(mabutrace::model::Track, std::string_view, uint64_t, uint32_t, uint32_t) override {}
-  void OnEnd(mabutrace::model::Track, std::string_view, uint64_t, std::string_view) override {}
-  void OnInstant(mabutrace::model::Track, std::string_view, uint64_t, uint32_t, uint32_t) override {}
-  void OnCounter(mabutrace::model::Track, std::string_view, uint64_t, int64_t) override {}
-  void OnFlowPoint(mabutrace::model::Track, bool start, uint64_t id, std::string_view, uint64_t, uint32_t, uint32_t,
-                   bool) override {
-    if (!start && id) arrow_ends.push_back(id);
-  }
-  void OnFlow(mabutrace::model::Track, bool start, uint64_t id, uint64_t) override {
-    if (!start) arrow_ends.push_back(id);
-  }
-  void OnMetadata(std::string_view k, int64_t v) override { meta[std::string(k)] = v; }
-  void OnMetadata(std::string_view, std::string_view) override {}
-  bool Finish() override { return true; }
-};
+using Counts = mt_stream::FlowCounts;
 
 Counts Convert(const std::string& bytes) {
   Counts out;

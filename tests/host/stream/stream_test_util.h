@@ -6,12 +6,14 @@
 
 #include <stdint.h>
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "mabutrace/mabutrace.h"
 #include "stream_decoder.h"
+#include "trace_model.h"
 
 namespace mt_stream {
 
@@ -49,6 +51,31 @@ std::vector<std::pair<uint8_t, std::string>> Records(const std::string& bytes);
 
 // Events of one tid, in order.
 std::vector<Ev> OnTid(const std::vector<Ev>& evs, uint32_t tid);
+
+// What the stream converter (host/stream/stream_to_model.h) passed on for
+// flows: the ids of arrow ends (an end point with its id, or a late
+// OnFlow end), in order, and the integer metadata.
+class FlowCounts final : public mabutrace::model::EventSink {
+ public:
+  std::map<std::string, int64_t> meta;
+  std::vector<uint64_t> arrow_ends;
+  void OnProcess(uint32_t, std::string_view) override {}
+  void OnThread(mabutrace::model::Track, std::string_view) override {}
+  void OnBegin(mabutrace::model::Track, std::string_view, uint64_t, uint32_t, uint32_t) override {}
+  void OnEnd(mabutrace::model::Track, std::string_view, uint64_t, std::string_view) override {}
+  void OnInstant(mabutrace::model::Track, std::string_view, uint64_t, uint32_t, uint32_t) override {}
+  void OnCounter(mabutrace::model::Track, std::string_view, uint64_t, int64_t) override {}
+  void OnFlowPoint(mabutrace::model::Track, bool start, uint64_t id, std::string_view, uint64_t, uint32_t, uint32_t,
+                   bool) override {
+    if (!start && id) arrow_ends.push_back(id);
+  }
+  void OnFlow(mabutrace::model::Track, bool start, uint64_t id, uint64_t) override {
+    if (!start) arrow_ends.push_back(id);
+  }
+  void OnMetadata(std::string_view k, int64_t v) override { meta[std::string(k)] = v; }
+  void OnMetadata(std::string_view, std::string_view) override {}
+  bool Finish() override { return true; }
+};
 
 }  // namespace mt_stream
 
