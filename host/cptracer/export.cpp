@@ -2,6 +2,8 @@
 // export.cpp: see export.h.
 #include "export.h"
 
+#include "transaction_links.h"
+
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -11,10 +13,12 @@ namespace {
 constexpr uint32_t kMastersPid = 1;
 constexpr uint32_t kTracerPidBase = 1000;
 constexpr uint32_t kTracerTid = 1;
+constexpr uint32_t kTransactionsTid = 2;
 }  // namespace
 
 bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_freq_hz, const TimingOptions& options,
-                    model::EventSink* out, ExportSummary* summary, std::string* error) {
+                    model::EventSink* out, ExportSummary* summary, std::string* error,
+                    const ExportOptions& export_options) {
   ExportSummary s;
   if (!ResolveTiming(msgs, stream_ts_freq_hz, options, &s.timing, error)) return false;
   const Timing& t = s.timing;
@@ -24,12 +28,20 @@ bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_f
   }
   model::Normalizer norm(*out);
   auto ns_of = [&](uint64_t ts) { return static_cast<uint64_t>(static_cast<double>(ts) * 1e9 / t.ts_hz); };
-  std::set<uint32_t> tracers, masters;
+  std::vector<uint64_t> times(msgs.size());
   uint64_t last_ts = 0;
+  for (size_t i = 0; i < msgs.size(); ++i) {
+    if (msgs[i].has_ts) last_ts = msgs[i].timestamp;
+    times[i] = ns_of(last_ts);
+  }
+  const TransactionLinks links = LinkTransactions(msgs, times, export_options.link_window_ns);
+  s.transaction_links = links.links;
+  s.transaction_links_ambiguous = links.ambiguous;
+  std::set<uint32_t> tracers, masters, link_tracks;
   char name[160];
-  for (const auto& m : msgs) {
-    if (m.has_ts) last_ts = m.timestamp;
-    const uint64_t ns = ns_of(m.has_ts ? m.timestamp : last_ts);
+  for (size_t i = 0; i < msgs.size(); ++i) {
+    const TracerMessage& m = msgs[i];
+    const uint64_t ns = times[i];
     const uint32_t tpid = kTracerPidBase + m.tracer;
     const model::Track ttrack{tpid, kTracerTid};
     auto announce_tracer = [&] {
@@ -71,6 +83,17 @@ bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_f
         std::snprintf(name, sizeof name, "%c %s tracer %u addr 0x%03x xid %u%s", letter, m.write ? "write" : "read",
                       m.tracer, m.address, m.xid, m.overflow ? " OVERFLOW" : "");
         norm.OnInstant(mt, name, ns, 0, 0);
+        const bool from = links.from[i] != TransactionLinks::kNone;
+        if (from || links.continued[i]) {
+          announce_tracer();
+          const model::Track lt{tpid, kTransactionsTid};
+          if (link_tracks.insert(m.tracer).second) norm.OnThread(lt, "transactions");
+          std::snprintf(name, sizeof name, "%c %s master 0x%02x addr 0x%03x xid %u", letter, m.write ? "write" : "read",
+                        m.mid, m.address, m.xid);
+          // Arrow ids: the message index of the sighting the arrow leaves, + 1.
+          if (from) norm.OnFlowPoint(lt, false, links.from[i] + 1, name, ns, 0, 0, false);
+          if (links.continued[i]) norm.OnFlowPoint(lt, true, i + 1, name, ns, 0, 0, false);
+        }
         break;
       }
       case MsgType::kUnknown: ++s.unknown; break;
@@ -81,6 +104,11 @@ bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_f
   norm.OnMetadata("cptracer.window_cycles", static_cast<int64_t>(t.window_cycles));
   norm.OnMetadata("cptracer.window", t.window_estimated ? "estimated from timestamps" : "given");
   norm.OnMetadata("cptracer.unknown_messages", static_cast<int64_t>(s.unknown));
+  if (export_options.link_window_ns) {
+    norm.OnMetadata("cptracer.link_window_ns", static_cast<int64_t>(export_options.link_window_ns));
+    norm.OnMetadata("cptracer.transaction_links", static_cast<int64_t>(s.transaction_links));
+    norm.OnMetadata("cptracer.transaction_links_ambiguous", static_cast<int64_t>(s.transaction_links_ambiguous));
+  }
   if (summary) *summary = s;
   if (!norm.Finish()) {
     *error = "writing the output failed";

@@ -12,6 +12,12 @@
 //  - process 1 "Bus masters", one thread per MID (tid = MID + 1,
 //    "master 0xNN"), an instant per event message named e.g.
 //    "B write tracer 3 addr 0x1f4 xid 2" (+ " OVERFLOW" when O = 1).
+//  - with link_window_ns: a transaction seen by several tracers
+//    (transaction_links.h) is drawn tracer to tracer: each linked event
+//    message is also a flow point on its tracer's thread "transactions"
+//    (named like the master's instant, "master 0xNN" for "tracer N"), an
+//    arrow from each sighting to the next; ambiguous matches are counted
+//    (metadata cptracer.transaction_links / _ambiguous), not drawn.
 // Time: STM timestamp / ts_hz in ns; a message without timestamp takes the
 // last one. The clocks and the window follow capture_metrics.h's rule (the
 // metadata says whether the window was estimated); without a window the
@@ -33,11 +39,17 @@ namespace mabutrace::cptracer {
 
 struct ExportSummary {
   uint64_t statistics = 0, events = 0, status = 0, unknown = 0;  // messages
+  uint64_t transaction_links = 0, transaction_links_ambiguous = 0;
   Timing timing;
 };
 
+struct ExportOptions {
+  uint64_t link_window_ns = 0;  // 0: no transaction links
+};
+
 bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_freq_hz, const TimingOptions& options,
-                    model::EventSink* sink, ExportSummary* summary, std::string* error);
+                    model::EventSink* sink, ExportSummary* summary, std::string* error,
+                    const ExportOptions& export_options = {});
 
 // "N statistics, N event, N status, N unknown messages; window N cycles
 // (estimated) at F Hz", for the command's report.

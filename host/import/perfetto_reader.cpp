@@ -182,7 +182,7 @@ void PerfettoReader::Packet(const uint8_t* data, size_t size, uint64_t offset) {
 
 bool PerfettoReader::ClockSnapshot(Sequence& seq, uint32_t, std::string_view bytes) {
   uint64_t boot = 0, mono = 0, inc = 0;
-  bool has_boot = false, has_mono = false, has_inc = false;
+  bool has_boot = false, has_mono = false, has_inc = false, has_input_clock = false;
   ProtoIn s(bytes);
   while (s.Next()) {
     if (s.field() != pb::kCsClocks) continue;
@@ -196,9 +196,12 @@ bool PerfettoReader::ClockSnapshot(Sequence& seq, uint32_t, std::string_view byt
     if (id == pb::kClockBoottime) boot = value, has_boot = true;
     if (id == pb::kClockMonotonic) mono = value, has_mono = true;
     if (id == pb::kClockIncremental) inc = value, has_inc = true;
+    if (id >= 128) has_input_clock = true;
   }
   if (s.error()) return false;
-  if (has_boot && !clock_known_) {
+  // A merged input's clock (EventSink::OnClockSnapshot) says nothing of the
+  // trace's time 0.
+  if (has_boot && !clock_known_ && !has_input_clock) {
     // The first snapshot fixes the trace's time 0 (the writer's first
     // packet, or every thread sequence's: all say the same BOOTTIME).
     clock_known_ = true;

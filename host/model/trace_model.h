@@ -48,6 +48,9 @@ class Normalizer final : public EventSink {
   explicit Normalizer(EventSink& out) : out_(out) {}
 
   void OnClock(uint64_t monotonic_ns, uint64_t boottime_ns) override { out_.OnClock(monotonic_ns, boottime_ns); }
+  void OnClockSnapshot(uint32_t clock_id, uint64_t trace_ns, uint64_t clock_ns) override {
+    out_.OnClockSnapshot(clock_id, trace_ns, clock_ns);
+  }
   void OnProcess(uint32_t pid, std::string_view name) override;
   void OnThread(Track t, std::string_view name) override;
   void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;

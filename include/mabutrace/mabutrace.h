@@ -13,6 +13,11 @@
  *                                       one, so forwarding chains arrows)
  *   TRACE_FLOW_IN(link[, name[, color]])    end the arrow started with link
  *   TRACE_COUNTER(name, value[, color]) an integer sample on a counter track
+ *   TRACE_CLOCK_SYNC("domain", value)   a sync point: now, the clock or
+ *                                       event sequence "domain" read `value`
+ *                                       (uint64), so `mabutrace merge` can
+ *                                       put this trace and one on that clock
+ *                                       on one timeline (docs/merge.md)
  *
  * Names are `const char*` and are NOT copied: they must outlive the export
  * (string literals, __func__, or other static storage). A NULL name is
@@ -37,6 +42,10 @@
 #include <stdint.h>
 
 #include "version.h" /* MABUTRACE_VERSION_* */
+
+/* The counter-name prefix of a TRACE_CLOCK_SYNC sync point ("clock_sync:"
+ * + domain): what host tools look for (docs/merge.md). */
+#define MABUTRACE_CLOCK_SYNC_PREFIX "clock_sync:"
 
 #if defined(CONFIG_MABUTRACE_DISABLE) && CONFIG_MABUTRACE_DISABLE && !defined(MABUTRACE_DISABLE)
 #define MABUTRACE_DISABLE 1
@@ -262,6 +271,7 @@ void mabutrace_flow_in(uint16_t link, const char* name, uint32_t color);
 #define TRACE_FLOW_OUT(...) ((void)0)
 #define TRACE_FLOW_IN(...) ((void)0)
 #define TRACE_COUNTER(...) ((void)0)
+#define TRACE_CLOCK_SYNC(domain, value) ((void)0)
 #define mabutrace_config_default(cfg) ((void)0)
 #define mabutrace_memory_required(cfg) ((size_t)0)
 #define mabutrace_init() ((int)MABUTRACE_OK)
@@ -319,6 +329,15 @@ static inline void mabutrace_scope_cleanup_(mabutrace_scope_t* scope) { mabutrac
 #define MABUTRACE_COUNTER2_(name, v) mabutrace_counter((name), (int64_t)(v), 0)
 #define MABUTRACE_COUNTER3_(name, v, rgb) mabutrace_counter((name), (int64_t)(v), MABUTRACE_COLOR(rgb))
 #define TRACE_COUNTER(...) MABUTRACE_PICK4(__VA_ARGS__, _, MABUTRACE_COUNTER3_, MABUTRACE_COUNTER2_, _, _)(__VA_ARGS__)
+
+/* A sync point is a counter sample named MABUTRACE_CLOCK_SYNC_PREFIX +
+ * domain (the value's 64 bits kept), so it needs no record of its own and
+ * survives every conversion; `domain` must be a string literal. Pair it
+ * with the same domain in another trace: the reading of a clock that trace
+ * is on (e.g. "cntvct", what ETE timestamps count), or a shared event
+ * numbered alike on both sides (the k-th GPIO edge, a message id). */
+#define TRACE_CLOCK_SYNC(domain, value) \
+  mabutrace_counter(MABUTRACE_CLOCK_SYNC_PREFIX domain, (int64_t)(uint64_t)(value), 0)
 
 #define MABUTRACE_FLOW_OUT1_(link) mabutrace_flow_out((link), 0, 0)
 #define MABUTRACE_FLOW_OUT2_(link, name) mabutrace_flow_out((link), (name), 0)

@@ -109,6 +109,29 @@ void PerfettoWriter::OnClock(uint64_t monotonic_ns_at_zero, uint64_t boottime_ns
   Emit();
 }
 
+// A reading of an input's clock against the trace's (BOOTTIME) timeline,
+// so trace processor can relate the input's own timestamps too.
+void PerfettoWriter::OnClockSnapshot(uint32_t clock_id, uint64_t trace_ns, uint64_t clock_ns) {
+  if (!Accept()) return;
+  p_.Reset();
+  p_.U64(pb::kSequenceId, kGlobalSequence);
+  if (!global_cleared_) {
+    global_cleared_ = true;
+    p_.U64(pb::kSequenceFlags, pb::kIncrementalStateCleared);
+  }
+  const uint32_t cs = p_.Begin(pb::kClockSnapshot);
+  uint32_t c = p_.Begin(pb::kCsClocks);
+  p_.U64(pb::kClkId, pb::kClockBoottime);
+  p_.U64(pb::kClkTimestamp, trace_ns + boot_zero_);
+  p_.End(c);
+  c = p_.Begin(pb::kCsClocks);
+  p_.U64(pb::kClkId, clock_id);
+  p_.U64(pb::kClkTimestamp, clock_ns);
+  p_.End(c);
+  p_.End(cs);
+  Emit();
+}
+
 bool PerfettoWriter::Accept() {
   if (!metadata_begun_ && !finished_) return true;
   ++events_after_metadata_;

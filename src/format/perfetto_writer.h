@@ -9,6 +9,8 @@
 //   sequence 1 (absolute times on the default clock, interns nothing)
 //     ClockSnapshot    BOOTTIME and MONOTONIC at the trace's time 0, when the
 //                      producer knows them (EventSink::OnClock): first packet
+//     ClockSnapshot    BOOTTIME and an input's clock (id >= 128), one per
+//                      EventSink::OnClockSnapshot (`mabutrace merge`)
 //     TrackDescriptor  process  (uuid, pid, name)       first packet clears it
 //     TrackDescriptor  thread   (uuid, parent, pid, tid, name)   per thread
 //     TrackDescriptor  counter  (uuid, parent, name, unit count) per (pid, name)
@@ -90,6 +92,7 @@ class PerfettoWriter : public EventSink {
 
   // Before any other call (else ignored): see the layout above.
   void OnClock(uint64_t monotonic_ns_at_zero, uint64_t boottime_ns_at_zero) override;
+  void OnClockSnapshot(uint32_t clock_id, uint64_t trace_ns, uint64_t clock_ns) override;
   void OnProcess(uint32_t pid, std::string_view name) override;
   void OnThread(Track t, std::string_view name) override;
   void OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) override;

@@ -64,6 +64,18 @@ class EventSink {
     (void)monotonic_ns_at_zero;
     (void)boottime_ns_at_zero;
   }
+  // After OnClock (when called) and before the metadata: at the trace's
+  // time `trace_ns`, the clock `clock_id` read `clock_ns` (ns). The clock
+  // is one of the trace's inputs, as `mabutrace merge` placed it on the
+  // trace's timeline (docs/merge.md §Clock ids): two or more readings of
+  // one clock give its rate as well as its offset. clock_id >= 128 (the
+  // Perfetto ClockSnapshot ids above the builtin and sequence-scoped ones).
+  // Writers without a clock model ignore it.
+  virtual void OnClockSnapshot(uint32_t clock_id, uint64_t trace_ns, uint64_t clock_ns) {
+    (void)clock_id;
+    (void)trace_ns;
+    (void)clock_ns;
+  }
   // Before any event of the process / thread. An empty name: the writer's
   // default ("thread <tid>"; a process keeps the viewer's own).
   virtual void OnProcess(uint32_t pid, std::string_view name) = 0;

@@ -53,6 +53,9 @@ def check(packets, expect):
     seqs = {}
     seen_names = set()
     origin, mono = clock_origin(packets)
+    inputs = pftrace.input_clocks(packets)
+    if "input_clocks" in expect and len(inputs) != expect["input_clocks"]:
+        fail(f"{len(inputs)} input clocks, expected {expect['input_clocks']}")
     if expect.get("clock_samples") and mono is None:
         fail("the trace's clock has samples but the .pftrace has no global ClockSnapshot")
     if expect.get("json"):
@@ -122,10 +125,11 @@ def check(packets, expect):
         if name not in seen_names:
             fail(f"event name {name!r} missing")
 
-    # Tracks: one process, named threads, every used uuid described.
+    # Tracks: one process (a merge: one per input), named threads, every used
+    # uuid described.
     processes = [t for t in tracks.values() if "process" in t]
-    if len(processes) != 1:
-        fail(f"{len(processes)} process descriptors")
+    if len(processes) != expect.get("processes", 1):
+        fail(f"{len(processes)} process descriptors, expected {expect.get('processes', 1)}")
     thread_names = {one(one(t, "thread"), "thread_name") for t in tracks.values() if "thread" in t}
     for tn in expect["threads"]:
         if tn not in thread_names:
@@ -271,9 +275,21 @@ def check_file(trace, expect, proto_dir):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--fixture", required=True)
+    ap.add_argument("--fixture", help="writes TRACE and EXPECT (its two arguments)")
+    ap.add_argument("--trace", help="a .pftrace to check (with --expect), instead of --fixture")
+    ap.add_argument("--expect", help="the expectations for --trace (JSON)")
     ap.add_argument("--proto-dir", required=True, help="folder with perfetto_trace.proto")
     args = ap.parse_args()
+    if args.trace:
+        with open(args.expect) as f:
+            expect = json.load(f)
+        if not check_file(args.trace, expect, args.proto_dir):
+            print("FAIL: the trace could not be decoded")
+            return 1
+        print("0 failed" if not FAILURES else f"{len(FAILURES)} failed")
+        return 1 if FAILURES else 0
+    if not args.fixture:
+        ap.error("--fixture or --trace is required")
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "t.pftrace")
         exp = os.path.join(tmp, "expect.json")

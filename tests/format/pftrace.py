@@ -82,8 +82,8 @@ def clock_origin(packets):
     for i, p in enumerate(packets):
         for cs in p.get("clock_snapshot", []):
             clocks = {one(c, "clock_id"): one(c, "timestamp", 0) for c in cs.get("clocks", [])}
-            if INCREMENTAL in clocks:
-                continue
+            if INCREMENTAL in clocks or any(c >= 128 for c in clocks):
+                continue  # a sequence's own clock, or a merged input's (input_clocks)
             if BOOTTIME not in clocks or MONOTONIC not in clocks:
                 fail(f"packet {i}: global ClockSnapshot without BOOTTIME and MONOTONIC: {clocks}")
                 return 0, None
@@ -93,6 +93,27 @@ def clock_origin(packets):
                 fail(f"packet {i}: a ClockSnapshot packet with a timestamp")
             return clocks[BOOTTIME], clocks[MONOTONIC]
     return 0, None
+
+
+def input_clocks(packets):
+    """The merged inputs' clocks (ids >= 128, `mabutrace merge`): {id: [(BOOTTIME,
+    input ns), ...]} in packet order. Checks each snapshot relates BOOTTIME and
+    one such clock, and that a clock's readings grow with BOOTTIME."""
+    seen = {}
+    for i, p in enumerate(packets):
+        for cs in p.get("clock_snapshot", []):
+            clocks = {one(c, "clock_id"): one(c, "timestamp", 0) for c in cs.get("clocks", [])}
+            ids = [c for c in clocks if c >= 128]
+            if not ids:
+                continue
+            if len(ids) != 1 or BOOTTIME not in clocks or len(clocks) != 2:
+                fail(f"packet {i}: input ClockSnapshot must relate BOOTTIME and one input clock: {clocks}")
+                continue
+            readings = seen.setdefault(ids[0], [])
+            if readings and (clocks[BOOTTIME] < readings[-1][0] or clocks[ids[0]] < readings[-1][1]):
+                fail(f"packet {i}: input clock {ids[0]} goes back: {readings[-1]} then {clocks}")
+            readings.append((clocks[BOOTTIME], clocks[ids[0]]))
+    return seen
 
 
 class Sequence:

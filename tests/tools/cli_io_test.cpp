@@ -43,6 +43,17 @@ TEST(CliNumber, SizeSuffixes) {
   EXPECT_EQ(ParseNumber("17592186044415M", Suffix::kSize), UINT64_MAX - 1024 * 1024 + 1);
 }
 
+TEST(CliDuration, UnitsSignsAndJunk) {
+  EXPECT_EQ(ParseDuration("1.7ms"), 1'700'000);
+  EXPECT_EQ(ParseDuration("-250us"), -250'000);
+  EXPECT_EQ(ParseDuration("+3s"), 3'000'000'000);
+  EXPECT_EQ(ParseDuration("12"), 12);
+  EXPECT_EQ(ParseDuration("12ns"), 12);
+  EXPECT_EQ(ParseDuration("0.5ns"), 1);  // rounded to the nearest ns
+  for (const char* bad : {"", "ms", "1.7 ms", "1.7m", "1..2", "x", "-", "1e3", "99999999999s"})
+    EXPECT_FALSE(ParseDuration(bad)) << bad;
+}
+
 TEST(CliRange, DashOrColon) {
   auto r = ParseRange("0x8000:0x8fff");
   ASSERT_TRUE(r);

@@ -4,8 +4,11 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <istream>
 
@@ -205,6 +208,38 @@ std::istream& operator>>(std::istream& in, NamedNumber& r) { return ReadToken(in
 
 CLI::Validator Number(uint64_t max) { return NumberValidator(Suffix::kNone, max); }
 CLI::Validator Size(uint64_t max) { return NumberValidator(Suffix::kSize, max); }
+
+std::optional<int64_t> ParseDuration(std::string_view text) {
+  const std::string s(text);
+  size_t i = 0;
+  const bool neg = !s.empty() && s[0] == '-';
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) ++i;
+  const size_t digits = i;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+  if (i == digits) return std::nullopt;
+  const std::string number = s.substr(digits, i - digits);
+  char* end = nullptr;
+  const long double v = std::strtold(number.c_str(), &end);
+  if (end != number.c_str() + number.size()) return std::nullopt;
+  const std::string unit = s.substr(i);
+  long double scale = 0;
+  if (unit.empty() || unit == "ns") scale = 1;
+  if (unit == "us") scale = 1e3L;
+  if (unit == "ms") scale = 1e6L;
+  if (unit == "s") scale = 1e9L;
+  if (scale == 0 || !(v * scale < 9.2e18L)) return std::nullopt;
+  const int64_t ns = static_cast<int64_t>(std::llroundl(v * scale));
+  return neg ? -ns : ns;
+}
+
+CLI::Validator DurationCheck() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (ParseDuration(text)) return {};
+        return "'" + text + "' is not a duration (e.g. 1.7ms, 250us, 12ns)";
+      },
+      "DURATION");
+}
 
 CLI::Validator RangeCheck() {
   return CLI::Validator(

@@ -135,6 +135,11 @@ std::optional<NumberRange> ParseRange(std::string_view text);
 // sets failbit unless the whole token is a range.
 std::istream& operator>>(std::istream& in, NumberRange& r);
 
+// A signed duration in ns: a decimal number with an optional sign and
+// fraction, and one of ns, us, ms, s (none = ns): "1.7ms", "-250us", "12".
+// nullopt when it is not one or does not fit in int64.
+std::optional<int64_t> ParseDuration(std::string_view text);
+
 // A register value as the --decode options take it: "NAME=VALUE".
 struct NamedNumber {
   // Not an aggregate: CLI11 would build one from the whole token as `name`.
@@ -154,6 +159,9 @@ std::istream& operator>>(std::istream& in, NamedNumber& r);
 CLI::Validator Number(uint64_t max = UINT64_MAX);
 // The same with the K/KiB, M/MiB suffixes.
 CLI::Validator Size(uint64_t max = UINT64_MAX);
+// CLI11 check for a duration option (ParseDuration): "--link-window: 'x'
+// is not a duration (e.g. 1.7ms, 250us, 12ns)".
+CLI::Validator DurationCheck();
 // CLI11 check for a NumberRange option: "--include: 'x' is not START:END
 // (or START-END; decimal or 0x hex)".
 CLI::Validator RangeCheck();

@@ -3,6 +3,7 @@
 // (docs/cptracer.md): TI KeyStone II CP_Tracer messages over STM. Options
 // go into host/cptracer's structs; the clocks and the window follow
 // capture_metrics.h's one rule in `metrics` and `export`.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -39,6 +40,8 @@ struct Opts {
   std::optional<NumberRange> address_range;
   std::vector<NamedNumber> decode;
   uint64_t seed = 0;
+  // export
+  std::string link_window;
 };
 
 // A decoded capture; rc is kExitBadInput when the capture had problems.
@@ -225,7 +228,9 @@ int RunExport(const Opts& o) {
   }
   ExportSummary sum;
   std::string err;
-  const bool ok = ExportTimeline(d->msgs, d->ts_freq_hz, o.timing, writer.get(), &sum, &err);
+  ExportOptions eo;
+  if (!o.link_window.empty()) eo.link_window_ns = uint64_t(std::max<int64_t>(0, *ParseDuration(o.link_window)));
+  const bool ok = ExportTimeline(d->msgs, d->ts_freq_hz, o.timing, writer.get(), &sum, &err, eo);
   writer.reset();
   if (!out->Finish()) return kExitBadInput;  // said which file; err would only repeat it
   if (!ok) {
@@ -233,6 +238,10 @@ int RunExport(const Opts& o) {
     return kExitBadInput;
   }
   std::fprintf(stderr, "mabutrace: %s\n", ExportSummaryText(sum).c_str());
+  if (eo.link_window_ns)
+    std::fprintf(stderr, "mabutrace: %llu transaction links drawn, %llu ambiguous matches not drawn\n",
+                 static_cast<unsigned long long>(sum.transaction_links),
+                 static_cast<unsigned long long>(sum.transaction_links_ambiguous));
   return sum.unknown ? kExitBadInput : d->rc;
 }
 
@@ -306,6 +315,10 @@ Registration reg{
       exp->add_option("-o,--output", o->out, "OUT.json | OUT.pftrace ('-' = stdout)")->required();
       exp->add_option("--format", o->format, "json | pftrace (default: from OUT)");
       AddTiming(exp, o.get(), "tracer clock in Hz (default: the FREQ packet)", true);
+      exp->add_option("--link-window", o->link_window,
+                      "follow a transaction (same MID and XID) from tracer to tracer when the sightings are at "
+                      "most this far apart (e.g. 2us); ambiguous matches are counted, not drawn")
+          ->check(DurationCheck());
 
       return Runner{cmd, [o, dec, met, cfg, sim] {
                       if (dec->parsed()) return RunDecode(*o);

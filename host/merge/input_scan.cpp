@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#include "input_scan.h"
+
+#include <algorithm>
+
+namespace mabutrace::merge {
+
+std::string_view SyncDomain(std::string_view name) {
+  if (name.size() <= kClockSyncPrefix.size() || name.substr(0, kClockSyncPrefix.size()) != kClockSyncPrefix) return {};
+  return name.substr(kClockSyncPrefix.size());
+}
+
+uint64_t SyncHash(uint64_t v) {  // splitmix64's finalizer
+  v ^= v >> 30;
+  v *= 0xbf58476d1ce4e5b9ull;
+  v ^= v >> 27;
+  v *= 0x94d049bb133111ebull;
+  return v ^ (v >> 31);
+}
+
+void ScanSink::OnClock(uint64_t monotonic_ns, uint64_t boottime_ns) {
+  scan_.has_clock = true;
+  scan_.monotonic_at_zero = monotonic_ns;
+  scan_.boottime_at_zero = boottime_ns;
+}
+
+void ScanSink::Saw(uint64_t ns) {
+  ++scan_.events;
+  scan_.first_ns = std::min(scan_.first_ns, ns);
+  scan_.last_ns = std::max(scan_.last_ns, ns);
+}
+
+void ScanSink::OnCounter(format::Track, std::string_view name, uint64_t ns, int64_t value) {
+  Saw(ns);
+  const std::string_view domain = SyncDomain(name);
+  if (domain.empty()) return;
+  auto it = scan_.sync.find(domain);
+  if (it == scan_.sync.end()) it = scan_.sync.emplace(std::string(domain), SyncSeries{}).first;
+  SyncSeries& s = it->second;
+  ++s.seen;
+  const uint64_t v = static_cast<uint64_t>(value);
+  if (SyncHash(v) % s.stride != 0) return;
+  s.points.push_back({ns, v});
+  if (s.points.size() < kMaxSyncPointsPerDomain) return;
+  s.stride *= 2;
+  std::erase_if(s.points, [&](const SyncPoint& p) { return SyncHash(p.value) % s.stride != 0; });
+}
+
+}  // namespace mabutrace::merge

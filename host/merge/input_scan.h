@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+// input_scan.h: the first pass of `mabutrace merge` over one input: its
+// sync points, its span of time and its clock, everything the merge needs
+// to place the input before a byte of output is written (docs/merge.md).
+//
+// A sync point is a counter sample named "clock_sync:DOMAIN"
+// (TRACE_CLOCK_SYNC, include/mabutrace/mabutrace.h): at the input's time
+// `ns`, DOMAIN read `value` (the sample's 64 bits).
+//
+// Memory: per domain at most kMaxSyncPointsPerDomain points. Past that a
+// domain keeps the points whose value hashes to 0 modulo a stride that
+// doubles each time the table fills: the same values on every input, so
+// points paired by value still pair, and the kept points stay spread over
+// the whole trace.
+#ifndef MABUTRACE_HOST_MERGE_INPUT_SCAN_H
+#define MABUTRACE_HOST_MERGE_INPUT_SCAN_H
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/trace_events.h"
+#include "mabutrace/mabutrace.h"  // MABUTRACE_CLOCK_SYNC_PREFIX
+
+namespace mabutrace::merge {
+
+constexpr std::string_view kClockSyncPrefix = MABUTRACE_CLOCK_SYNC_PREFIX;
+constexpr size_t kMaxSyncPointsPerDomain = 1u << 16;
+
+// The domain of a sync point's counter name, or "" when it is not one.
+std::string_view SyncDomain(std::string_view counter_name);
+
+struct SyncPoint {
+  uint64_t ns = 0;     // the input's time
+  uint64_t value = 0;  // what the domain read
+};
+
+struct SyncSeries {
+  std::vector<SyncPoint> points;  // in input order
+  uint64_t seen = 0;              // all of them, kept or not
+  uint64_t stride = 1;            // a point is kept when Hash(value) % stride == 0
+};
+
+struct InputScan {
+  std::map<std::string, SyncSeries, std::less<>> sync;  // by domain
+  bool has_clock = false;                               // EventSink::OnClock came
+  uint64_t monotonic_at_zero = 0, boottime_at_zero = 0;
+  uint64_t first_ns = std::numeric_limits<uint64_t>::max();  // of any event
+  uint64_t last_ns = 0;
+  uint64_t events = 0;
+  std::set<uint32_t> pids;  // of its processes
+};
+
+// Fills an InputScan from the events of one (normalized) input.
+class ScanSink final : public format::EventSink {
+ public:
+  explicit ScanSink(InputScan& scan) : scan_(scan) {}
+  void OnClock(uint64_t monotonic_ns, uint64_t boottime_ns) override;
+  void OnProcess(uint32_t pid, std::string_view) override { scan_.pids.insert(pid); }
+  void OnThread(format::Track t, std::string_view) override { scan_.pids.insert(t.pid); }
+  void OnBegin(format::Track, std::string_view, uint64_t ns, uint32_t, uint32_t) override { Saw(ns); }
+  void OnEnd(format::Track, std::string_view, uint64_t ns, std::string_view) override { Saw(ns); }
+  void OnInstant(format::Track, std::string_view, uint64_t ns, uint32_t, uint32_t) override { Saw(ns); }
+  void OnCounter(format::Track t, std::string_view name, uint64_t ns, int64_t value) override;
+  void OnFlowPoint(format::Track, bool, uint64_t, std::string_view, uint64_t ns, uint32_t, uint32_t, bool) override {
+    Saw(ns);
+  }
+  void OnFlow(format::Track, bool, uint64_t, uint64_t ns) override { Saw(ns); }
+  void OnMetadata(std::string_view, int64_t) override {}
+  void OnMetadata(std::string_view, std::string_view) override {}
+  bool Finish() override { return true; }
+
+ private:
+  void Saw(uint64_t ns);
+  InputScan& scan_;
+};
+
+// The hash that picks which points a full domain keeps (a 64-bit mix).
+uint64_t SyncHash(uint64_t value);
+
+}  // namespace mabutrace::merge
+
+#endif  // MABUTRACE_HOST_MERGE_INPUT_SCAN_H

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+// cmd_merge.cpp: `mabutrace merge [NAME=]IN... -o OUT [--offset NAME=DUR]...
+// [--clock-hz NAME=HZ]... [--clock-domain NAME=DOMAIN]... [--sync DOMAIN]...
+// [--elf NAME=FW]...` (docs/merge.md): several traces on one timeline, each
+// input its own process. Each input is read twice as `convert` reads it
+// (ReadTrace): once to find its sync points and span (host/merge/
+// input_scan.h), so that every input is known good and placed
+// (merge_plan.h) before a byte is written, and once into the output
+// (input_remap.h). The output is written beside OUT and renamed over it
+// at the end: a failed merge leaves no half file.
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli_io.h"
+#include "command.h"
+#include "convert.h"
+#include "formats.h"
+#include "input_remap.h"
+#include "input_scan.h"
+#include "merge_plan.h"
+
+namespace mabutrace::cli {
+namespace {
+
+struct MergeOptions {
+  std::vector<std::string> inputs, offsets, clock_hz, domains, elfs, sync;
+  std::string out, format;
+};
+
+struct Input {
+  std::string name, path, elf;
+};
+
+// "NAME=VALUE" → (NAME, VALUE); nullopt when there is no '=' or either side
+// is empty.
+std::optional<std::pair<std::string, std::string>> SplitNamed(const std::string& s) {
+  const size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) return std::nullopt;
+  return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
+}
+
+// The inputs with their names: "NAME=PATH", or PATH named by its stem. An
+// existing file whose name has '=' is a path.
+std::optional<std::vector<Input>> ParseInputs(const MergeOptions& o) {
+  std::vector<Input> inputs;
+  for (const std::string& arg : o.inputs) {
+    Input in;
+    std::error_code ec;
+    const auto named = SplitNamed(arg);
+    if (named && !std::filesystem::exists(arg, ec)) {
+      in.name = named->first;
+      in.path = named->second;
+    } else {
+      in.path = arg;
+      in.name = std::filesystem::path(arg).stem().string();
+    }
+    for (const Input& other : inputs)
+      if (other.name == in.name) {
+        std::fprintf(stderr, "mabutrace: merge: two inputs are named '%s': name them, NAME=%s\n", in.name.c_str(),
+                     in.path.c_str());
+        return std::nullopt;
+      }
+    inputs.push_back(in);
+  }
+  return inputs;
+}
+
+// Applies "--OPTION NAME=VALUE" items through `set(index, value)`; false
+// after a message (unknown name, bad value, the same name twice with
+// different values).
+template <class Set>
+bool ApplyNamed(const char* option, const std::vector<std::string>& items, const std::vector<Input>& inputs, Set set) {
+  std::map<std::string, std::string> given;
+  for (const std::string& item : items) {
+    const auto named = SplitNamed(item);
+    if (!named) {
+      std::fprintf(stderr, "mabutrace: merge: %s '%s': expected NAME=VALUE\n", option, item.c_str());
+      return false;
+    }
+    size_t index = inputs.size();
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i].name == named->first) index = i;
+    if (index == inputs.size()) {
+      std::fprintf(stderr, "mabutrace: merge: %s %s: no input is named '%s'\n", option, item.c_str(),
+                   named->first.c_str());
+      return false;
+    }
+    const auto [it, fresh] = given.emplace(named->first, named->second);
+    if (!fresh && it->second != named->second) {
+      std::fprintf(stderr, "mabutrace: merge: %s: contradictory values for %s: '%s' and '%s'\n", option,
+                   named->first.c_str(), it->second.c_str(), named->second.c_str());
+      return false;
+    }
+    if (!set(index, named->second)) {
+      std::fprintf(stderr, "mabutrace: merge: %s %s: bad value '%s'\n", option, item.c_str(), named->second.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+// Pass 1 of one input; false after a message when it cannot be read.
+bool Scan(const Input& in, merge::InputScan* scan, int* rc) {
+  auto fin = InputFile::Open(in.path);
+  if (!fin) return false;
+  merge::ScanSink sink(*scan);
+  const ReadResult r = ReadTrace(*fin, in.elf, [&]() -> model::EventSink* { return &sink; });
+  if (!r.opened) return false;
+  if (r.rc != kExitOk && scan->events == 0) return false;  // nothing decodable in it
+  if (r.rc != kExitOk) *rc = kExitBadInput;                // damaged but read: merged, and said
+  return true;
+}
+
+int RunMerge(const MergeOptions& o) {
+  auto format = PickFormat(o.format, o.out);
+  if (!format) return kExitUsage;
+  if (*format == Format::kRaw || o.out == "-") {
+    std::fprintf(stderr, "mabutrace: merge: the output must be a .json, .pftrace or .txt file (not '-')\n");
+    return kExitUsage;
+  }
+  auto inputs = ParseInputs(o);
+  if (!inputs) return kExitUsage;
+  std::vector<merge::InputSpec> specs(inputs->size());
+  for (size_t i = 0; i < inputs->size(); ++i) specs[i].name = (*inputs)[i].name;
+  const bool flags_ok =
+      ApplyNamed("--offset", o.offsets, *inputs,
+                 [&](size_t i, const std::string& v) { return bool(specs[i].offset_ns = ParseDuration(v)); }) &&
+      ApplyNamed("--clock-hz", o.clock_hz, *inputs,
+                 [&](size_t i, const std::string& v) {
+                   char* end = nullptr;
+                   const double hz = std::strtod(v.c_str(), &end);
+                   if (end != v.c_str() + v.size() || !(hz > 0) || !std::isfinite(hz)) return false;
+                   specs[i].clock_hz = hz;
+                   return true;
+                 }) &&
+      ApplyNamed("--clock-domain", o.domains, *inputs,
+                 [&](size_t i, const std::string& v) { return !(specs[i].clock_domain = v).empty(); }) &&
+      ApplyNamed("--elf", o.elfs, *inputs, [&](size_t i, const std::string& v) {
+        (*inputs)[i].elf = v;
+        return std::filesystem::exists(v);
+      });
+  if (!flags_ok) return kExitUsage;
+
+  // Pass 1: every input read, or nothing written.
+  int rc = kExitOk;
+  std::vector<merge::InputScan> scans(inputs->size());
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    if (!Scan((*inputs)[i], &scans[i], &rc)) {
+      std::fprintf(stderr, "mabutrace: merge: %s (%s) cannot be read: nothing written\n", (*inputs)[i].name.c_str(),
+                   (*inputs)[i].path.c_str());
+      return kExitBadInput;
+    }
+  }
+  std::string error;
+  const auto plan = merge::PlanMerge(specs, scans, o.sync, &error);
+  if (!plan) {
+    std::fprintf(stderr, "mabutrace: merge: %s: nothing written\n", error.c_str());
+    return kExitBadInput;
+  }
+  for (size_t i = 0; i < inputs->size(); ++i)
+    std::fprintf(stderr, "mabutrace: merge: %s: %s\n", specs[i].name.c_str(), plan->inputs[i].how.c_str());
+
+  // Pass 2, beside OUT.
+  const std::string partial = o.out + ".partial";
+  auto fout = OutputFile::Create(partial);
+  if (!fout) return kExitBadInput;
+  auto writer = MakeWriter(*format, exporter::FileWriter(fout->get()));
+  merge::MergeOutput out(*writer);
+  format::EventSink& sink = out.sink();
+  if (scans[0].has_clock) {  // the reference's OS clock at the merged time 0
+    const merge::ClockLine back = merge::Invert(plan->inputs[0].total);
+    const long double t0 = back.y0 - back.slope * back.x0;
+    const long double mono = static_cast<long double>(scans[0].monotonic_at_zero) + t0;
+    const long double boot = static_cast<long double>(scans[0].boottime_at_zero) + t0;
+    if (mono >= 0 && boot >= 0) sink.OnClock(uint64_t(std::llroundl(mono)), uint64_t(std::llroundl(boot)));
+  }
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    if (!scans[i].events) continue;
+    const merge::InputPlan& p = plan->inputs[i];
+    sink.OnClockSnapshot(p.clock_id, p.total.Apply(scans[i].first_ns), scans[i].first_ns);
+    if (scans[i].last_ns != scans[i].first_ns)
+      sink.OnClockSnapshot(p.clock_id, p.total.Apply(scans[i].last_ns), scans[i].last_ns);
+  }
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    auto fin = InputFile::Open((*inputs)[i].path);
+    if (!fin) return kExitBadInput;
+    merge::InputRemap remap(out, i, specs[i].name, plan->inputs[i].total, scans[i].pids.size() > 1);
+    const ReadResult r = ReadTrace(*fin, (*inputs)[i].elf, [&]() -> model::EventSink* { return &remap; });
+    if (!r.opened) return kExitBadInput;  // changed between the passes
+  }
+  sink.OnMetadata("merge.inputs", int64_t(inputs->size()));
+  sink.OnMetadata("merge.shift_ns", int64_t(plan->shift_ns));
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    const merge::InputPlan& p = plan->inputs[i];
+    const std::string key = "merge." + specs[i].name;
+    sink.OnMetadata(key + ".path", (*inputs)[i].path);
+    sink.OnMetadata(key + ".placement", p.how);
+    sink.OnMetadata(key + ".clock_id", int64_t(p.clock_id));
+    if (p.placement == merge::Placement::kSyncPoints) {
+      sink.OnMetadata(key + ".sync_domain", p.domain);
+      sink.OnMetadata(key + ".sync_pairs", int64_t(p.fit.points));
+      sink.OnMetadata(key + ".offset_ns", int64_t(std::llroundl(p.fit.line.offset_ns())));
+      sink.OnMetadata(key + ".drift_ppb", int64_t(std::llroundl(p.fit.line.drift_ppm() * 1000)));
+      sink.OnMetadata(key + ".residual_max_ns", int64_t(std::ceil(p.fit.max_residual_ns)));
+    }
+  }
+  const bool sink_ok = sink.Finish();
+  writer.reset();
+  if (!sink_ok || !fout->Finish()) {
+    std::remove(partial.c_str());
+    return kExitBadInput;
+  }
+  std::error_code ec;
+  std::filesystem::rename(partial, o.out, ec);
+  if (ec) {
+    std::fprintf(stderr, "mabutrace: %s: cannot rename to %s: %s\n", partial.c_str(), o.out.c_str(),
+                 ec.message().c_str());
+    std::remove(partial.c_str());
+    return kExitBadInput;
+  }
+  return rc;
+}
+
+Registration reg{
+    "merge",
+    [](CLI::App& app) {
+      auto o = std::make_shared<MergeOptions>();
+      auto* cmd = app.add_subcommand(
+          "merge", "Put several traces on one timeline, each its own process: streams, RAM dumps, .json, .pftrace");
+      cmd->add_option("IN", o->inputs,
+                      "[NAME=]PATH: a binary stream, a raw dump (with --elf NAME=FW) or a .json/.pftrace the "
+                      "toolkit wrote; NAME (default: the file's stem) names its process. The first is the "
+                      "reference clock")
+          ->required();
+      cmd->add_option("-o,--output", o->out, "output file (.pftrace, .json or .txt)")->required();
+      cmd->add_option("--format", o->format, "json | pftrace | text (default: from OUT's extension)");
+      cmd->add_option("--offset", o->offsets, "NAME=DURATION added to the input's times (ns, us, ms, s; e.g. 1.7ms)")
+          ->allow_extra_args(false);
+      cmd->add_option("--clock-hz", o->clock_hz, "NAME=HZ: the input's times are ticks at HZ (converted to ns)")
+          ->allow_extra_args(false);
+      cmd->add_option("--clock-domain", o->domains,
+                      "NAME=DOMAIN: the input's own clock is the sync domain DOMAIN (e.g. an ETE trace on cntvct)")
+          ->allow_extra_args(false);
+      cmd->add_option("--sync", o->sync,
+                      "DOMAIN: place inputs through these sync domains only (default: every domain found); a "
+                      "domain that pairs no two inputs is an error")
+          ->allow_extra_args(false);
+      cmd->add_option("--elf", o->elfs, "NAME=FW: the firmware ELF of a raw-dump input")->allow_extra_args(false);
+      return Runner{cmd, [o] { return RunMerge(*o); }};
+    },
+    12};
+
+}  // namespace
+}  // namespace mabutrace::cli
