@@ -163,6 +163,9 @@ struct EtePacket {
   PacketType type = PacketType::kNotSync;
   PacketType err_type = PacketType::kNotSync;  // error packets: the kind being parsed
   uint8_t trace_id = 0;
+  // Produced by an ETMv4 trace unit (same packets; OpenCSD prints a few of
+  // them differently, ete_packet_text.h). Constant per processor.
+  bool etm4 = false;
   uint8_t size = 0;              // bytes of the packet (raw)
   const uint8_t* raw = nullptr;  // the packet's bytes (valid during the sink call)
   // Byte index of the first byte: in a single-source stream the offset in

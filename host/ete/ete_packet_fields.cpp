@@ -43,8 +43,12 @@ void PacketFields::Reset() {
   const uint8_t trace_id = config_.trace_id();
   pkt_ = EtePacket{};
   pkt_.trace_id = trace_id;
+  pkt_.etm4 = !config_.is_ete();
   addr_history_ = {};
   for (auto& a : addr_history_) a.is64 = true;  // OpenCSD initialises the history as 64-bit
+  // ... and prints addresses 64 bits wide from the start, even a first
+  // 32-bit address under an AArch32 context (armv8_1m_branches, Cortex-M55).
+  pkt_.addr.is64 = true;
   first_tinfo_ = false;
   ts_valid_ = false;
   cc_thresh_valid_ = false;

@@ -197,7 +197,10 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
       if (p.cc_valid) Appendf(out, "; CC=0x%x", p.cycle_count);
       break;
     case PacketType::kTraceInfo:
-      Appendf(out, "; INFO=0x%x { CC.%u, TSTATE.%u }", p.info & 0xFF, p.info & 1, (p.info >> 6) & 1);
+      if (p.etm4)  // ETMv4 has no transactional state (INFO bit 6)
+        Appendf(out, "; INFO=0x%x { CC.%u }", p.info & 0xFF, p.info & 1);
+      else
+        Appendf(out, "; INFO=0x%x { CC.%u, TSTATE.%u }", p.info & 0xFF, p.info & 1, (p.info >> 6) & 1);
       if (p.info & 1) Appendf(out, "; CC_THRESHOLD=0x%x", p.cc_threshold);
       if (p.tinfo_initial && (p.tinfo_sections & 0x04)) Appendf(out, "; INIT SPEC DEPTH=%u", p.spec);
       if (p.tinfo_initial) out->append("; Decoder Sync point TINFO");
