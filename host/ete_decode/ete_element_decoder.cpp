@@ -35,7 +35,9 @@ EteElementDecoder::EteElementDecoder(const ete::EteConfig& config, const armisa:
       walker_(image, FollowOptionsOf(config), (config.trcconfigr >> 12) & 1 /* TRCCONFIGR.RS */, &out_, cache_log2),
       // OpenCSD: TS markers gate timestamps when ETE >= 1.1 and TRCIDR0.TSMARK (bit 23).
       ts_marker_mode_(config.full_version() >= 0x51 && ((config.trcidr0 >> 23) & 1)),
-      cci_((config.trcconfigr >> 4) & 1) {}
+      cci_((config.trcconfigr >> 4) & 1) {
+  walker_.set_eret_elements(config.is_ete());
+}
 
 void EteElementDecoder::Reset() {
   ResetState();
@@ -185,6 +187,7 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
       queue_.Push(QueuedKind::kTraceInfo, p.index);
       break;
     case PacketType::kTraceOn: queue_.Push(QueuedKind::kTraceOn, p.index); break;
+    case PacketType::kExceptionReturn: queue_.Push(QueuedKind::kExceptionReturn, p.index); break;
     case PacketType::kContext: QueueContext(p); break;
     case PacketType::kException: queue_.PushException(p.exception_type, p.exception_addr_interp == 2, p.index); break;
     case PacketType::kPeReset: queue_.PushPeReset(p.exception_type, p.exception_addr_interp == 2, p.index); break;
@@ -332,6 +335,7 @@ bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* con
       Timed(e);
       return true;
     case QueuedKind::kTraceInfo: walker_.FlushReturnStack(); return true;
+    case QueuedKind::kExceptionReturn: out_.Emit(out_.New(ElemType::kExceptionRet, e.index)); return true;
     case QueuedKind::kAtom:    // the queue hands atoms out one by one (Atom)
     case QueuedKind::kUnseen:  // before the decoder synchronised: nothing to show
       return true;

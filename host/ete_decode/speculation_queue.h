@@ -78,7 +78,8 @@ enum class QueuedKind : uint8_t {
   kTransCommit,
   kTransFail,
   kInstrumentation,
-  kUnseen,  // a P0 before the Trace Info that synchronised (SPEC > 0, §5.7)
+  kExceptionReturn,  // ETMv4 Exception Return packet (0x07): not a P0 element (A/R and v8-M)
+  kUnseen,           // a P0 before the Trace Info that synchronised (SPEC > 0, §5.7)
   kTraceInfo,
 };
 
