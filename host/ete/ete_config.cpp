@@ -18,6 +18,17 @@ static bool IsMProfileCore(const std::string& type) {
   return t.rfind("ARMV", 0) == 0 && t.size() >= 2 && t.compare(t.size() - 2, 2, "-M") == 0;
 }
 
+// Armv6-M / Armv7-M cores: Cortex-M0, M0+, M1, M3, M4, M7 or "ARMv6-M"/"ARMv7-M"
+// (the later Cortex-M23/M33/M35P/M52/M55/M85 are Armv8-M).
+static bool IsV7MCore(const std::string& type) {
+  std::string t;
+  for (char c : type) t += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (t.rfind("ARMV6", 0) == 0 || t.rfind("ARMV7", 0) == 0) return IsMProfileCore(t);
+  if (t.rfind("CORTEX-M", 0) != 0 || t.size() < 9) return false;
+  const std::string n = t.substr(8);
+  return n == "0" || n == "0+" || n == "0PLUS" || n == "1" || n == "3" || n == "4" || n == "7";
+}
+
 EteConfig EteConfig::FromDevice(const snapshot::Device& d, const snapshot::Device* core) {
   auto req = [&](const char* name) -> uint32_t {
     auto v = d.Reg(name);
@@ -47,6 +58,7 @@ EteConfig EteConfig::FromDevice(const snapshot::Device& d, const snapshot::Devic
     c.trcdevarch = 0x47705A13;
   }
   c.m_profile = core && IsMProfileCore(core->type);
+  c.m_profile_v7 = c.m_profile && IsV7MCore(core->type);
   return c;
 }
 

@@ -65,6 +65,9 @@ struct EteConfig {
   // The traced PE is M-profile (its core type "Cortex-M55", "ARMv8.1-M"...):
   // ETMv4-M only (T32 only; 0x05 function return, extended exception type).
   bool m_profile = false;
+  // ... and Armv6-M/Armv7-M ("Cortex-M3", "ARMv7-M"): there the Exception
+  // Return packet is a P0 element; on v8-M the Function Return packet is.
+  bool m_profile_v7 = false;
 
   // From a trace-source device of a snapshot (type ETE or ETM4). Required:
   // TRCCONFIGR, TRCTRACEIDR, TRCIDR0, TRCIDR2; optional TRCIDR1, TRCIDR8,
