@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "ete/trace_protocol.h"
+
 namespace mabutrace::ete {
 
 struct BufferDecoder::Route {
@@ -123,11 +125,9 @@ SourceSpec SourceOf(const snapshot::Device& device, const snapshot::Device* core
 std::vector<SourceSpec> SnapshotSources(const snapshot::Snapshot& snap, const snapshot::TraceBuffer& buffer) {
   std::vector<SourceSpec> out;
   for (const snapshot::Device* d : snap.SourcesOfBuffer(buffer.name)) {
-    std::string type;
-    for (char c : d->type) type += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    // ETMv4 types as snapshots spell them: "ETM4", "ETM4.1", "ETMV4.2"
-    const bool etm4 = type.rfind("ETM4", 0) == 0 || type.rfind("ETMV4", 0) == 0;
-    if (type != "ETE" && !etm4) continue;
+    // ETE and ETMv4 types as snapshots spell them: "ETE", "ETM4", "ETM4.1", "ETMV4.2"
+    const TraceProtocol protocol = ProtocolOfType(d->type);
+    if (protocol != TraceProtocol::kEte && protocol != TraceProtocol::kEtmV4) continue;
     out.push_back(SourceOf(*d, snap.CoreOfSource(d->name)));
     if (buffer.format == snapshot::BufferFormat::kSourceData) break;
   }
