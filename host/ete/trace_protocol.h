@@ -6,7 +6,7 @@
 // "ETM3.5", "PTM1.0" / "PFT1.1", "ITM", "STM".
 //
 // A new decoder plugs in here: give its row a `decoder` name and teach
-// the `arm` commands (tools/mabutrace/cmd_arm.cpp) to route its sources to
+// the `arm` commands (tools/mabutrace/cmd_ete.cpp, cmd_ete_decode.cpp) to route its sources to
 // it. Until then its sources are named once, per source, as not decoded,
 // and every other source of the snapshot is still decoded.
 #ifndef MABUTRACE_HOST_ETE_TRACE_PROTOCOL_H
