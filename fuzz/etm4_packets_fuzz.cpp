@@ -17,30 +17,16 @@
 #include <string>
 #include <vector>
 
-#include "ete/ete_packet_processor.h"
-#include "ete/ete_packet_text.h"
 #include "ete/ete_source.h"
+#include "ete_fuzz_checks.h"
 
 namespace {
 
-struct State {
-  uint64_t limit = 0;
-  std::string text;
-};
-
 void OnPacket(void* c, size_t, const mabutrace::ete::EtePacket& p) {
-  auto* s = static_cast<State*>(c);
-  if (p.size == 0 || p.size > mabutrace::ete::EtePacketProcessor::kMaxPacketBytes || p.raw == nullptr) abort();
-  if (p.index > s->limit || !p.etm4) abort();
-  s->text.clear();
-  mabutrace::ete::FormatLine(p, &s->text);
-  mabutrace::ete::FormatJson(p, "fuzz", &s->text);
-  if (s->text.empty()) abort();
+  if (!p.etm4) abort();
+  mabutrace_fuzz::CheckPacket(static_cast<mabutrace_fuzz::Checks*>(c), p);
 }
-
-void OnError(void*, size_t, uint64_t, const std::string& message) {
-  if (message.empty()) abort();
-}
+void OnError(void*, size_t, uint64_t, const std::string& message) { mabutrace_fuzz::CheckError(message); }
 
 }  // namespace
 
@@ -67,7 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   arch.major = 4;
   arch.minor = static_cast<uint8_t>(kMinor[sel & 3]);
   std::vector<mabutrace::ete::SourceSpec> sources{{"fuzz", cfg, arch}};
-  State s;
+  mabutrace_fuzz::Checks s;
   s.limit = size;
   mabutrace::ete::BufferDecoder dec(format, sources, &OnPacket, &OnError, &s, policy);
   const size_t chunk = (sel & 128) ? 1 : size + 1;
