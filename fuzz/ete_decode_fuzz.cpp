@@ -20,36 +20,19 @@
 
 #include "ete/ete_packet_processor.h"
 #include "ete_decode/ete_element_decoder.h"
+#include "ete_fuzz_element_checks.h"
 
 namespace {
 
-using mabutrace::ete_decode::ElemType;
-using mabutrace::ete_decode::EteElement;
-
-struct State {
-  uint64_t limit = 0;
-  std::string text;
+struct State : mabutrace_fuzz::Checks {
   mabutrace::ete_decode::EteElementDecoder* dec = nullptr;
 };
 
-void OnElement(void* c, const EteElement& e) {
-  auto* s = static_cast<State*>(c);
-  if (e.index > s->limit) abort();
-  if (e.type == ElemType::kInstrRange) {
-    if (e.num_instr == 0 || e.end <= e.start) abort();
-    if (e.num_instr > (e.end - e.start) / 2) abort();
-  }
-  s->text.clear();
-  mabutrace::ete_decode::FormatElementOcsd(e, &s->text);
-  mabutrace::ete_decode::FormatElementJson(e, "fuzz", &s->text);
-  if (s->text.empty()) abort();
+void OnElement(void* c, const mabutrace::ete_decode::EteElement& e) {
+  mabutrace_fuzz::CheckElement(static_cast<State*>(c), e);
 }
-
 void OnPacket(void* c, const mabutrace::ete::EtePacket& p) { static_cast<State*>(c)->dec->OnPacket(p); }
-
-void OnError(void*, uint64_t, const std::string& message) {
-  if (message.empty()) abort();
-}
+void OnError(void*, uint64_t, const std::string& message) { mabutrace_fuzz::CheckError(message); }
 
 }  // namespace
 

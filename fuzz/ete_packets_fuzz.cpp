@@ -13,33 +13,15 @@
 #include <cstdlib>
 #include <string>
 
-#include "ete/ete_packet_processor.h"
-#include "ete/ete_packet_text.h"
 #include "ete/ete_source.h"
+#include "ete_fuzz_checks.h"
 
 namespace {
 
-struct State {
-  uint64_t limit = 0;
-  uint64_t last_index[2] = {0, 0};
-  std::string text;
-};
-
-void OnPacket(void* c, size_t source, const mabutrace::ete::EtePacket& p) {
-  auto* s = static_cast<State*>(c);
-  if (p.size == 0 || p.size > mabutrace::ete::EtePacketProcessor::kMaxPacketBytes || p.raw == nullptr) abort();
-  if (p.index > s->limit) abort();
-  (void)source;
-  s->text.clear();
-  mabutrace::ete::FormatLine(p, &s->text);
-  mabutrace::ete::FormatJson(p, "fuzz", &s->text);
-  volatile uint8_t sum = 0;
-  for (int i = 0; i < p.size; ++i) sum = static_cast<uint8_t>(sum + p.raw[i]);
+void OnPacket(void* c, size_t, const mabutrace::ete::EtePacket& p) {
+  mabutrace_fuzz::CheckPacket(static_cast<mabutrace_fuzz::Checks*>(c), p);
 }
-
-void OnError(void*, size_t, uint64_t, const std::string& message) {
-  if (message.empty()) abort();
-}
+void OnError(void*, size_t, uint64_t, const std::string& message) { mabutrace_fuzz::CheckError(message); }
 
 }  // namespace
 
@@ -58,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto format =
       (sel & 32) ? mabutrace::snapshot::BufferFormat::kCoresight : mabutrace::snapshot::BufferFormat::kSourceData;
   const size_t chunk = (sel & 64) ? 1 + (sel >> 7) * 6 : size + 1;
-  State s;
+  mabutrace_fuzz::Checks s;
   s.limit = size;
   std::vector<mabutrace::ete::SourceSpec> sources{{"fuzz", cfg, mabutrace::ete::TraceUnitArch{}}};  // ETE
   mabutrace::ete::BufferDecoder dec(format, sources, &OnPacket, &OnError, &s, policy);

@@ -18,18 +18,20 @@ namespace {
 // How a direct branch's target is computed from the opcode.
 enum class Target : uint8_t {
   kNone,
-  kA64Imm26,  // B, BL: PC + SignExtend(imm26:'00')
-  kA64Imm19,  // B.cond, BC.cond, CBZ, CBNZ: imm19 in [23:5]
-  kA64Imm14,  // TBZ, TBNZ: imm14 in [18:5]
-  kA64Imm9,   // CB<cc>, CBB<cc>, CBH<cc>: imm9 in [13:5]
-  kA32Imm24,  // B, BL (A1): PC+8 + SignExtend(imm24:'00')
-  kA32Blx,    // BLX (immediate) A2: PC+8 + SignExtend(imm24:H:'0'), to T32
-  kT32B1,     // B<c> T1: PC+4 + SignExtend(imm8:'0')
-  kT32B2,     // B T2: PC+4 + SignExtend(imm11:'0')
-  kT32B3,     // B<c>.W T3: SignExtend(S:J2:J1:imm6:imm11:'0')
-  kT32B4,     // B.W T4, BL T1: SignExtend(S:I1:I2:imm10:imm11:'0')
-  kT32Blx,    // BLX (immediate) T2: Align(PC,4) + SignExtend(S:I1:I2:imm10H:imm10L:'00'), to A32
-  kT32Cbz,    // CBZ/CBNZ T1: PC+4 + ZeroExtend(i:imm5:'0')
+  kA64Imm26,     // B, BL: PC + SignExtend(imm26:'00')
+  kA64Imm19,     // B.cond, BC.cond, CBZ, CBNZ: imm19 in [23:5]
+  kA64Imm14,     // TBZ, TBNZ: imm14 in [18:5]
+  kA64Imm9,      // CB<cc>, CBB<cc>, CBH<cc>: imm9 in [13:5]
+  kA32Imm24,     // B, BL (A1): PC+8 + SignExtend(imm24:'00')
+  kA32Blx,       // BLX (immediate) A2: PC+8 + SignExtend(imm24:H:'0'), to T32
+  kT32B1,        // B<c> T1: PC+4 + SignExtend(imm8:'0')
+  kT32B2,        // B T2: PC+4 + SignExtend(imm11:'0')
+  kT32B3,        // B<c>.W T3: SignExtend(S:J2:J1:imm6:imm11:'0')
+  kT32B4,        // B.W T4, BL T1: SignExtend(S:I1:I2:imm10:imm11:'0')
+  kT32Blx,       // BLX (immediate) T2: Align(PC,4) + SignExtend(S:I1:I2:imm10H:imm10L:'00'), to A32
+  kT32Cbz,       // CBZ/CBNZ T1: PC+4 + ZeroExtend(i:imm5:'0')
+  kT32LoopFwd,   // WLS/WLSTP (v8.1-M): PC+4 + offset (loop_offset below)
+  kT32LoopBack,  // LE/LETP (v8.1-M): PC+4 - offset
 };
 
 enum Flags : uint8_t {
@@ -255,6 +257,21 @@ constexpr Rule kT32Rules[] = {
     {0xF800D000, 0xF000D000, kBr, kLinkSub, Target::kT32B4, kLink},
     // F5.1 BLX (immediate) T2: 11110 S imm10H 11 J1 0 J2 imm10L 0
     {0xF800D001, 0xF000C000, kBr, kLinkSub, Target::kT32Blx, kLink},
+    // Armv8.1-M low-overhead loops (DDI0553 C2.4): direct branches for the
+    // trace unit (ETMv4-M) and for OpenCSD 1.8.0, which prints them without
+    // "<cond>" although "not taken" (N) is their loop exit/entry. In
+    // A-profile T32 these encodings (BLX T2 with H = 1) are UNDEFINED, so the
+    // rows need no profile check.
+    //   LE T1 (LE LR, label)  1111 0000 0000 1111 | 1100 imm 1
+    //   LE T2 (LE label)      1111 0000 0010 1111 | 1100 imm 1
+    //   LETP T3               1111 0000 0001 1111 | 1100 imm 1
+    //   WLS T1                1111 0000 0100 Rn   | 1100 imm 1
+    //   WLSTP T3              1111 0000 00sz Rn   | 1100 imm 1
+    {0xFFFFF001, 0xF00FC001, kBr, kNone, Target::kT32LoopBack, kCond},
+    {0xFFFFF001, 0xF02FC001, kBr, kNone, Target::kT32LoopBack, kCond},
+    {0xFFFFF001, 0xF01FC001, kBr, kNone, Target::kT32LoopBack, kCond},
+    {0xFFF0F001, 0xF040C001, kBr, kNone, Target::kT32LoopFwd, kCond},
+    {0xFFC0F001, 0xF000C001, kBr, kNone, Target::kT32LoopFwd, kCond},
 };
 
 constexpr int64_t SignExtend(uint64_t value, unsigned bits) {
@@ -290,6 +307,14 @@ uint64_t BranchTarget(Target kind, uint32_t i, uint64_t pc, Isa* target_isa) {
       return static_cast<uint32_t>(((pc + 4) & ~uint64_t{3}) + SignExtend(imm & ~1u, 24) * 2);
     }
     case Target::kT32Cbz: return static_cast<uint32_t>(pc + 4 + ((((i >> 25) & 1) << 6) | (((i >> 19) & 0x1F) << 1)));
+    case Target::kT32LoopFwd:
+    case Target::kT32LoopBack: {
+      // The loop offset: hw2 bits [10:1] are offset[11:2], bit 11 is
+      // offset[1] (e.g. WLS f044 c003 at 0x1e0c4 -> 0x1e0cc, LE f00f c00b
+      // at 0x1e104 -> 0x1e0f4 in armv8_1m_branches).
+      const uint32_t offset = ((i & 0x7FE) << 1) | ((i & 0x800) >> 10);
+      return static_cast<uint32_t>(kind == Target::kT32LoopFwd ? pc + 4 + offset : pc + 4 - offset);
+    }
     case Target::kNone: break;
   }
   return 0;

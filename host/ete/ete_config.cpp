@@ -8,7 +8,28 @@
 
 namespace mabutrace::ete {
 
-EteConfig EteConfig::FromDevice(const snapshot::Device& d) {
+EteConfig EteConfig::FromDevice(const snapshot::Device& d) { return FromDevice(d, nullptr); }
+
+// M-profile cores as snapshots name them: "Cortex-M55", "ARMv8.1-M", "ARMv7-M".
+static bool IsMProfileCore(const std::string& type) {
+  std::string t;
+  for (char c : type) t += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (t.rfind("CORTEX-M", 0) == 0) return true;
+  return t.rfind("ARMV", 0) == 0 && t.size() >= 2 && t.compare(t.size() - 2, 2, "-M") == 0;
+}
+
+// Armv6-M / Armv7-M cores: Cortex-M0, M0+, M1, M3, M4, M7 or "ARMv6-M"/"ARMv7-M"
+// (the later Cortex-M23/M33/M35P/M52/M55/M85 are Armv8-M).
+static bool IsV7MCore(const std::string& type) {
+  std::string t;
+  for (char c : type) t += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (t.rfind("ARMV6", 0) == 0 || t.rfind("ARMV7", 0) == 0) return IsMProfileCore(t);
+  if (t.rfind("CORTEX-M", 0) != 0 || t.size() < 9) return false;
+  const std::string n = t.substr(8);
+  return n == "0" || n == "0+" || n == "0PLUS" || n == "1" || n == "3" || n == "4" || n == "7";
+}
+
+EteConfig EteConfig::FromDevice(const snapshot::Device& d, const snapshot::Device* core) {
   auto req = [&](const char* name) -> uint32_t {
     auto v = d.Reg(name);
     if (!v) throw snapshot::SnapshotError(d.ini_file.string(), std::string("[regs] ") + name, "missing register");
@@ -21,7 +42,23 @@ EteConfig EteConfig::FromDevice(const snapshot::Device& d) {
   c.trcidr2 = req("TRCIDR2");
   c.trcidr1 = static_cast<uint32_t>(d.RegOr("TRCIDR1", 0x4100F403));
   c.trcidr8 = static_cast<uint32_t>(d.RegOr("TRCIDR8", 0));
-  c.trcdevarch = static_cast<uint32_t>(d.RegOr("TRCDEVARCH", 0x47705A13));
+  c.trcidr9 = static_cast<uint32_t>(d.RegOr("TRCIDR9", 0));
+  c.trcidr10 = static_cast<uint32_t>(d.RegOr("TRCIDR10", 0));
+  c.trcidr11 = static_cast<uint32_t>(d.RegOr("TRCIDR11", 0));
+  c.trcidr12 = static_cast<uint32_t>(d.RegOr("TRCIDR12", 0));
+  c.trcidr13 = static_cast<uint32_t>(d.RegOr("TRCIDR13", 0));
+  c.trcauthstatus = static_cast<uint32_t>(d.RegOr("TRCAUTHSTATUS", 0));
+  if (auto devarch = d.Reg("TRCDEVARCH")) {
+    c.trcdevarch = static_cast<uint32_t>(*devarch);
+  } else if (const TraceUnitArch a = TraceUnitArch::Of(d); !a.ete) {
+    // ETMv4 without TRCDEVARCH: ARCHITECT Arm, PRESENT, ARCHVER/REVISION from the arch.
+    c.trcdevarch =
+        0x47700A13u | (static_cast<uint32_t>(a.major & 0xF) << 12) | (static_cast<uint32_t>(a.minor & 0xF) << 16);
+  } else {
+    c.trcdevarch = 0x47705A13;
+  }
+  c.m_profile = core && IsMProfileCore(core->type);
+  c.m_profile_v7 = c.m_profile && IsV7MCore(core->type);
   return c;
 }
 
@@ -73,10 +110,10 @@ unsigned EteConfig::cid_bytes() const { return SizeBytes((trcidr2 >> 5) & 0x1F);
 
 std::string EteConfig::Describe() const {
   char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "ETE v%u.%u trace_id=0x%x commopt1=%d maxspec=%u q=%d vmid_bytes=%u cid_bytes=%u cc_bits=%u",
-                major_version(), minor_version(), trace_id(), commit_opt1() ? 1 : 0, max_spec(), has_q() ? 1 : 0,
-                vmid_bytes(), cid_bytes(), cc_size_bits());
+  std::snprintf(
+      buf, sizeof buf, "%s%u.%u%s trace_id=0x%x commopt1=%d maxspec=%u q=%d vmid_bytes=%u cid_bytes=%u cc_bits=%u",
+      is_ete() ? "ETE v" : "ETMv", major_version(), minor_version(), m_profile ? " M-profile" : "", trace_id(),
+      commit_opt1() ? 1 : 0, max_spec(), has_q() ? 1 : 0, vmid_bytes(), cid_bytes(), cc_size_bits());
   return buf;
 }
 

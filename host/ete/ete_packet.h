@@ -163,6 +163,12 @@ struct EtePacket {
   PacketType type = PacketType::kNotSync;
   PacketType err_type = PacketType::kNotSync;  // error packets: the kind being parsed
   uint8_t trace_id = 0;
+  // Produced by an ETMv4 trace unit (same packets; OpenCSD prints a few of
+  // them differently, ete_packet_text.h). Constant per processor.
+  bool etm4 = false;
+  // The traced PE is M-profile (ETMv4-M): exception TYPEs are M-profile
+  // exception numbers. Constant per processor.
+  bool m_profile = false;
   uint8_t size = 0;              // bytes of the packet (raw)
   const uint8_t* raw = nullptr;  // the packet's bytes (valid during the sink call)
   // Byte index of the first byte: in a single-source stream the offset in
@@ -195,8 +201,9 @@ struct EtePacket {
   uint8_t tinfo_sections = 0;  // PLCTL bits: 1 INFO, 2 KEY, 4 SPEC, 8 CYCT, 0x10 commit window
   bool tinfo_initial = false;  // first Trace Info since reset (OpenCSD "Decoder Sync point")
   // Exception (§4.7)
-  uint16_t exception_type = 0;        // TYPE (extended with a 3rd byte on ETMv4-M)
-  uint8_t exception_addr_interp = 0;  // E[1:0]: 1 = return address follows, 2 = same as prev target
+  uint16_t exception_type = 0;           // TYPE (extended with a 3rd byte on ETMv4-M)
+  bool exception_fault_pending = false;  // ETMv4-M 3rd byte bit 5: a fault is pending
+  uint8_t exception_addr_interp = 0;     // E[1:0]: 1 = return address follows, 2 = same as prev target
   // Q (§4.13)
   uint8_t q_type = 0;
   uint32_t q_count = 0;

@@ -43,8 +43,13 @@ void PacketFields::Reset() {
   const uint8_t trace_id = config_.trace_id();
   pkt_ = EtePacket{};
   pkt_.trace_id = trace_id;
+  pkt_.etm4 = !config_.is_ete();
+  pkt_.m_profile = config_.m_profile;
   addr_history_ = {};
   for (auto& a : addr_history_) a.is64 = true;  // OpenCSD initialises the history as 64-bit
+  // ... and prints addresses 64 bits wide from the start, even a first
+  // 32-bit address under an AArch32 context (armv8_1m_branches, Cortex-M55).
+  pkt_.addr.is64 = true;
   first_tinfo_ = false;
   ts_valid_ = false;
   cc_thresh_valid_ = false;
@@ -160,7 +165,10 @@ PacketExtent PacketFields::Exception(const uint8_t* p, size_t n, uint8_t /*is*/)
   if (ete_special) length = 3;
   if (n < length) return {0};
   pkt_.exception_addr_interp = static_cast<uint8_t>(((info & 0x40) >> 5) | (info & 1));
+  // ETMv4 (M-profile): info bit 7 = a 3rd byte follows with TYPE[9:5] in
+  // bits [4:0] and FAULT_PENDING in bit 5 (exception numbers up to 0x3EF).
   pkt_.exception_type = (info & 0x80) ? static_cast<uint16_t>(type | ((p[2] & 0x1F) << 5)) : type;
+  pkt_.exception_fault_pending = (info & 0x80) && ((p[2] >> 5) & 1);
   if (config_.is_ete() && (pkt_.exception_type == 0 || pkt_.exception_type == 0x18)) {
     SetAddress64(0, 0);
     pkt_.type = pkt_.exception_type == 0x18 ? PacketType::kTransactionFailure : PacketType::kPeReset;

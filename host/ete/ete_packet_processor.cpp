@@ -114,7 +114,12 @@ void EtePacketProcessor::BuildTable() {
   set(0x01, 0x01, PacketType::kTraceInfo, &PacketFields::TraceInfo);
   set(0x02, 0x03, PacketType::kTimestamp, &PacketFields::Timestamp);
   set(0x04, 0x04, PacketType::kTraceOn, &PacketFields::NoPayload);
-  reserve(0x05, 0x05, PacketType::kFunctionReturn, HotKind::kReserved);  // ETMv4-M only
+  // 0x05 Function Return: ETMv4 on an M-profile (v8-M) PE only (a return
+  // from a Non-secure call, FNC_RETURN); reserved otherwise.
+  if (!ete && config_.m_profile)
+    set(0x05, 0x05, PacketType::kFunctionReturn, &PacketFields::NoPayload);
+  else
+    reserve(0x05, 0x05, PacketType::kFunctionReturn, HotKind::kReserved);
   set(0x06, 0x06, PacketType::kException, &PacketFields::Exception);
   if (ete) {
     reserve(0x07, 0x07, PacketType::kExceptionReturn, HotKind::kReservedCfg);

@@ -136,10 +136,25 @@ const char* kArmExceptions[16] = {"PE Reset",   "Debug Halt", "Call",     "Trap"
                                   "Inst Debug", "Data Debug", "Reserved", "Reserved", "Alignment",    "Inst Fault",
                                   "Data Fault", "Reserved",   "IRQ",      "FIQ"};
 
+// M-profile exception numbers as ETMv4-M traces them (TYPE 0x00-0x1F).
+const char* kMExceptions[32] = {
+    "Reserved",  "PE Reset",    "NMI",      "HardFault", "MemManage",    "BusFault", "UsageFault", "Reserved",
+    "Reserved",  "Reserved",    "Reserved", "SVC",       "DebugMonitor", "Reserved", "PendSV",     "SysTick",
+    "IRQ0",      "IRQ1",        "IRQ2",     "IRQ3",      "IRQ4",         "IRQ5",     "IRQ6",       "IRQ7",
+    "DebugHalt", "LazyFP Push", "Lockup",   "Reserved",  "Reserved",     "Reserved", "Reserved",   "Reserved"};
+
 }  // namespace
 
 const char* PacketTypeName(PacketType type) { return N(type).id; }
 const char* ExceptionTypeName(uint16_t type) { return type < 0x10 ? kArmExceptions[type] : "Reserved"; }
+const char* MExceptionTypeName(uint16_t type, char (&buf)[16]) {
+  if (type < 0x20) return kMExceptions[type];
+  if (type >= 0x208 && type <= 0x3EF) {
+    std::snprintf(buf, sizeof buf, "IRQ%d", type - 0x200);
+    return buf;
+  }
+  return "Reserved";
+}
 const char* PacketTypeOcsdName(PacketType type) { return N(type).ocsd; }
 const char* PacketTypeOcsdDesc(PacketType type) { return N(type).desc; }
 
@@ -183,21 +198,27 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
       out->append("; ");
       Context(p, out);
       break;
-    case PacketType::kException:
+    case PacketType::kException: {
       out->append(";  ");
-      out->append(ExceptionTypeName(p.exception_type));
+      char irq[16];
+      out->append(p.m_profile ? MExceptionTypeName(p.exception_type, irq) : ExceptionTypeName(p.exception_type));
       out->push_back(';');
+      if (p.m_profile && p.exception_fault_pending) out->append(" Fault Pending;");
       if (p.exception_addr_interp == 1)
         out->append(" Ret Addr Follows;");
       else if (p.exception_addr_interp == 2)
         out->append(" Ret Addr Follows, Match Prev;");
       break;
+    }
     case PacketType::kTimestamp:
       Appendf(out, "; Updated val = 0x%" PRIx64, p.timestamp);
       if (p.cc_valid) Appendf(out, "; CC=0x%x", p.cycle_count);
       break;
     case PacketType::kTraceInfo:
-      Appendf(out, "; INFO=0x%x { CC.%u, TSTATE.%u }", p.info & 0xFF, p.info & 1, (p.info >> 6) & 1);
+      if (p.etm4)  // ETMv4 has no transactional state (INFO bit 6)
+        Appendf(out, "; INFO=0x%x { CC.%u }", p.info & 0xFF, p.info & 1);
+      else
+        Appendf(out, "; INFO=0x%x { CC.%u, TSTATE.%u }", p.info & 0xFF, p.info & 1, (p.info >> 6) & 1);
       if (p.info & 1) Appendf(out, "; CC_THRESHOLD=0x%x", p.cc_threshold);
       if (p.tinfo_initial && (p.tinfo_sections & 0x04)) Appendf(out, "; INIT SPEC DEPTH=%u", p.spec);
       if (p.tinfo_initial) out->append("; Decoder Sync point TINFO");
@@ -307,11 +328,15 @@ void FormatJson(const EtePacket& p, std::string_view source, std::string* out) {
       JsonAtoms(p, o);
       o.Unsigned("cancel", p.cancel).Bool("mispredict", true);
       break;
-    case PacketType::kException:
+    case PacketType::kException: {
+      char irq[16];
       o.Unsigned("exception_type", p.exception_type)
-          .String("exception_name", ExceptionTypeName(p.exception_type))
+          .String("exception_name",
+                  p.m_profile ? MExceptionTypeName(p.exception_type, irq) : ExceptionTypeName(p.exception_type))
           .Unsigned("address_follows", p.exception_addr_interp);
+      if (p.m_profile) o.Bool("fault_pending", p.exception_fault_pending);
       break;
+    }
     case PacketType::kPeReset:
     case PacketType::kTransactionFailure:
       o.Unsigned("exception_type", p.exception_type).Unsigned("address_follows", p.exception_addr_interp);

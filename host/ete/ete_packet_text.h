@@ -23,6 +23,11 @@ namespace mabutrace::ete {
 // "Data Debug", "Alignment", "Inst Fault", "Data Fault", "IRQ", "FIQ";
 // "Reserved" for the others (IMPLEMENTATION DEFINED 0x10-0x17 included).
 const char* ExceptionTypeName(uint16_t type);
+// The ETMv4-M exception TYPE (an M-profile exception number) as OpenCSD
+// 1.8.0 names it: "PE Reset", "NMI", "HardFault", ... "SysTick", "IRQ0"-
+// "IRQ7" (0x10-0x17), "DebugHalt", "LazyFP Push", "Lockup"; 0x208-0x3EF are
+// "IRQ<n>" with n = TYPE - 0x200 (written to `buf`, which is returned).
+const char* MExceptionTypeName(uint16_t type, char (&buf)[16]);
 // Appends the description (everything after the tab of a lister line).
 void FormatOcsd(const EtePacket& p, std::string* out);
 // Appends "Idx:<index>; ID:<hex id>; [0x.. ];\t<description>".

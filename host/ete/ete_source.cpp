@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "ete/trace_protocol.h"
+
 namespace mabutrace::ete {
 
 struct BufferDecoder::Route {
@@ -70,13 +72,19 @@ BufferDecoder::BufferDecoder(snapshot::BufferFormat format, std::vector<SourceSp
     }
     frame_sink_ = std::make_unique<FrameSink>(this);
     deformatter_ = std::make_unique<coresight::FrameDeformatter>(opt, frame_sink_.get());
+    if (format_ == snapshot::BufferFormat::kDstreamCoresight)
+      dstream_ = std::make_unique<coresight::DstreamBlockReader>(
+          [](void* c, const uint8_t* d, size_t k) { static_cast<coresight::FrameDeformatter*>(c)->Push(d, k); },
+          deformatter_.get());
   }
 }
 
 BufferDecoder::~BufferDecoder() = default;
 
 void BufferDecoder::Push(const uint8_t* data, size_t n) {
-  if (deformatter_) {
+  if (dstream_) {
+    dstream_->Push(data, n);
+  } else if (deformatter_) {
     deformatter_->Push(data, n);
   } else if (!routes_.empty() && routes_[0]->proc) {
     routes_[0]->proc->Push(offset_, data, n);
@@ -100,26 +108,27 @@ uint64_t BufferDecoder::packets() const {
 std::string SourceSpec::UnsupportedMessage() const {
   char id[32];
   std::snprintf(id, sizeof id, " (trace ID 0x%x)", config.trace_id());
-  return "source " + name + id + ": trace unit " + arch.Name() + " is not supported yet (ETE only); not decoded";
+  return "source " + name + id + ": trace unit " + arch.Name() +
+         " is not supported by this decoder (ETE and ETMv4 only); not decoded";
 }
 
 std::string SourceSpec::Describe() const {
-  return supported() ? config.Describe() : "trace unit " + arch.Name() + ": not supported yet (ETE only), not decoded";
+  return supported()
+             ? config.Describe()
+             : "trace unit " + arch.Name() + ": not supported by this decoder (ETE and ETMv4 only), not decoded";
 }
 
-SourceSpec SourceOf(const snapshot::Device& device) {
-  return {device.name, EteConfig::FromDevice(device), TraceUnitArch::Of(device)};
+SourceSpec SourceOf(const snapshot::Device& device, const snapshot::Device* core) {
+  return {device.name, EteConfig::FromDevice(device, core), TraceUnitArch::Of(device)};
 }
 
 std::vector<SourceSpec> SnapshotSources(const snapshot::Snapshot& snap, const snapshot::TraceBuffer& buffer) {
   std::vector<SourceSpec> out;
   for (const snapshot::Device* d : snap.SourcesOfBuffer(buffer.name)) {
-    std::string type;
-    for (char c : d->type) type += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    // ETMv4 types as snapshots spell them: "ETM4", "ETM4.1", "ETMV4.2"
-    const bool etm4 = type.rfind("ETM4", 0) == 0 || type.rfind("ETMV4", 0) == 0;
-    if (type != "ETE" && !etm4) continue;
-    out.push_back(SourceOf(*d));
+    // ETE and ETMv4 types as snapshots spell them: "ETE", "ETM4", "ETM4.1", "ETMV4.2"
+    const TraceProtocol protocol = ProtocolOfType(d->type);
+    if (protocol != TraceProtocol::kEte && protocol != TraceProtocol::kEtmV4) continue;
+    out.push_back(SourceOf(*d, snap.CoreOfSource(d->name)));
     if (buffer.format == snapshot::BufferFormat::kSourceData) break;
   }
   return out;

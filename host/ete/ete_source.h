@@ -6,10 +6,11 @@
 //
 // format kSourceData: the buffer is the byte stream of sources[0] (a raw
 // buffer has no trace IDs; packets report trace_id 0, as OpenCSD does).
-// format kCoresight / kDstreamCoresight: a coresight::FrameDeformatter
+// format kCoresight / kDstreamCoresight: (DSTREAM: the probe's block
+// footers dropped first, coresight/dstream.h) a coresight::FrameDeformatter
 // routes each trace ID to the source whose TRCTRACEIDR matches; data for
 // other IDs is reported once per ID (not fatal). A source whose trace unit
-// is not ETE (SourceSpec::supported()) is reported at construction and its
+// is neither ETE nor ETMv4 (SourceSpec::supported()) is reported at construction and its
 // data is not decoded (rather than decoded wrongly). Packet indexes then follow
 // the deformatter's input_offset convention (OpenCSD's "Idx").
 //
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "coresight/deformatter.h"
+#include "coresight/dstream.h"
 #include "ete/ete_config.h"
 #include "ete/ete_packet_processor.h"
 #include "snapshot/snapshot.h"
@@ -34,18 +36,19 @@ namespace mabutrace::ete {
 struct SourceSpec {
   std::string name;  // device name ("ETE_0_s1")
   EteConfig config;
-  TraceUnitArch arch;  // only ETE is decoded (ETMv4: issue 15)
-  bool supported() const { return arch.ete; }
-  // "source ETM_0 (trace ID 0x10): trace unit ETMv4.1 is not supported yet (ETE only)"
+  TraceUnitArch arch;  // ETE and ETMv4 are decoded (one packet processor)
+  bool supported() const { return arch.ete || arch.major == 4; }
+  // "source ETM_0 (trace ID 0x10): trace unit ETMv3.5 is not supported by this decoder (ETE and ETMv4 only)"
   std::string UnsupportedMessage() const;
   // The configuration line of the CLI listings: config.Describe(), or
-  // "trace unit ETMv4.1: not supported yet (ETE only), not decoded".
+  // "trace unit ETMv3.5: not supported by this decoder (ETE and ETMv4 only), not decoded".
   std::string Describe() const;
 };
 
-// The source that `device` (a trace source: ETE, ETM4...) describes.
+// The source that `device` (a trace source: ETE, ETM4...) describes;
+// `core` is the PE it traces (its type selects the M profile), or nullptr.
 // Throws snapshot::SnapshotError for missing registers.
-SourceSpec SourceOf(const snapshot::Device& device);
+SourceSpec SourceOf(const snapshot::Device& device, const snapshot::Device* core = nullptr);
 
 // Packet of source `source` (index into the sources vector).
 using SourcePacketCallback = void (*)(void* ctx, size_t source, const EtePacket& packet);
@@ -77,12 +80,13 @@ class BufferDecoder {
   std::array<Route*, coresight::kNumTraceIds> by_id_{};
   std::unique_ptr<FrameSink> frame_sink_;
   std::unique_ptr<coresight::FrameDeformatter> deformatter_;
+  std::unique_ptr<coresight::DstreamBlockReader> dstream_;  // kDstreamCoresight: drops the probe's footers
   uint64_t offset_ = 0;
 };
 
 // ETE / ETM4 (any "ETM4.m" / "ETMv4.m" type) trace sources attached to
 // `buffer`, in [source_buffers] order, with the trace unit each one has:
-// BufferDecoder decodes only the ETE ones; for the others it reports
+// BufferDecoder decodes the ETE and ETMv4 ones; for the others it reports
 // UnsupportedMessage() once (source SIZE_MAX, index 0) and decodes nothing.
 // For kSourceData only the first (OpenCSD decodes only that one).
 // Throws snapshot::SnapshotError for missing registers.

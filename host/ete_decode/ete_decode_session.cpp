@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "ete/trace_protocol.h"
+
 namespace mabutrace::ete_decode {
 
 LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir) {
@@ -43,6 +45,8 @@ LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir) {
     return p;
   };
   for (const snapshot::TraceBuffer& buf : out.snap.buffers) {
+    for (const ete::UndecodedSource& u : ete::UndecodedSources(out.snap, buf))
+      out.undecoded.push_back(u.Message(buf.name));
     std::vector<ete::SourceSpec> sources = ete::SnapshotSources(out.snap, buf);
     if (sources.empty()) continue;
     DecodeBuffer db;

@@ -41,11 +41,15 @@ struct DecodeBuffer {
 struct LoadedSnapshot {
   snapshot::Snapshot snap;
   std::vector<std::unique_ptr<armisa::MemoryImage>> images;  // one per core (+ one empty)
-  std::vector<DecodeBuffer> buffers;                         // buffers with ETE sources
+  std::vector<DecodeBuffer> buffers;                         // buffers with ETE / ETMv4 sources
   std::vector<std::string> warnings;                         // e.g. missing dump files
+  // Trace sources no decoder of this build handles (ITM, PTM, ETMv3...:
+  // ete/trace_protocol.h), one message each; their data is skipped.
+  std::vector<std::string> undecoded;
 };
 
-// Reads the snapshot, its ETE sources and their cores' memory images.
+// Reads the snapshot, its ETE and ETMv4 sources and their cores' memory
+// images (and names the sources of other protocols in `undecoded`).
 // Throws snapshot::SnapshotError (message names the file and key).
 LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir);
 

@@ -35,7 +35,11 @@ EteElementDecoder::EteElementDecoder(const ete::EteConfig& config, const armisa:
       walker_(image, FollowOptionsOf(config), (config.trcconfigr >> 12) & 1 /* TRCCONFIGR.RS */, &out_, cache_log2),
       // OpenCSD: TS markers gate timestamps when ETE >= 1.1 and TRCIDR0.TSMARK (bit 23).
       ts_marker_mode_(config.full_version() >= 0x51 && ((config.trcidr0 >> 23) & 1)),
-      cci_((config.trcconfigr >> 4) & 1) {}
+      cci_((config.trcconfigr >> 4) & 1),
+      m_profile_(!config.is_ete() && config.m_profile),
+      v7m_(!config.is_ete() && config.m_profile && config.m_profile_v7) {
+  walker_.set_eret_elements(config.is_ete());
+}
 
 void EteElementDecoder::Reset() {
   ResetState();
@@ -185,6 +189,15 @@ bool EteElementDecoder::QueueElementsOf(const ete::EtePacket& p) {
       queue_.Push(QueuedKind::kTraceInfo, p.index);
       break;
     case PacketType::kTraceOn: queue_.Push(QueuedKind::kTraceOn, p.index); break;
+    case PacketType::kExceptionReturn:  // ETMv4 only; a P0 element on v7-M (OpenCSD 1.8.0)
+      if (v7m_)
+        queue_.PushP0(QueuedKind::kExceptionReturn, p.index);
+      else
+        queue_.Push(QueuedKind::kExceptionReturn, p.index);
+      break;
+    case PacketType::kFunctionReturn:  // ETMv4-M on v8-M: a P0 element (a data-trace hint), no output
+      if (m_profile_ && !v7m_) queue_.PushP0(QueuedKind::kFunctionReturn, p.index);
+      break;
     case PacketType::kContext: QueueContext(p); break;
     case PacketType::kException: queue_.PushException(p.exception_type, p.exception_addr_interp == 2, p.index); break;
     case PacketType::kPeReset: queue_.PushPeReset(p.exception_type, p.exception_addr_interp == 2, p.index); break;
@@ -332,6 +345,8 @@ bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* con
       Timed(e);
       return true;
     case QueuedKind::kTraceInfo: walker_.FlushReturnStack(); return true;
+    case QueuedKind::kExceptionReturn: out_.Emit(out_.New(ElemType::kExceptionRet, e.index)); return true;
+    case QueuedKind::kFunctionReturn: return true;
     case QueuedKind::kAtom:    // the queue hands atoms out one by one (Atom)
     case QueuedKind::kUnseen:  // before the decoder synchronised: nothing to show
       return true;

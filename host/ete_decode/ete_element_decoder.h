@@ -128,6 +128,8 @@ class EteElementDecoder {
 
   const bool ts_marker_mode_;  // timestamps wait for the first TS marker
   const bool cci_;             // TRCCONFIGR.CCI: timestamps carry a cycle count
+  const bool m_profile_;       // ETMv4 on an M-profile PE
+  const bool v7m_;             // ... an Armv7-M one (Exception Return is P0)
   bool first_ts_marker_ = false;
   bool prev_overflow_ = false;  // the last discard was an Overflow
   // A walk error lost the PE's address: wait for a 64-bit / with-context address.

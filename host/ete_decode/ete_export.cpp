@@ -33,7 +33,11 @@ void OnError(void* c, size_t source, uint64_t, const std::string& message) {
 std::string ProcessName(const LoadedSnapshot& snap) {
   std::string name = snap.snap.dir.filename().string();
   if (name.empty()) name = snap.snap.dir.parent_path().filename().string();  // "dir/"
-  return "ETE " + name;
+  // "ETE name" / "ETMv4 name" after the trace units' protocol.
+  bool ete = true, etm4 = true;
+  for (const DecodeBuffer& b : snap.buffers)
+    for (const ete::SourceSpec& s : b.sources) (s.config.is_ete() ? etm4 : ete) = false;
+  return std::string(ete ? "ETE " : etm4 ? "ETMv4 " : "ETE/ETMv4 ") + name;
 }
 
 std::vector<std::string> TrackNames(const LoadedSnapshot& snap) {

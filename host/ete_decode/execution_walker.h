@@ -22,7 +22,7 @@
 // walker waits for an address), INSTR_LIMIT (a walk met no P0 within the
 // follower's max_instructions: no range, the walker waits for an address),
 // EXCEPTION_RET (an E atom on an ERET-class
-// instruction: ETE has no packet for it). A range that does not start where
+// instruction: ETE has no packet for it; not for ETMv4, set_eret_elements). A range that does not start where
 // the previous not-taken one ended means the image does not match the trace:
 // Status::kBadImage, nothing emitted, the caller resynchronises.
 //
@@ -74,6 +74,10 @@ class ExecutionWalker {
     space_ = space;
     need_ctxt_ = false;
   }
+  // Whether an E atom on an ERET-class instruction also gives EXCEPTION_RET:
+  // yes for ETE (it has no packet for it), no for ETMv4, whose Exception
+  // Return packet (0x07) gives that element (OpenCSD 1.8.0 both ways).
+  void set_eret_elements(bool on) { eret_elements_ = on; }
   // The address and context are unknown until elements say them again.
   void Unsync() { need_ctxt_ = need_addr_ = true; }
   // Unsync, no range to continue, empty return stack.
@@ -158,6 +162,7 @@ class ExecutionWalker {
   bool need_addr_ = true;
   bool need_ctxt_ = true;
   bool pop_pending_ = false;       // a taken indirect branch waits for its address
+  bool eret_elements_ = true;      // set_eret_elements()
   bool next_check_valid_ = false;  // the next range must start at next_check_addr_
   uint64_t next_check_addr_ = 0;
 };
@@ -185,7 +190,7 @@ __attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::A
   bool eret = false;
   if (taken && (h->type == armisa::InstrType::kBranch || h->type == armisa::InstrType::kIndirectBranch)) {
     TakeBranch(h->type, h->flags & kHopLink, h->target, static_cast<armisa::Isa>((h->flags >> 4) & 3), next, range_isa);
-    eret = h->subtype == armisa::InstrSubtype::kV8Eret;  // ETE has no exception-return packet (§5.8)
+    eret = eret_elements_ && h->subtype == armisa::InstrSubtype::kV8Eret;  // ETE: no exception-return packet (§5.8)
     eret &= h->type == armisa::InstrType::kIndirectBranch;
   } else {
     addr_ = next;

@@ -78,7 +78,9 @@ enum class QueuedKind : uint8_t {
   kTransCommit,
   kTransFail,
   kInstrumentation,
-  kUnseen,  // a P0 before the Trace Info that synchronised (SPEC > 0, §5.7)
+  kExceptionReturn,  // ETMv4 Exception Return packet (0x07): P0 only on v7-M
+  kFunctionReturn,   // ETMv4-M Function Return packet (0x05, v8-M): a P0 element, no output
+  kUnseen,           // a P0 before the Trace Info that synchronised (SPEC > 0, §5.7)
   kTraceInfo,
 };
 
@@ -134,6 +136,12 @@ class SpeculationQueue {
 
   // A non-P0 element.
   QueuedElement& Push(QueuedKind kind, uint64_t index);
+  // A P0 element without payload (ETMv4-M: v7-M Exception Return, v8-M
+  // Function Return; depth + 1).
+  QueuedElement& PushP0(QueuedKind kind, uint64_t index) {
+    ++depth_;
+    return Append(kind, true, index);
+  }
   // Atoms, oldest in bit 0 (depth + count).
   void PushAtoms(uint32_t bits, uint8_t count, uint64_t index);
   // An atom packet arriving with nothing waiting and more atoms than
@@ -305,6 +313,7 @@ void SpeculationQueue::FlushAtEnd(Consumer& c) {
       case QueuedKind::kTraceOn:
       case QueuedKind::kAtom:
       case QueuedKind::kException:
+      case QueuedKind::kExceptionReturn:  // OpenCSD: P0 or not
       case QueuedKind::kQ:
       case QueuedKind::kUnseen: Clear(); return;
       case QueuedKind::kTransStart:

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
-// cmd_ete.cpp: `mabutrace ete packets SNAPSHOT_DIR|FILE.bin [options]`
-// (SPEC §4 R-F1/R-F5): list the ETE packets of a snapshot's trace buffers,
-// or of a raw trace file described by a trace-unit .ini (--config).
+// cmd_ete.cpp: `mabutrace arm packets SNAPSHOT_DIR|FILE.bin [options]`,
+// and the same as `mabutrace ete packets` (SPEC §4 R-F1/R-F5): list the
+// packets of a snapshot's trace buffers, or of a raw trace file described by
+// a trace-unit .ini (--config). The protocol is chosen per trace unit
+// (ete/trace_protocol.h): ETE and ETMv4 units are decoded by the ETE/ETMv4
+// packet processor; a source of another protocol (ITM, PTM, ETMv3, STM) is
+// named on stderr as not decoded (exit code 1) and the others are listed.
 //
 //   text:  OpenCSD-lister lines, "Idx:12; ID:0; [0x01 0x00 ];\tI_TRACE_INFO : ..."
 //          with a "# source ..." line before each source's packets
@@ -20,6 +24,7 @@
 #include "command.h"
 #include "ete/ete_packet_text.h"
 #include "ete/ete_source.h"
+#include "ete/trace_protocol.h"
 #include "snapshot/snapshot.h"
 
 namespace mabutrace::cli {
@@ -116,6 +121,11 @@ int RunEtePackets(const EteOptions& opt) {
       bool any = false;
       for (const auto& buf : snap.buffers) {
         if (!opt.buffer.empty() && buf.name != opt.buffer) continue;
+        for (const ete::UndecodedSource& u : ete::UndecodedSources(snap, buf)) {
+          if (!opt.source.empty() && u.name != opt.source) continue;
+          std::fprintf(stderr, "%s: %s\n", buf.file.string().c_str(), u.Message(buf.name).c_str());
+          ++out.errors;
+        }
         std::vector<ete::SourceSpec> sources = ete::SnapshotSources(snap, buf);
         if (!opt.source.empty()) {
           std::vector<ete::SourceSpec> keep;
@@ -129,8 +139,9 @@ int RunEtePackets(const EteOptions& opt) {
         if (r != kExitOk) rc = r;
       }
       if (!any) {
-        std::fprintf(stderr, "%s: no ETE trace source%s%s%s\n", opt.input.c_str(), opt.source.empty() ? "" : " named ",
-                     opt.source.c_str(), opt.buffer.empty() ? "" : (" in buffer " + opt.buffer).c_str());
+        std::fprintf(stderr, "%s: no ETE or ETMv4 trace source%s%s%s\n", opt.input.c_str(),
+                     opt.source.empty() ? "" : " named ", opt.source.c_str(),
+                     opt.buffer.empty() ? "" : (" in buffer " + opt.buffer).c_str());
         rc = kExitBadInput;
       }
     } else {
@@ -168,33 +179,43 @@ int RunEtePackets(const EteOptions& opt) {
   return rc;
 }
 
-Registration reg{
-    "ete",
-    [](CLI::App& app) {
-      auto o = std::make_shared<EteOptions>();
-      auto* ete = app.add_subcommand(
-          "ete", "Arm ETE trace: packets, full decode and timeline export of snapshots and raw buffers");
-      ete->require_subcommand(1);
-      auto* pk =
-          ete->add_subcommand("packets", "List the ETE packets, one per line (OpenCSD-lister text or JSON lines)");
-      pk->add_option("INPUT", o->input, "snapshot directory, or a raw trace file ('-' = stdin) with --config")
-          ->required();
-      pk->add_option("--source", o->source, "only this trace source (device name in the snapshot)");
-      pk->add_option("--buffer", o->buffer, "only this trace buffer (name in trace.ini)");
-      pk->add_option("--format", o->format, "text (default) or jsonl")->check(CLI::IsMember({"text", "jsonl"}));
-      pk->add_option("--config", o->config, "trace unit .ini ([device] + [regs]) for a raw trace file");
-      pk->add_option("--input-format", o->input_format,
-                     "raw file format: source_data (default), coresight, dstream_coresight")
-          ->check(CLI::IsMember({"source_data", "coresight", "dstream_coresight"}));
-      pk->add_option("-o,--output", o->output, "output file ('-' = stdout, default)");
-      pk->add_flag("--opencsd", o->opencsd,
-                   "after a reserved header, carry on at the next byte like OpenCSD 1.8.0 "
-                   "(default: resynchronise at the next A-Sync)");
-      // `ete` is the parent of `ete decode` / `ete export` (cmd_ete_decode.cpp,
-      // registered after this one, order 41/42); the runner is `ete packets`.
-      return Runner{pk, [o] { return RunEtePackets(*o); }};
-    },
-    40};
+// `PARENT packets`; PARENT is the parent of `PARENT decode` / `PARENT export`
+// (cmd_ete_decode.cpp, registered after it); the runner is `PARENT packets`.
+Runner SetupPackets(CLI::App& app, const char* parent_name, const char* parent_help) {
+  auto o = std::make_shared<EteOptions>();
+  auto* parent = app.add_subcommand(parent_name, parent_help);
+  parent->require_subcommand(1);
+  auto* pk = parent->add_subcommand(
+      "packets", "List the packets, one per line (OpenCSD-lister text or JSON lines); protocol per trace unit");
+  pk->add_option("INPUT", o->input, "snapshot directory, or a raw trace file ('-' = stdin) with --config")->required();
+  pk->add_option("--source", o->source, "only this trace source (device name in the snapshot)");
+  pk->add_option("--buffer", o->buffer, "only this trace buffer (name in trace.ini)");
+  pk->add_option("--format", o->format, "text (default) or jsonl")->check(CLI::IsMember({"text", "jsonl"}));
+  pk->add_option("--config", o->config, "trace unit .ini ([device] + [regs]) for a raw trace file");
+  pk->add_option("--input-format", o->input_format,
+                 "raw file format: source_data (default), coresight, dstream_coresight")
+      ->check(CLI::IsMember({"source_data", "coresight", "dstream_coresight"}));
+  pk->add_option("-o,--output", o->output, "output file ('-' = stdout, default)");
+  pk->add_flag("--opencsd", o->opencsd,
+               "after a reserved header, carry on at the next byte like OpenCSD 1.8.0 "
+               "(default: resynchronise at the next A-Sync)");
+  return Runner{pk, [o] { return RunEtePackets(*o); }};
+}
+
+// `arm` (orders 36-38) and its alias `ete` (40-42).
+Registration reg_arm{"arm",
+                     [](CLI::App& app) {
+                       return SetupPackets(app, "arm",
+                                           "Arm trace units (ETE, ETMv4 A/R and M profile; protocol chosen per trace "
+                                           "unit): packets, full decode and timeline export");
+                     },
+                     36};
+Registration reg{"ete",
+                 [](CLI::App& app) {
+                   return SetupPackets(
+                       app, "ete", "Arm ETE and ETMv4 trace (same as `arm`): packets, full decode and timeline export");
+                 },
+                 40};
 
 }  // namespace
 }  // namespace mabutrace::cli

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// cmd_ete_decode.cpp: `mabutrace ete decode` and `mabutrace ete export`
-// (SPEC §4 R-F2, R-F3, R-F6; docs/ete-decode.md).
+// cmd_ete_decode.cpp: `mabutrace arm decode` and `mabutrace arm export`, and
+// the same as `mabutrace ete decode|export` (SPEC §4 R-F2, R-F3, R-F6;
+// docs/ete-decode.md, docs/arm-trace.md). ETE and ETMv4 sources are decoded;
+// a source of another protocol is named on stderr (exit code 1) and skipped.
 //
 //   ete decode SNAPSHOT_DIR [--format text|jsonl] [-o FILE]
 //     text:  OpenCSD-lister element lines,
@@ -71,8 +73,9 @@ bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out) {
     return false;
   }
   for (const std::string& w : out->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const std::string& u : out->undecoded) std::fprintf(stderr, "%s: %s\n", input.c_str(), u.c_str());
   if (out->buffers.empty()) {
-    std::fprintf(stderr, "%s: no ETE trace source\n", input.c_str());
+    std::fprintf(stderr, "%s: no ETE or ETMv4 trace source\n", input.c_str());
     return false;
   }
   return true;
@@ -143,10 +146,10 @@ int RunDecode(const DecodeOptions& opt) {
     if (!ete_decode::DecodeBufferFile(b, &OnDecodeElement, &OnDecodeError, &out)) ok = false;
     out.Flush();
   }
-  if (!any) std::fprintf(stderr, "%s: no ETE trace source named %s\n", opt.input.c_str(), opt.source.c_str());
+  if (!any) std::fprintf(stderr, "%s: no ETE or ETMv4 trace source named %s\n", opt.input.c_str(), opt.source.c_str());
   out.Flush();
   if (!file->Finish()) ok = false;
-  return (ok && any && !out.err.errors) ? kExitOk : kExitBadInput;
+  return (ok && any && !out.err.errors && snap.undecoded.empty()) ? kExitOk : kExitBadInput;
 }
 
 // ---- export
@@ -179,39 +182,38 @@ int RunExport(const ExportOptions& opt) {
   if (!file->Finish() || !s.write_ok) return kExitBadInput;
   std::fprintf(stderr, "%s: %llu range slices, time base %s\n", opt.output.c_str(),
                static_cast<unsigned long long>(s.range_slices), ete_decode::TimeBaseName(s.base));
-  return (s.read_ok && !s.decode_errors) ? kExitOk : kExitBadInput;
+  return (s.read_ok && !s.decode_errors && snap.undecoded.empty()) ? kExitOk : kExitBadInput;
 }
 
-Registration reg_decode{
-    "ete decode",
-    [](CLI::App& app) {
-      auto o = std::make_shared<DecodeOptions>();
-      CLI::App* ete = app.get_subcommand("ete");
-      auto* cmd = ete->add_subcommand("decode",
-                                      "Full decode: executed instruction ranges, exceptions, context, "
-                                      "timestamps... (OpenCSD-lister element text or JSON lines)");
-      cmd->add_option("SNAPSHOT_DIR", o->input, "snapshot directory (snapshot.ini, trace.ini, memory dumps)")
-          ->required();
-      cmd->add_option("--format", o->format, "text (default) or jsonl")->check(CLI::IsMember({"text", "jsonl"}));
-      cmd->add_option("--source", o->source, "only this trace source (device name in the snapshot)");
-      cmd->add_option("-o,--output", o->output, "output file ('-' = stdout, default)");
-      return Runner{cmd, [o] { return RunDecode(*o); }};
-    },
-    41};
+Runner SetupDecode(CLI::App& app, const char* parent_name) {
+  auto o = std::make_shared<DecodeOptions>();
+  CLI::App* parent = app.get_subcommand(parent_name);
+  auto* cmd = parent->add_subcommand("decode",
+                                     "Full decode: executed instruction ranges, exceptions, context, "
+                                     "timestamps... (OpenCSD-lister element text or JSON lines)");
+  cmd->add_option("SNAPSHOT_DIR", o->input, "snapshot directory (snapshot.ini, trace.ini, memory dumps)")->required();
+  cmd->add_option("--format", o->format, "text (default) or jsonl")->check(CLI::IsMember({"text", "jsonl"}));
+  cmd->add_option("--source", o->source, "only this trace source (device name in the snapshot)");
+  cmd->add_option("-o,--output", o->output, "output file ('-' = stdout, default)");
+  return Runner{cmd, [o] { return RunDecode(*o); }};
+}
 
-Registration reg_export{
-    "ete export",
-    [](CLI::App& app) {
-      auto o = std::make_shared<ExportOptions>();
-      CLI::App* ete = app.get_subcommand("ete");
-      auto* cmd = ete->add_subcommand("export", "Timeline of what each core executed (Perfetto .pftrace or JSON)");
-      cmd->add_option("SNAPSHOT_DIR", o->input, "snapshot directory")->required();
-      cmd->add_option("-o,--output", o->output, "OUT.json or OUT.pftrace ('-' = stdout with --format)")->required();
-      cmd->add_option("--format", o->format, "json or pftrace (default: from the output's extension)")
-          ->check(CLI::IsMember({"json", "pftrace"}));
-      return Runner{cmd, [o] { return RunExport(*o); }};
-    },
-    42};
+Runner SetupExport(CLI::App& app, const char* parent_name) {
+  auto o = std::make_shared<ExportOptions>();
+  CLI::App* parent = app.get_subcommand(parent_name);
+  auto* cmd = parent->add_subcommand("export", "Timeline of what each core executed (Perfetto .pftrace or JSON)");
+  cmd->add_option("SNAPSHOT_DIR", o->input, "snapshot directory")->required();
+  cmd->add_option("-o,--output", o->output, "OUT.json or OUT.pftrace ('-' = stdout with --format)")->required();
+  cmd->add_option("--format", o->format, "json or pftrace (default: from the output's extension)")
+      ->check(CLI::IsMember({"json", "pftrace"}));
+  return Runner{cmd, [o] { return RunExport(*o); }};
+}
+
+// Under `arm` (cmd_ete.cpp, order 36) and its alias `ete` (order 40).
+Registration reg_arm_decode{"arm decode", [](CLI::App& app) { return SetupDecode(app, "arm"); }, 37};
+Registration reg_arm_export{"arm export", [](CLI::App& app) { return SetupExport(app, "arm"); }, 38};
+Registration reg_decode{"ete decode", [](CLI::App& app) { return SetupDecode(app, "ete"); }, 41};
+Registration reg_export{"ete export", [](CLI::App& app) { return SetupExport(app, "ete"); }, 42};
 
 }  // namespace
 }  // namespace mabutrace::cli

@@ -316,6 +316,14 @@ const Row kT32Rows32[] = {
     {0xf3ef8000, 0x92, "mrs r0, apsr", O, NO, false, kUncond, kNoTarget, T32},
     {0xf3808800, 0x96, "msr apsr_nzcvq, r0", O, NO, false, kUncond, kNoTarget, T32},
     {0xeb010002, 0x9c, "add.w r0, r1, r2", O, NO, false, kUncond, kNoTarget, T32},
+    // Armv8.1-M low-overhead loops: direct branches, N possible, no OpenCSD
+    // "<cond>" (the first two from armv8_1m_branches' image and listing).
+    {0xf044c003, 0x1e0c4, "wls lr, r4, 0x1e0cc", BR, NO, false, kCondArchOnly, 0x1e0cc, T32},
+    {0xf00fc00b, 0x1e104, "le lr, 0x1e0f4", BR, NO, false, kCondArchOnly, 0x1e0f4, T32},
+    {0xf02fc801, 0x1000, "le 0x1002 (offset[1] from bit 11)", BR, NO, false, kCondArchOnly, 0x1002, T32},
+    {0xf01fc005, 0x1000, "letp lr, 0xffc", BR, NO, false, kCondArchOnly, 0xffc, T32},
+    {0xf011c009, 0x1000, "wlstp.16 lr, r1, 0x1014", BR, NO, false, kCondArchOnly, 0x1014, T32},
+    {0xf044e001, 0x1000, "dls lr, r4 (not a branch)", O, NO, false, kUncond, kNoTarget, T32},
 };
 
 TEST(ClassifyT32, Table16) {

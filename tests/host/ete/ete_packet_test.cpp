@@ -663,13 +663,15 @@ TEST(TraceUnits, ArchitectureFromTrcdevarchTrcidr1OrType) {
   EXPECT_EQ(arch("ETM4", {}), "ETMv4");
 }
 
-// A snapshot whose trace source is an ETMv4.1 (type "ETM4.1", TRCIDR1 v4.1):
-// it is listed as a source, named as not supported, and nothing of it is
-// decoded (not ETE packets that would be "reserved" or wrong).
-// Mutations: the old SnapshotSources (type "ETE"/"ETM4" only, trace unit
-// ignored) -> no source at all ("no ETE trace source"); with type "ETM4" it
-// is decoded as ETE v5.0 -> packets and no error.
-TEST(TraceUnits, EtmV4SourcesAreNamedAndNotDecoded) {
+// A snapshot whose trace source is an ETMv4.1 (type "ETM4.1", TRCIDR1 v4.1)
+// is decoded by the same packet processor, configured as ETMv4: 0x07 is an
+// Exception Return there (reserved in ETE). A trace unit of another
+// architecture (here TRCIDR1 says ETMv3.3) is listed, named as not
+// supported, and nothing of it is decoded.
+// Mutations: SourceSpec::supported() back to "ETE only" -> no packets and the
+// "not supported" error; FromDevice() without the TRCIDR1 fallback for
+// TRCDEVARCH (ETE v5.0) -> 0x07 is RESERVED_CFG and an error.
+TEST(TraceUnits, EtmV4SourcesAreDecodedOthersNamed) {
   const auto dir = std::filesystem::temp_directory_path() / ("mabutrace_etm4_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   auto write = [&](const char* name, const std::string& text) { std::ofstream(dir / name) << text; };
@@ -677,31 +679,42 @@ TEST(TraceUnits, EtmV4SourcesAreNamedAndNotDecoded) {
   write("trace.ini",
         "[trace_buffers]\nbuffers=buffer1\n[buffer1]\nname=ETB_1\nfile=trace.bin\nformat=source_data\n"
         "[source_buffers]\nETM_0=ETB_1\n");
-  write("ETM_0.ini",
-        "[device]\nname=ETM_0\nclass=trace_source\ntype=ETM4.1\n[regs]\nTRCCONFIGR=0x1\nTRCTRACEIDR=0x10\n"
-        "TRCIDR0=0x28000EA1\nTRCIDR1=0x4100F410\nTRCIDR2=0x00001088\n");
   const Bytes trace = Cat({Prologue(), {0x07, 0xF7}});  // 0x07: ETMv4 Exception Return, reserved in ETE
   std::ofstream(dir / "trace.bin", std::ios::binary).write(reinterpret_cast<const char*>(trace.data()), trace.size());
-
-  auto snap = mabutrace::snapshot::ReadSnapshot(dir);
-  const auto sources = ete::SnapshotSources(snap, snap.buffers[0]);
-  std::filesystem::remove_all(dir);
-  ASSERT_EQ(sources.size(), 1u);
-  EXPECT_FALSE(sources[0].supported());
-  EXPECT_EQ(sources[0].Describe(), "trace unit ETMv4.1: not supported yet (ETE only), not decoded");
   struct Seen {
-    uint64_t packets = 0;
+    std::vector<PacketType> packets;
     std::vector<std::string> errors;
-  } seen;
-  ete::BufferDecoder dec(
-      snap.buffers[0].format, sources, [](void* c, size_t, const ete::EtePacket&) { ++static_cast<Seen*>(c)->packets; },
-      [](void* c, size_t, uint64_t, const std::string& m) { static_cast<Seen*>(c)->errors.push_back(m); }, &seen);
-  dec.Push(trace.data(), trace.size());
-  dec.Finish();
-  EXPECT_EQ(seen.packets, 0u);
-  EXPECT_EQ(seen.errors,
-            (std::vector<std::string>{
-                "source ETM_0 (trace ID 0x10): trace unit ETMv4.1 is not supported yet (ETE only); not decoded"}));
+  };
+  auto decode = [&](const char* idr1) {
+    write("ETM_0.ini", std::string("[device]\nname=ETM_0\nclass=trace_source\ntype=ETM4.1\n[regs]\nTRCCONFIGR=0x1\n"
+                                   "TRCTRACEIDR=0x10\nTRCIDR0=0x28000EA1\nTRCIDR2=0x00001088\nTRCIDR1=") +
+                           idr1 + "\n");
+    auto snap = mabutrace::snapshot::ReadSnapshot(dir);
+    const auto sources = ete::SnapshotSources(snap, snap.buffers[0]);
+    Seen seen;
+    EXPECT_EQ(sources.size(), 1u);
+    if (sources.empty()) return std::make_pair(std::string(), seen);
+    ete::BufferDecoder dec(
+        snap.buffers[0].format, sources,
+        [](void* c, size_t, const ete::EtePacket& p) { static_cast<Seen*>(c)->packets.push_back(p.type); },
+        [](void* c, size_t, uint64_t, const std::string& m) { static_cast<Seen*>(c)->errors.push_back(m); }, &seen);
+    dec.Push(trace.data(), trace.size());
+    dec.Finish();
+    return std::make_pair(sources[0].Describe(), seen);
+  };
+  const auto [etm4_describe, etm4] = decode("0x4100F410");
+  EXPECT_EQ(etm4_describe.rfind("ETMv4.1 trace_id=0x10", 0), 0u) << etm4_describe;
+  EXPECT_TRUE(etm4.errors.empty()) << etm4.errors.front();
+  ASSERT_GE(etm4.packets.size(), 2u);
+  EXPECT_EQ(etm4.packets[etm4.packets.size() - 2], PacketType::kExceptionReturn);
+  EXPECT_EQ(etm4.packets.back(), PacketType::kAtomF1);
+
+  const auto [etm3_describe, etm3] = decode("0x4100F330");
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(etm3_describe, "trace unit ETMv3.3: not supported by this decoder (ETE and ETMv4 only), not decoded");
+  EXPECT_TRUE(etm3.packets.empty());
+  EXPECT_EQ(etm3.errors, (std::vector<std::string>{"source ETM_0 (trace ID 0x10): trace unit ETMv3.3 is not supported "
+                                                   "by this decoder (ETE and ETMv4 only); not decoded"}));
 }
 
 TEST(EtePackets, TruncatedCaptureReportsTheOffset) {

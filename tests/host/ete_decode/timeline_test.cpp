@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "ete_decode/ete_decode_session.h"
@@ -42,8 +43,8 @@ void OnError(void*, size_t, uint64_t, const std::string&) {}
 
 // Exports the capture into `sink` (ete_export.h); returns what a decode of
 // the same buffers gives, to check the timeline against.
-Counts Export(const std::string& capture, model::EventSink* sink, TimeBase* base) {
-  const LoadedSnapshot snap = LoadSnapshotForDecode(kSnapshots / capture);
+Counts Export(const std::string& capture, model::EventSink* sink, TimeBase* base, const fs::path& root = kSnapshots) {
+  const LoadedSnapshot snap = LoadSnapshotForDecode(root / capture);
   EXPECT_FALSE(snap.buffers.empty());
   Counts decoded;
   for (const DecodeBuffer& b : snap.buffers) EXPECT_TRUE(DecodeBufferFile(b, &Count, &OnError, &decoded));
@@ -137,6 +138,58 @@ TEST(TimelinePerfetto, DecodesWithProtoc) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("TYPE_SLICE_BEGIN"), std::string::npos);
   EXPECT_NE(text.find("ETE_0_s1"), std::string::npos);
+  fs::remove(out_file);
+  fs::remove(txt);
+}
+
+// An ETMv4 capture (Juno, six Cortex-A53/A57 sources) on the timeline: one
+// track per source named after its core, a slice per executed range (as
+// many as the decode gives), the process named after the protocol, and
+// the .pftrace decodes with protoc.
+// Mutation: ProcessName always "ETE ..." -> the process-name check fails.
+TEST(TimelineEtm4, JunoJsonAndPerfetto) {
+  const fs::path root = kShared / "data" / "arm-trace-snapshots";
+  MABUTRACE_NEEDS_SHARED(root / "juno_r1_1");
+  std::string out;
+  exporter::JsonWriter writer([&out](const char* d, size_t n) {
+    out.append(d, n);
+    return true;
+  });
+  TimeBase base;
+  const Counts p = Export("juno_r1_1", &writer, &base, root);
+  EXPECT_GT(p.ranges, 1000u);
+  const nlohmann::json j = nlohmann::json::parse(out);
+  uint64_t begins = 0;
+  std::set<std::string> threads;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") {
+      EXPECT_EQ(e["args"]["name"], "ETMv4 juno_r1_1");
+    }
+    if (e["ph"] == "M" && e["name"] == "thread_name") threads.insert(e["args"]["name"].get<std::string>());
+    begins += e["ph"] == "B";
+  }
+  EXPECT_EQ(begins, p.ranges);
+  EXPECT_TRUE(threads.count("cpu_0 (ETM_0)")) << *threads.begin();
+  EXPECT_GE(threads.size(), 6u);
+
+  if (std::system("protoc --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "protoc not installed";
+  const fs::path out_file = fs::temp_directory_path() / ("etm4_timeline_" + std::to_string(::getpid()) + ".pftrace");
+  {
+    FILE* f = std::fopen(out_file.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    exporter::PerfettoWriter pw([f](const char* d, size_t n) { return std::fwrite(d, 1, n, f) == n; });
+    Export("juno_r1_1", &pw, &base, root);
+    std::fclose(f);
+  }
+  const fs::path txt = out_file.string() + ".txt";
+  const std::string cmd = "protoc --decode=perfetto.protos.Trace -I " +
+                          fs::path(MABUTRACE_PERFETTO_PROTO_DIR).string() + " perfetto_trace.proto < " +
+                          out_file.string() + " > " + txt.string() + " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(txt);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("TYPE_SLICE_BEGIN"), std::string::npos);
+  EXPECT_NE(text.find("ETM_5"), std::string::npos);
   fs::remove(out_file);
   fs::remove(txt);
 }
