@@ -179,8 +179,7 @@ InputStats DecodeItmBytes(const ItmInput& input, const SessionOptions& options, 
         char msg[128];
         std::snprintf(msg, sizeof msg, "byte 0: skipped %zu byte%s before the first plausible ITM header", start,
                       start == 1 ? "" : "s");
-        ++stats.errors;
-        sink->OnError(0, 0, msg);
+        sink->OnWarning(0, 0, msg);
       }
     }
     for (size_t at = start; at < n; at += kRawBlock) pipes[0]->pp().Push(at, data + at, std::min(kRawBlock, n - at));

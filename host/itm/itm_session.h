@@ -81,13 +81,16 @@ class SessionSink {
   virtual void OnElement(size_t /*source*/, const ItmElement& /*e*/) {}
   // source = SIZE_MAX: the input itself (framing).
   virtual void OnError(size_t source, uint64_t offset, const std::string& message) = 0;
+  // Not an error: e.g. the bytes a raw SWO capture starts with before its
+  // first plausible header.
+  virtual void OnWarning(size_t /*source*/, uint64_t /*offset*/, const std::string& /*message*/) {}
 };
 
 struct InputStats {
   uint64_t bytes = 0;          // size of the trace file
   uint64_t skipped_bytes = 0;  // raw SWO: bytes before the first plausible header
   uint64_t packets = 0;
-  uint64_t errors = 0;  // reported through OnError
+  uint64_t errors = 0;  // reported through OnError (warnings not counted)
   bool read_ok = true;
 };
 
