@@ -88,8 +88,12 @@ ItmTimeline::ItmTimeline(model::EventSink* sink, TimelineOptions options, std::v
 }
 
 uint64_t ItmTimeline::ToNs(uint64_t ticks) const {
-  if (options_.clock_hz <= 0) return ticks;
-  return static_cast<uint64_t>(static_cast<long double>(ticks) * 1e9L / static_cast<long double>(options_.clock_hz));
+  // Capped at 2^62 ns (146 years) so that the cursor arithmetic never wraps:
+  // a 64-bit global timestamp x 1e9 / Hz may not fit.
+  constexpr uint64_t kMaxNs = uint64_t{1} << 62;
+  if (options_.clock_hz <= 0) return std::min(ticks, kMaxNs);
+  const long double ns = static_cast<long double>(ticks) * 1e9L / static_cast<long double>(options_.clock_hz);
+  return ns >= static_cast<long double>(kMaxNs) ? kMaxNs : static_cast<uint64_t>(ns);
 }
 
 std::string ItmTimeline::HandlerName(unsigned n) const {
@@ -103,7 +107,9 @@ void ItmTimeline::Place(size_t s, uint64_t until_ns) {
   const uint64_t from = src.cursor;
   const size_t k = src.pending.size();
   for (size_t i = 0; i < k; ++i) {
-    const uint64_t ns = until_ns > from ? from + (until_ns - from) * (i + 1) / k : from;
+    const uint64_t ns =
+        until_ns > from ? from + static_cast<uint64_t>(static_cast<unsigned __int128>(until_ns - from) * (i + 1) / k)
+                        : from;
     Emit(s, src.pending[i], ns);
   }
   src.pending.clear();
