@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT
+// cmd_itm.cpp: `mabutrace itm packets|decode|export INPUT` (docs/itm.md):
+// Cortex-M ITM / DWT trace of a CoreSight snapshot's ITM sources or of a
+// raw SWO capture (host/itm/itm_session.h).
+//
+//   packets  text: OpenCSD-lister lines "Idx:23; ID:0; [0x19 0xbb ];\tITM_SWIT: ..."
+//            jsonl: source, trace_id, offset, raw, type and the fields
+//   decode   text: the lister's element lines (with --packets: interleaved
+//            with the packet lines, as the lister prints them)
+//            jsonl: source, trace_id, offset, elem, itm and the fields
+//   export   -o OUT.pftrace|OUT.json: the timeline (itm/itm_timeline.h)
+// Decode errors go to stderr as "FILE: SOURCE: byte N: ..."; the exit code is
+// then 1, but every packet before and after the error is listed.
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli_io.h"
+#include "command.h"
+#include "formats.h"
+#include "itm/elf_symbols.h"
+#include "itm/itm_packet_text.h"
+#include "itm/itm_session.h"
+#include "itm/itm_timeline.h"
+
+namespace mabutrace::cli {
+namespace {
+
+struct ItmOptions {
+  std::string input;
+  std::string format;
+  std::string output = "-";
+  std::string sync = "auto";
+  std::optional<uint64_t> tcr;
+  std::optional<uint64_t> trace_id;
+  bool with_packets = false;
+  itm::SessionOptions session;
+  // export
+  double clock_hz = 0;
+  std::vector<std::string> ports;
+  std::string elf;
+};
+
+enum class Mode { kPackets, kDecode, kExport };
+
+void Configure(ItmOptions* o) {
+  if (o->tcr) o->session.tcr = static_cast<uint32_t>(*o->tcr);
+  if (o->trace_id) o->session.trace_id = static_cast<int>(*o->trace_id);
+  o->session.sync = o->sync == "async"          ? itm::Sync::kAsync
+                    : o->sync == "first-header" ? itm::Sync::kFirstHeader
+                                                : itm::Sync::kAuto;
+}
+
+// Listing output and the error report, for packets / decode.
+class ListSink final : public itm::SessionSink {
+ public:
+  ListSink(FILE* f, bool jsonl, bool packets, bool elements, std::string file)
+      : f_(f), jsonl_(jsonl), packets_(packets), elements_(elements), file_(std::move(file)) {}
+  void SetInput(const itm::ItmInput* in) { in_ = in; }
+  void OnPacket(size_t s, const itm::ItmPacket& p) override {
+    if (!packets_) return;
+    if (jsonl_)
+      itm::FormatJson(p, in_->sources[s].name, &buf_);
+    else
+      itm::FormatLine(p, &buf_);
+    buf_.push_back('\n');
+    MaybeFlush();
+  }
+  void OnElement(size_t s, const itm::ItmElement& e) override {
+    if (!elements_) return;
+    if (jsonl_)
+      itm::FormatElementJson(e, in_->sources[s].name, &buf_);
+    else
+      itm::FormatElementLine(e, &buf_);
+    buf_.push_back('\n');
+    MaybeFlush();
+  }
+  void OnError(size_t s, uint64_t, const std::string& m) override { Report(s, m, ""); }
+  void OnWarning(size_t s, uint64_t, const std::string& m) override { Report(s, m, "warning: "); }
+  void Header(const std::string& line) {
+    if (!jsonl_) buf_ += line;
+  }
+  void Flush() {
+    if (!buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), f_);
+    buf_.clear();
+  }
+
+ private:
+  void MaybeFlush() {
+    if (buf_.size() > (1u << 16)) Flush();
+  }
+  void Report(size_t s, const std::string& m, const char* kind) {
+    Flush();
+    std::fflush(f_);
+    std::fprintf(stderr, "%s: %s%s%s\n", in_ ? in_->file.string().c_str() : file_.c_str(), kind,
+                 (in_ && s < in_->sources.size()) ? (in_->sources[s].name + ": ").c_str() : "", m.c_str());
+  }
+  FILE* f_;
+  bool jsonl_, packets_, elements_;
+  std::string file_;
+  const itm::ItmInput* in_ = nullptr;
+  std::string buf_;
+};
+
+std::string Describe(const itm::ItmInput& in, const itm::ItmSource& s) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "# source %s buffer %s (%s, %s): ITM, TCR 0x%08x, trace ID 0x%02x, TS prescale %u\n",
+                s.name.c_str(), in.buffer_name.c_str(), in.file.string().c_str(),
+                in.kind == "swo" ? "raw SWO" : snapshot::BufferFormatName(in.format), s.config.tcr, s.trace_id,
+                s.config.ts_prescale());
+  return buf;
+}
+
+int RunList(ItmOptions o, Mode mode) {
+  Configure(&o);
+  std::vector<itm::ItmInput> inputs;
+  std::string error;
+  if (!itm::OpenItmInput(o.input, o.session, &inputs, &error)) {
+    std::fprintf(stderr, "mabutrace: %s\n", error.c_str());
+    return kExitBadInput;
+  }
+  std::optional<OutputFile> file = OutputFile::Create(o.output);
+  if (!file) return kExitBadInput;
+  const bool jsonl = o.format == "jsonl";
+  ListSink sink(file->get(), jsonl, mode == Mode::kPackets || o.with_packets, mode == Mode::kDecode, o.input);
+  bool ok = true;
+  for (const auto& in : inputs) {
+    sink.SetInput(&in);
+    for (const auto& s : in.sources) sink.Header(Describe(in, s));
+    const itm::InputStats st = itm::DecodeItmInput(in, o.session, &sink);
+    sink.Flush();
+    ok = ok && st.read_ok && st.errors == 0;
+  }
+  sink.Flush();
+  if (!file->Finish()) return kExitBadInput;
+  return ok ? kExitOk : kExitBadInput;
+}
+
+class TimelineSink final : public itm::SessionSink {
+ public:
+  TimelineSink(itm::ItmTimeline* t, size_t base) : t_(t), base_(base) {}
+  void SetInput(const itm::ItmInput* in, size_t base) {
+    in_ = in;
+    base_ = base;
+  }
+  void OnElement(size_t s, const itm::ItmElement& e) override { t_->OnElement(base_ + s, e); }
+  void OnError(size_t s, uint64_t, const std::string& m) override {
+    std::fprintf(stderr, "%s: %s%s\n", in_->file.string().c_str(),
+                 s < in_->sources.size() ? (in_->sources[s].name + ": ").c_str() : "", m.c_str());
+  }
+  void OnWarning(size_t s, uint64_t o, const std::string& m) override { OnError(s, o, "warning: " + m); }
+
+ private:
+  itm::ItmTimeline* t_;
+  size_t base_;
+  const itm::ItmInput* in_ = nullptr;
+};
+
+int RunExport(ItmOptions o) {
+  Configure(&o);
+  std::optional<Format> fmt = PickFormat(o.format, o.output);
+  if (!fmt) return kExitUsage;
+  if (*fmt != Format::kJson && *fmt != Format::kPftrace) {
+    std::fprintf(stderr, "itm export: the output format must be json or pftrace\n");
+    return kExitUsage;
+  }
+  itm::TimelineOptions topt;
+  for (const std::string& p : o.ports) {
+    std::string err;
+    auto m = itm::ParsePortMapping(p, &err);
+    if (!m) {
+      std::fprintf(stderr, "itm export: --port %s\n", err.c_str());
+      return kExitUsage;
+    }
+    topt.ports[m->first] = m->second;
+  }
+  topt.clock_hz = o.clock_hz;
+  std::unique_ptr<itm::ElfSymbols> elf;
+  if (!o.elf.empty()) {
+    std::string err;
+    elf = itm::ElfSymbols::Open(o.elf, &err);
+    if (!elf) {
+      std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
+      return kExitBadInput;
+    }
+    topt.elf = elf.get();
+  }
+  std::vector<itm::ItmInput> inputs;
+  std::string error;
+  if (!itm::OpenItmInput(o.input, o.session, &inputs, &error)) {
+    std::fprintf(stderr, "mabutrace: %s\n", error.c_str());
+    return kExitBadInput;
+  }
+  std::vector<std::string> names;
+  for (const auto& in : inputs)
+    for (const auto& s : in.sources) names.push_back(s.name);
+  topt.process_name = "ITM " + std::filesystem::path(o.input).filename().string();
+  std::optional<OutputFile> file = OutputFile::Create(o.output);
+  if (!file) return kExitBadInput;
+  auto writer = MakeWriter(*fmt, file->Writer());
+  if (!writer) {
+    std::fprintf(stderr, "itm export: writer not available\n");
+    return kExitUsage;
+  }
+  itm::ItmTimeline timeline(writer.get(), topt, names);
+  TimelineSink sink(&timeline, 0);
+  bool ok = true;
+  size_t base = 0;
+  for (const auto& in : inputs) {
+    sink.SetInput(&in, base);
+    const itm::InputStats st = itm::DecodeItmInput(in, o.session, &sink);
+    ok = ok && st.read_ok && st.errors == 0;
+    base += in.sources.size();
+  }
+  const bool wrote = timeline.Finish();
+  if (!file->Finish() || !wrote) return kExitBadInput;
+  const itm::TimelineStats& ts = timeline.stats();
+  std::fprintf(stderr, "%s: %llu instants, %llu ISR slices, %llu counter values, %llu PC samples\n", o.output.c_str(),
+               static_cast<unsigned long long>(ts.instants), static_cast<unsigned long long>(ts.slices),
+               static_cast<unsigned long long>(ts.counters), static_cast<unsigned long long>(ts.pc_samples));
+  return ok ? kExitOk : kExitBadInput;
+}
+
+void AddInput(CLI::App* c, ItmOptions* o) {
+  c->add_option("INPUT", o->input, "snapshot directory (its ITM sources) or a raw SWO capture file")->required();
+  c->add_option("--buffer", o->session.buffer, "snapshot: only this trace buffer (name in trace.ini)");
+  c->add_option("--source", o->session.source, "snapshot: only this ITM source (device name)");
+  c->add_option("--tcr", o->tcr, "ITM_TCR value (raw SWO default 0; overrides the snapshot's ITMTCR)")
+      ->transform(Number());
+  c->add_option("--trace-id", o->trace_id, "trace ID of the ITM bytes in CoreSight frames (default: TCR bits[22:16])")
+      ->transform(Number(0x7F));
+  c->add_option("--sync", o->sync,
+                "auto (default: snapshot waits for an A-Sync, raw SWO starts at the first plausible header), "
+                "async, first-header")
+      ->check(CLI::IsMember({"auto", "async", "first-header"}));
+  c->add_option("-o,--output", o->output, "output file ('-' = stdout, default)");
+}
+
+Registration reg{
+    "itm",
+    [](CLI::App& app) {
+      auto* cmd = app.add_subcommand("itm", "Cortex-M ITM / DWT trace (snapshot or raw SWO): packets, decode, export");
+      cmd->require_subcommand(1);
+      auto po = std::make_shared<ItmOptions>();
+      auto dop = std::make_shared<ItmOptions>();
+      auto eo = std::make_shared<ItmOptions>();
+      po->format = dop->format = "text";
+      auto* pk = cmd->add_subcommand("packets", "List the ITM packets (OpenCSD-lister text or JSON lines)");
+      AddInput(pk, po.get());
+      pk->add_option("--format", po->format, "text (default) or jsonl")->check(CLI::IsMember({"text", "jsonl"}));
+      auto* dc = cmd->add_subcommand("decode", "List the ITM elements: stimulus writes, DWT, timestamps");
+      AddInput(dc, dop.get());
+      dc->add_option("--format", dop->format, "text (default) or jsonl")->check(CLI::IsMember({"text", "jsonl"}));
+      dc->add_flag("--packets", dop->with_packets, "interleave the packet lines, as OpenCSD's lister prints them");
+      auto* ex = cmd->add_subcommand("export", "Timeline: stimulus ports, ISR slices, DWT (Perfetto .pftrace or JSON)");
+      AddInput(ex, eo.get());
+      ex->get_option("-o")->required();
+      ex->add_option("--format", eo->format, "json or pftrace (default: from the output's extension)")
+          ->check(CLI::IsMember({"json", "pftrace"}));
+      ex->add_option("--clock-hz", eo->clock_hz, "timestamp clock in Hz (default: ticks written as ns)");
+      ex->add_option("--port", eo->ports,
+                     "N=instant:NAME | N=counter:NAME | N=text:NAME for stimulus channel N "
+                     "(default: instant 'ITM port N' with the value)");
+      ex->add_option("--elf", eo->elf, "firmware ELF: handler names from the vector table, PC samples by function");
+      return Runner{cmd, [po, dop, eo, pk, dc] {
+                      if (pk->parsed()) return RunList(*po, Mode::kPackets);
+                      if (dc->parsed()) return RunList(*dop, Mode::kDecode);
+                      return RunExport(*eo);
+                    }};
+    },
+    44};
+
+}  // namespace
+}  // namespace mabutrace::cli
