@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "ete/ete_packet_processor.h"
 #include "ete/ete_packet_text.h"
+#include "ete/ete_source.h"
 
 namespace mabutrace_fuzz {
 
@@ -37,6 +39,21 @@ inline void CheckPacket(Checks* s, const mabutrace::ete::EtePacket& p) {
 
 inline void CheckError(const std::string& message) {
   if (message.empty()) abort();
+}
+
+// The packet targets' run: `trace` through a BufferDecoder of one source
+// (`spec`) in `format`, pushed in chunks of `chunk` bytes, every packet and
+// error checked.
+inline void PacketsChecked(const mabutrace::ete::SourceSpec& spec, mabutrace::snapshot::BufferFormat format,
+                           mabutrace::ete::ErrorPolicy policy, size_t chunk, const uint8_t* trace, size_t size) {
+  Checks s;
+  s.limit = size;
+  mabutrace::ete::BufferDecoder dec(
+      format, std::vector<mabutrace::ete::SourceSpec>{spec},
+      [](void* c, size_t, const mabutrace::ete::EtePacket& p) { CheckPacket(static_cast<Checks*>(c), p); },
+      [](void*, size_t, uint64_t, const std::string& m) { CheckError(m); }, &s, policy);
+  for (size_t pos = 0; pos < size; pos += chunk) dec.Push(trace + pos, size - pos < chunk ? size - pos : chunk);
+  dec.Finish();
 }
 
 }  // namespace mabutrace_fuzz

@@ -16,15 +16,6 @@
 #include "ete/ete_source.h"
 #include "ete_fuzz_checks.h"
 
-namespace {
-
-void OnPacket(void* c, size_t, const mabutrace::ete::EtePacket& p) {
-  mabutrace_fuzz::CheckPacket(static_cast<mabutrace_fuzz::Checks*>(c), p);
-}
-void OnError(void*, size_t, uint64_t, const std::string& message) { mabutrace_fuzz::CheckError(message); }
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const uint8_t sel = data[0];
@@ -40,11 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto format =
       (sel & 32) ? mabutrace::snapshot::BufferFormat::kCoresight : mabutrace::snapshot::BufferFormat::kSourceData;
   const size_t chunk = (sel & 64) ? 1 + (sel >> 7) * 6 : size + 1;
-  mabutrace_fuzz::Checks s;
-  s.limit = size;
-  std::vector<mabutrace::ete::SourceSpec> sources{{"fuzz", cfg, mabutrace::ete::TraceUnitArch{}}};  // ETE
-  mabutrace::ete::BufferDecoder dec(format, sources, &OnPacket, &OnError, &s, policy);
-  for (size_t pos = 0; pos < size; pos += chunk) dec.Push(data + pos, size - pos < chunk ? size - pos : chunk);
-  dec.Finish();
+  const mabutrace::ete::SourceSpec spec{"fuzz", cfg, mabutrace::ete::TraceUnitArch{}};  // ETE
+  mabutrace_fuzz::PacketsChecked(spec, format, policy, chunk, data, size);
   return 0;
 }

@@ -16,23 +16,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "ete/ete_packet_processor.h"
-#include "ete_decode/ete_element_decoder.h"
 #include "ete_fuzz_element_checks.h"
-
-namespace {
-
-struct State : mabutrace_fuzz::Checks {
-  mabutrace::ete_decode::EteElementDecoder* dec = nullptr;
-};
-
-void OnElement(void* c, const mabutrace::ete_decode::EteElement& e) {
-  mabutrace_fuzz::CheckElement(static_cast<State*>(c), e);
-}
-void OnPacket(void* c, const mabutrace::ete::EtePacket& p) { static_cast<State*>(c)->dec->OnPacket(p); }
-void OnError(void*, uint64_t, const std::string& message) { mabutrace_fuzz::CheckError(message); }
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
@@ -46,19 +30,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (sel & 4) cfg.trcconfigr |= 0x1000;                        // TRCCONFIGR.RS
   cfg.m_profile = (sel & 8) != 0;
   cfg.m_profile_v7 = cfg.m_profile && (sel & 16);
-  const size_t img_len = size - 1 > 256 ? 256 : size - 1;
-  mabutrace::armisa::MemoryImage image;
-  std::string err;
-  image.AddRegion(0x1000, data + 1, img_len, mabutrace::armisa::kMemAny, &err);
-  image.AddRegion(0x8000, data + 1, img_len, mabutrace::armisa::kMemAny, &err);
-
-  State s;
-  s.limit = size;
-  mabutrace::ete_decode::EteElementDecoder dec(cfg, &image, &OnElement, &s, &OnError, /*cache_log2=*/6);
-  s.dec = &dec;
-  mabutrace::ete::EtePacketProcessor proc(cfg, &OnPacket, &s, nullptr, mabutrace::ete::ErrorPolicy::kOpenCsd);
-  proc.Push(0, data + 1, size - 1);
-  proc.Finish();
-  dec.Finish();
+  mabutrace_fuzz::DecodeChecked(cfg, data + 1, size - 1, size);
   return 0;
 }

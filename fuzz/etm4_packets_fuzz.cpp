@@ -20,16 +20,6 @@
 #include "ete/ete_source.h"
 #include "ete_fuzz_checks.h"
 
-namespace {
-
-void OnPacket(void* c, size_t, const mabutrace::ete::EtePacket& p) {
-  if (!p.etm4) abort();
-  mabutrace_fuzz::CheckPacket(static_cast<mabutrace_fuzz::Checks*>(c), p);
-}
-void OnError(void*, size_t, uint64_t, const std::string& message) { mabutrace_fuzz::CheckError(message); }
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const uint8_t sel = data[0];
@@ -52,12 +42,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   arch.ete = false;
   arch.major = 4;
   arch.minor = static_cast<uint8_t>(kMinor[sel & 3]);
-  std::vector<mabutrace::ete::SourceSpec> sources{{"fuzz", cfg, arch}};
-  mabutrace_fuzz::Checks s;
-  s.limit = size;
-  mabutrace::ete::BufferDecoder dec(format, sources, &OnPacket, &OnError, &s, policy);
-  const size_t chunk = (sel & 128) ? 1 : size + 1;
-  for (size_t pos = 0; pos < size; pos += chunk) dec.Push(data + pos, size - pos < chunk ? size - pos : chunk);
-  dec.Finish();
+  mabutrace_fuzz::PacketsChecked({"fuzz", cfg, arch}, format, policy, (sel & 128) ? 1 : size + 1, data, size);
   return 0;
 }

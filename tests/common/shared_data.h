@@ -57,6 +57,15 @@ inline std::string CaptureTestName(std::string capture) {
   return capture;
 }
 
+// The ETMv4 captures of data/arm-trace-snapshots (its README.md); the
+// others there are PTM, ETMv3 and ITM.
+inline const std::vector<std::string>& Etm4Captures() {
+  static const std::vector<std::string> names = {"a55-test-tpiu",        "a57_single_step", "armv8_1m_branches",
+                                                 "juno-ret-stck",        "juno-uname-001",  "juno_r1_1",
+                                                 "test-file-mem-offsets"};
+  return names;
+}
+
 }  // namespace mabutrace_tests
 
 #endif  // MABUTRACE_TESTS_COMMON_SHARED_DATA_H

@@ -19,13 +19,6 @@ namespace {
 
 const fs::path kSnapshots = fs::path(MABUTRACE_SHARED_DIR) / "data" / "arm-trace-snapshots";
 
-// The ETMv4 captures (README.md of arm-trace-snapshots); the others there are
-// PTM, ETMv3 and ITM.
-const std::vector<std::string> kEtm4Captures = {
-    "a55-test-tpiu",  "a57_single_step", "armv8_1m_branches",     "juno-ret-stck",
-    "juno-uname-001", "juno_r1_1",       "test-file-mem-offsets",
-};
-
 class Etm4Oracle : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Etm4Oracle, PacketsEqualOpenCsd180) {
@@ -34,7 +27,7 @@ TEST_P(Etm4Oracle, PacketsEqualOpenCsd180) {
   mabutrace_tests::ExpectPacketsEqualListing(dir, GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Captures, Etm4Oracle, ::testing::ValuesIn(kEtm4Captures),
+INSTANTIATE_TEST_SUITE_P(Captures, Etm4Oracle, ::testing::ValuesIn(mabutrace_tests::Etm4Captures()),
                          [](const auto& info) { return mabutrace_tests::CaptureTestName(info.param); });
 
 }  // namespace

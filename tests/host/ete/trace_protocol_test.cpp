@@ -66,7 +66,7 @@ TEST(TraceProtocols, UndecodedSourcesOfABuffer) {
   ASSERT_EQ(u.size(), 2u);
   EXPECT_EQ(u[0].Message("ETB_0"),
             "source ITM_0 (ITM, buffer ETB_0): ITM trace is not decoded by `mabutrace arm` (it decodes ETE, ETMv4); "
-            "skipped");
+            "skipped - see `mabutrace itm`");
   EXPECT_EQ(u[1].name, "PTM_0");
   EXPECT_EQ(u[1].protocol, TraceProtocol::kPtm);
   snap = snap_with("source_data");  // only ETM_0 would be decoded

@@ -21,11 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kSnapshots = fs::path(MABUTRACE_SHARED_DIR) / "data" / "arm-trace-snapshots";
 
-const std::vector<std::string> kEtm4Captures = {
-    "a55-test-tpiu",  "a57_single_step", "armv8_1m_branches",     "juno-ret-stck",
-    "juno-uname-001", "juno_r1_1",       "test-file-mem-offsets",
-};
-
 class Etm4OracleElements : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Etm4OracleElements, MatchesOpenCsd) {
@@ -34,7 +29,7 @@ TEST_P(Etm4OracleElements, MatchesOpenCsd) {
   oracle::ExpectElementsEqualListing(dir, GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Captures, Etm4OracleElements, ::testing::ValuesIn(kEtm4Captures),
+INSTANTIATE_TEST_SUITE_P(Captures, Etm4OracleElements, ::testing::ValuesIn(mabutrace_tests::Etm4Captures()),
                          [](const auto& info) { return mabutrace_tests::CaptureTestName(info.param); });
 
 }  // namespace

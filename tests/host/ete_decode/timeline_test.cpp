@@ -56,6 +56,20 @@ Counts Export(const std::string& capture, model::EventSink* sink, TimeBase* base
   return decoded;
 }
 
+// `pftrace` decoded by protoc against the Perfetto schema in `proto_dir`, as
+// text ("" and a test failure if protoc fails).
+std::string ProtocText(const fs::path& pftrace, const fs::path& proto_dir) {
+  const fs::path txt = pftrace.string() + ".txt";
+  const std::string cmd = "protoc --decode=perfetto.protos.Trace -I " + proto_dir.string() +
+                          " perfetto_trace.proto < " + pftrace.string() + " > " + txt.string() + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  EXPECT_EQ(rc, 0) << cmd;
+  std::ifstream in(txt);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::remove(txt);
+  return rc == 0 ? text : std::string();
+}
+
 struct JsonCase {
   const char* capture;
   const char* base;
@@ -130,16 +144,10 @@ TEST(TimelinePerfetto, DecodesWithProtoc) {
     Export("ts_marker", &writer, &base);
     std::fclose(f);
   }
-  const fs::path txt = out_file.string() + ".txt";
-  const std::string cmd = "protoc --decode=perfetto.protos.Trace -I " + proto_dir.string() +
-                          " perfetto_trace.proto < " + out_file.string() + " > " + txt.string() + " 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(txt);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = ProtocText(out_file, proto_dir);
   EXPECT_NE(text.find("TYPE_SLICE_BEGIN"), std::string::npos);
   EXPECT_NE(text.find("ETE_0_s1"), std::string::npos);
   fs::remove(out_file);
-  fs::remove(txt);
 }
 
 // An ETMv4 capture (Juno, six Cortex-A53/A57 sources) on the timeline: one
@@ -181,17 +189,10 @@ TEST(TimelineEtm4, JunoJsonAndPerfetto) {
     Export("juno_r1_1", &pw, &base, root);
     std::fclose(f);
   }
-  const fs::path txt = out_file.string() + ".txt";
-  const std::string cmd = "protoc --decode=perfetto.protos.Trace -I " +
-                          fs::path(MABUTRACE_PERFETTO_PROTO_DIR).string() + " perfetto_trace.proto < " +
-                          out_file.string() + " > " + txt.string() + " 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(txt);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = ProtocText(out_file, MABUTRACE_PERFETTO_PROTO_DIR);
   EXPECT_NE(text.find("TYPE_SLICE_BEGIN"), std::string::npos);
   EXPECT_NE(text.find("ETM_5"), std::string::npos);
   fs::remove(out_file);
-  fs::remove(txt);
 }
 
 }  // namespace
