@@ -271,6 +271,26 @@ void PacketProcessor::Push(uint64_t block_index, const uint8_t* data, size_t n) 
     switch (state_) {
       case State::kWaitSync: HuntByte(b, block_index + i); break;
       case State::kHeader:
+        // Fast path: a SWIT / DWT packet whole in this block is delivered
+        // straight from the input (the most common packets by far).
+        if ((b & 0x03) && i + ((b & 0x03) == 3 ? 4 : (b & 0x03)) < n) {
+          const size_t need = (b & 0x03) == 3 ? 4 : (b & 0x03);
+          ItmPacket q;
+          q.type = (b & 0x04) ? PacketType::kDwt : PacketType::kSwit;
+          q.trace_id = options_.trace_id;
+          q.src_id = static_cast<uint8_t>(b >> 3);
+          q.size = static_cast<uint8_t>(need);
+          uint64_t v = 0;
+          for (size_t k = 0; k < need; ++k) v |= static_cast<uint64_t>(data[i + 1 + k]) << (8 * k);
+          q.value = v;
+          q.index = block_index + i;
+          q.raw = data + i;
+          q.raw_size = need + 1;
+          ++stats_.packets;
+          sink_->OnPacket(q);
+          i += need;
+          break;
+        }
         index_ = block_index + i;
         buf_.clear();
         buf_.push_back(b);

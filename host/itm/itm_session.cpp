@@ -143,6 +143,11 @@ bool OpenItmInput(const fs::path& path, const SessionOptions& options, std::vect
   s.name = "SWO";
   s.config = ItmConfig::FromTcr(options.tcr.value_or(0));
   s.trace_id = static_cast<uint8_t>(options.trace_id.value_or(0));
+  if (options.tpiu) {
+    in.format = snapshot::BufferFormat::kDstreamCoresight;
+    in.hsyncs = true;
+    if (!options.trace_id) s.trace_id = s.config.trace_id() ? s.config.trace_id() : 1;
+  }
   in.sources.push_back(s);
   inputs->push_back(std::move(in));
   return true;
@@ -153,8 +158,7 @@ InputStats DecodeItmBytes(const ItmInput& input, const SessionOptions& options, 
   InputStats stats;
   stats.bytes = n;
   const bool framed = input.format != snapshot::BufferFormat::kSourceData;
-  const bool first_header =
-      options.sync == Sync::kFirstHeader || (options.sync == Sync::kAuto && input.kind == "swo" && !framed);
+  const bool first_header = options.sync == Sync::kFirstHeader || (options.sync == Sync::kAuto && input.kind == "swo");
   std::vector<std::unique_ptr<SourcePipe>> pipes;
   for (size_t i = 0; i < input.sources.size(); ++i)
     pipes.push_back(std::make_unique<SourcePipe>(i, input.sources[i], !first_header, sink, &stats));
@@ -166,6 +170,7 @@ InputStats DecodeItmBytes(const ItmInput& input, const SessionOptions& options, 
       if (by_id[input.sources[i].trace_id & 0x7F] < 0) by_id[input.sources[i].trace_id & 0x7F] = static_cast<int>(i);
     coresight::DeformatterOptions dopts;
     dopts.has_fsyncs = input.format == snapshot::BufferFormat::kDstreamCoresight;
+    dopts.has_hsyncs = input.hsyncs;
     Router router(&pipes, &by_id, sink, &stats);
     coresight::FrameDeformatter dfm(dopts, &router);
     dfm.Push(data, n);

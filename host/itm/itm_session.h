@@ -21,7 +21,9 @@
 //    One source "SWO" with options.tcr. By default (Sync::kAuto) decoding
 //    starts at the first plausible header (FindSwoStart; the bytes before it
 //    are counted in InputStats::skipped_bytes) and does not wait for an
-//    A-Sync, which SWO setups often never send.
+//    A-Sync, which SWO setups often never send. With options.tpiu the file
+//    holds TPIU formatter frames (FSYNC / HSYNC removed, the ITM's trace ID
+//    kept); the ITM bytes are then decoded from their first byte on.
 //
 // Raw bytes are pushed in 1024-byte blocks (OpenCSD's lister reads its
 // input so; the block start matters only for NOTSYNC offsets).
@@ -57,6 +59,10 @@ struct SessionOptions {
   std::optional<uint32_t> tcr;  // raw file: ITM_TCR (default 0); snapshot: override
   std::optional<int> trace_id;  // framed: override the TCR's trace ID
   Sync sync = Sync::kAuto;
+  // Raw file: the SWO carries TPIU formatter frames (TPIU_FFCR.EnFCont = 1)
+  // with FSYNC / HSYNC patterns instead of the bare ITM stream; the ITM's
+  // bytes are those of trace_id (default: the TCR's TraceBusID, else 1).
+  bool tpiu = false;
 };
 
 struct ItmSource {
@@ -71,6 +77,7 @@ struct ItmInput {
   std::filesystem::path file;  // the trace bytes
   std::string buffer_name;     // trace.ini buffer name, "-" for a raw file
   snapshot::BufferFormat format = snapshot::BufferFormat::kSourceData;
+  bool hsyncs = false;  // framed with HSYNC patterns too (TPIU-formatted SWO)
   std::vector<ItmSource> sources;
 };
 

@@ -108,8 +108,10 @@ std::string Describe(const itm::ItmInput& in, const itm::ItmSource& s) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "# source %s buffer %s (%s, %s): ITM, TCR 0x%08x, trace ID 0x%02x, TS prescale %u\n",
                 s.name.c_str(), in.buffer_name.c_str(), in.file.string().c_str(),
-                in.kind == "swo" ? "raw SWO" : snapshot::BufferFormatName(in.format), s.config.tcr, s.trace_id,
-                s.config.ts_prescale());
+                in.kind != "swo" ? snapshot::BufferFormatName(in.format)
+                : in.hsyncs      ? "TPIU-framed SWO"
+                                 : "raw SWO",
+                s.config.tcr, s.trace_id, s.config.ts_prescale());
   return buf;
 }
 
@@ -235,6 +237,8 @@ void AddInput(CLI::App* c, ItmOptions* o) {
                 "auto (default: snapshot waits for an A-Sync, raw SWO starts at the first plausible header), "
                 "async, first-header")
       ->check(CLI::IsMember({"auto", "async", "first-header"}));
+  c->add_flag("--tpiu", o->session.tpiu,
+              "raw SWO file: TPIU formatter frames (FSYNC/HSYNC), ITM at --trace-id (default TCR's, else 1)");
   c->add_option("-o,--output", o->output, "output file ('-' = stdout, default)");
 }
 

@@ -5,6 +5,7 @@
 // offset, decoding resumes), raw SWO starts mid-packet.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -203,6 +204,66 @@ TEST(ItmSwo, StartMidPacketSkipsTheLeftoverBytes) {
   EXPECT_EQ(sink.elements[0].value, 0x41u);
   EXPECT_EQ(sink.elements[1].value, 0x4342u);
   EXPECT_EQ(sink.elements[2].kind, ItmKind::kDwt);
+}
+
+// One TPIU / CoreSight formatter frame (coresight/deformatter.h): an ID
+// byte for `id`, then 14 data bytes; the even ones keep their bit 0 in the
+// AUX byte.
+std::vector<uint8_t> Frame(uint8_t id, const std::vector<uint8_t>& d) {
+  std::vector<uint8_t> f(16, 0);
+  f[0] = static_cast<uint8_t>(id << 1 | 1);  // AUX bit 0 = 0: byte 1 is the new ID's
+  uint8_t aux = 0;
+  for (size_t i = 0; i < 14; ++i) {
+    const size_t pos = i + 1;
+    const uint8_t b = d[i];
+    if (pos % 2 == 0) {
+      f[pos] = b & 0xFE;
+      aux |= static_cast<uint8_t>((b & 1) << (pos / 2));
+    } else {
+      f[pos] = b;
+    }
+  }
+  f[15] = aux;
+  return f;
+}
+
+TEST(ItmSwo, TpiuFramedSwoKeepsTheItmId) {
+  // FSYNC, a frame of ITM (ID 1) bytes, an HSYNC pair inside the next frame
+  // of another source (ID 2), then ITM again.
+  std::vector<uint8_t> s = {0xFF, 0xFF, 0xFF, 0x7F};
+  auto f1 = Frame(1, {0x09, 0x41, 0x0a, 0x42, 0x43, 0x0b, 1, 2, 3, 4, 0x0e, 0x0f, 0x10, 0x30});
+  s.insert(s.end(), f1.begin(), f1.end());
+  auto f2 = Frame(2, {0x09, 0x77, 0x09, 0x77, 0x09, 0x77, 0x09, 0x77, 0x09, 0x77, 0x09, 0x77, 0x09, 0x77});
+  s.insert(s.end(), f2.begin(), f2.begin() + 4);
+  s.insert(s.end(), {0xFF, 0x7F});
+  s.insert(s.end(), f2.begin() + 4, f2.end());
+  auto f3 = Frame(1, {0x09, 0x44, 0x09, 0x45, 0x09, 0x46, 0x09, 0x47, 0x09, 0x48, 0x09, 0x49, 0x09, 0x4a});
+  s.insert(s.end(), f3.begin(), f3.end());
+  SessionOptions opt;
+  opt.tpiu = true;
+  std::vector<ItmInput> inputs;
+  std::string err;
+  const std::string path = ::testing::TempDir() + "itm_tpiu_swo.bin";
+  {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(s.data(), 1, s.size(), f);
+    std::fclose(f);
+  }
+  ASSERT_TRUE(OpenItmInput(path, opt, &inputs, &err)) << err;
+  ASSERT_EQ(inputs.size(), 1u);
+  EXPECT_EQ(inputs[0].sources[0].trace_id, 1);
+  struct Sink final : SessionSink {
+    void OnElement(size_t, const ItmElement& e) override {
+      if (e.type == ElemType::kItmTrace) values.push_back(e.value);
+    }
+    void OnError(size_t, uint64_t, const std::string& m) override { ADD_FAILURE() << m; }
+    std::vector<uint32_t> values;
+  } sink;
+  DecodeItmInput(inputs[0], opt, &sink);
+  std::remove(path.c_str());
+  EXPECT_EQ(sink.values,
+            (std::vector<uint32_t>{0x41, 0x4342, 0x04030201, 0x100f, 3, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a}));
 }
 
 TEST(ItmConfigTest, TcrFields) {
