@@ -17,7 +17,8 @@ std::span<const std::string_view> StatsOf(CheckKind k) {
   static constexpr std::string_view kSlice[] = {"p99.9", "count", "total", "self", "mean", "open",
                                                 "min",   "p50",   "p90",   "p99",  "max"};
   static constexpr std::string_view kFlow[] = {"p99.9", "count", "total", "mean", "min", "p50", "p90", "p99", "max"};
-  static constexpr std::string_view kCounter[] = {"twmean", "count", "mean", "last", "min", "max"};
+  static constexpr std::string_view kCounter[] = {"twmean", "count", "mean", "last", "min",
+                                                  "max",    "p50",   "p90",  "p99",  "p99.9"};
   static constexpr std::string_view kInstant[] = {"count"};
   switch (k) {
     case CheckKind::kSlice: return kSlice;
@@ -273,6 +274,10 @@ CheckResult Evaluate(const Check& c, const TraceStats& stats) {
         if (c.stat == "last") value = k.last;
         if (c.stat == "mean") value = static_cast<long double>(k.sum) / k.count;
         if (c.stat == "twmean") value = stats.TimeWeightedMean(k);
+        if (c.stat == "p50") value = k.Quantile(5000);
+        if (c.stat == "p90") value = k.Quantile(9000);
+        if (c.stat == "p99") value = k.Quantile(9900);
+        if (c.stat == "p99.9") value = k.Quantile(9990);
       } else if (c.stat == "count") {
         value = 0;
       }

@@ -7,7 +7,7 @@
 //   kind  := slice | flow | chain | counter | instant
 //   stat  := slice, flow, chain: count total mean min p50 p90 p99 p99.9 max
 //            slice also:  self open (instances closed at the end)
-//            counter:     count min max mean last twmean
+//            counter:     count min max mean last twmean p50 p90 p99 p99.9
 //            instant:     count
 //   op    := <  <=  >  >=  ==  !=
 //   unit  := ns us ms s (durations only; none = ns); counts and counter

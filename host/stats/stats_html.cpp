@@ -180,7 +180,8 @@ std::string HtmlReport(const TraceStats& s, std::string_view title) {
   o += "<div class=\"cards\">";
   for (const auto& [name, c] : s.counters()) {
     o += "<figure class=\"card\"><figcaption>" + Esc(name) + "</figcaption>" + CounterPlot(c, s.end_ns()) + "<p>n " +
-         std::to_string(c.count) + " · min " + std::to_string(c.min) + " · max " + std::to_string(c.max) + " · last " +
+         std::to_string(c.count) + " · min " + std::to_string(c.min) + " · p50 " + std::to_string(c.Quantile(5000)) +
+         " · p99 " + std::to_string(c.Quantile(9900)) + " · max " + std::to_string(c.max) + " · last " +
          std::to_string(c.last) + Fmt(" · mean %.4g", c.mean()) + Fmt(" · time-weighted %.4g", s.TimeWeightedMean(c)) +
          "</p></figure>";
   }

@@ -81,10 +81,12 @@ std::string TextReport(const TraceStats& s) {
   DurationSection(out, "flow (out -> in)", s.flows(), false);
   DurationSection(out, "chain (first out -> last in)", s.chains(), false);
   if (!s.counters().empty()) {
-    std::vector<std::vector<std::string>> rows = {{"counter", "count", "min", "max", "mean", "last", "twmean"}};
+    std::vector<std::vector<std::string>> rows = {
+        {"counter", "count", "min", "p50", "p90", "p99", "max", "mean", "last", "twmean"}};
     for (const auto& [k, c] : s.counters())
-      rows.push_back({k, std::to_string(c.count), std::to_string(c.min), std::to_string(c.max), Num(c.mean()),
-                      std::to_string(c.last), Num(s.TimeWeightedMean(c))});
+      rows.push_back({k, std::to_string(c.count), std::to_string(c.min), std::to_string(c.Quantile(5000)),
+                      std::to_string(c.Quantile(9000)), std::to_string(c.Quantile(9900)), std::to_string(c.max),
+                      Num(c.mean()), std::to_string(c.last), Num(s.TimeWeightedMean(c))});
     out += Table(rows) + "\n";
   }
   if (!s.instants().empty()) {
@@ -149,6 +151,10 @@ std::string JsonReport(const TraceStats& s) {
     doc["counters"].push_back({{"key", k},
                                {"count", c.count},
                                {"min", c.min},
+                               {"p50", c.Quantile(5000)},
+                               {"p90", c.Quantile(9000)},
+                               {"p99", c.Quantile(9900)},
+                               {"p99.9", c.Quantile(9990)},
                                {"max", c.max},
                                {"mean", c.mean()},
                                {"last", c.last},
@@ -213,8 +219,10 @@ std::string CsvReport(const TraceStats& s) {
   durations("flow", s.flows(), false);
   durations("chain", s.chains(), false);
   for (const auto& [k, c] : s.counters())
-    row({"counter", CsvField(k), std::to_string(c.count), "", "", Num(c.mean()), std::to_string(c.min), "", "", "", "",
-         std::to_string(c.max), std::to_string(c.last), Num(s.TimeWeightedMean(c)), "", "", "1"});
+    row({"counter", CsvField(k), std::to_string(c.count), "", "", Num(c.mean()), std::to_string(c.min),
+         std::to_string(c.Quantile(5000)), std::to_string(c.Quantile(9000)), std::to_string(c.Quantile(9900)),
+         std::to_string(c.Quantile(9990)), std::to_string(c.max), std::to_string(c.last), Num(s.TimeWeightedMean(c)),
+         "", "", c.at_or_above_zero.exact() && c.below_zero.exact() ? "1" : "0"});
   for (const auto& [k, n] : s.instants())
     row({"instant", CsvField(k), std::to_string(n), "", "", "", "", "", "", "", "", "", "", "", "", "", "1"});
   for (const auto& [k, t] : s.threads())

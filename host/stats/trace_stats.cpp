@@ -3,6 +3,8 @@
 #include "trace_stats.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "format/trace_vocabulary.h"
 
@@ -101,12 +103,38 @@ void TraceStats::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t
   ++it->second;
 }
 
+int64_t CounterStats::Quantile(uint32_t per10000) const {
+  const uint64_t n = at_or_above_zero.count() + below_zero.count();
+  if (n == 0) return 0;
+  const uint64_t neg = below_zero.count();
+  if (neg == 0) return static_cast<int64_t>(at_or_above_zero.Quantile(per10000));
+  // The sample of rank r (1-based, nearest rank) among all of them.
+  uint64_t r = static_cast<uint64_t>(std::ceil(static_cast<long double>(per10000) / 10000 * n));
+  r = std::clamp<uint64_t>(r, 1, n);
+  if (r > neg) {  // among those >= 0: rank r − neg of them
+    const uint64_t k = r - neg, m = at_or_above_zero.count();
+    return static_cast<int64_t>(at_or_above_zero.Quantile(
+        static_cast<uint32_t>(std::clamp<long double>(std::floor(10000.0L * k / m), 0, 10000))));
+  }
+  // Among the negative ones, rank r from the most negative: the
+  // (neg − r + 1)-th smallest magnitude.
+  const uint64_t k = neg - r + 1;
+  const uint64_t mag =
+      below_zero.Quantile(static_cast<uint32_t>(std::clamp<long double>(std::floor(10000.0L * k / neg), 0, 10000)));
+  return mag >= uint64_t(1) << 63 ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(mag);
+}
+
 void TraceStats::OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) {
   Seen(ns);
   Thread(t);
   auto it = counters_.find(name);
-  if (it == counters_.end()) it = counters_.emplace(std::string(name), CounterStats{}).first;
+  if (it == counters_.end()) it = counters_.try_emplace(std::string(name)).first;
   CounterStats& c = it->second;
+  if (value >= 0) {
+    c.at_or_above_zero.Add(static_cast<uint64_t>(value));
+  } else {
+    c.below_zero.Add(0 - static_cast<uint64_t>(value));  // also INT64_MIN
+  }
   if (c.count == 0) {
     c.min = c.max = value;
     c.first_ns = c.last_ns = ns;

@@ -74,7 +74,17 @@ struct CounterStats {
   static constexpr size_t kMaxSeries = 1024;
   std::vector<std::pair<uint64_t, int64_t>> series;
   uint64_t stride = 1;
+  // The samples' distribution: values >= 0 in `at_or_above_zero`, the
+  // magnitudes of those below in `below_zero` (the sketch takes uint64).
+  QuantileSketch at_or_above_zero, below_zero;
   double mean() const { return count ? double(sum) / double(count) : 0.0; }
+  // Nearest-rank quantile of the samples for per10000 in [0, 10000]
+  // (quantile_sketch.h's definition and error bound): exact while the
+  // sketches are, for counters that never go below 0; with samples on both
+  // sides of 0 the rank within the negative ones is rounded to 1/10000.
+  // 0 when empty. E.g. a CP_Tracer export's bandwidth_bytes_per_s: one
+  // sample per sliding window, so this is the per-window percentile.
+  int64_t Quantile(uint32_t per10000) const;
 };
 
 struct ThreadStats {

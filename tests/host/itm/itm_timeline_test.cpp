@@ -93,7 +93,9 @@ TEST(ItmTimeline, IsrSlicesPortsAndTime) {
   EXPECT_EQ(stim[0], E("C", "level", 7285));       // 1st of 7 events before the TS at tick 9
   EXPECT_EQ(stim[1], E("i", "stdout: hi", 8142));  // at its newline, the 4th
   for (const auto& e : doc["traceEvents"]) {
-    if (e["ph"] == "C") EXPECT_EQ(e["args"]["value"], 10);
+    if (e["ph"] == "C") {
+      EXPECT_EQ(e["args"]["value"], 10);
+    }
   }
   EXPECT_EQ(doc["metadata"]["itm.pc_samples"], 3);
   EXPECT_EQ(doc["metadata"]["itm.pc_samples_sleep"], 1);

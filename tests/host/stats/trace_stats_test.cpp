@@ -152,6 +152,28 @@ TEST(TraceStats, CounterTimeWeightedMean) {
   EXPECT_DOUBLE_EQ(c.mean(), 14.0 / 3);
   EXPECT_DOUBLE_EQ(f.stats.TimeWeightedMean(c), 4.0);
   EXPECT_EQ(f.stats.instants().at("tick"), 1u);
+  EXPECT_EQ(c.Quantile(5000), 4);  // nearest rank of {2, 4, 8}
+  EXPECT_EQ(c.Quantile(9900), 8);
+  EXPECT_EQ(c.Quantile(0), 2);
+}
+
+// Counter quantiles: the samples -5..+4 (ten, each once) in shuffled order:
+// the nearest-rank p10 is -5, p50 is -1 (5th of 10), p90 is 3, p100 is 4,
+// across the two sketches (below 0, at or above 0). Mutation: taking ranks
+// among the negative samples from the smallest magnitude gives p10 = -1.
+TEST(TraceStats, CounterQuantilesAcrossZero) {
+  Fixture f;
+  const int64_t v[] = {3, -2, 0, 4, -5, 1, -1, -4, 2, -3};
+  uint64_t ns = 10;
+  for (int64_t x : v) f.norm.OnCounter(kA, "delta", ns += 10, x);
+  f.norm.Finish();
+  const auto& c = f.stats.counters().at("delta");
+  EXPECT_EQ(c.Quantile(1000), -5);
+  EXPECT_EQ(c.Quantile(2000), -4);
+  EXPECT_EQ(c.Quantile(5000), -1);
+  EXPECT_EQ(c.Quantile(6000), 0);
+  EXPECT_EQ(c.Quantile(9000), 3);
+  EXPECT_EQ(c.Quantile(10000), 4);
 }
 
 // --by thread and name,thread; --top keeps the N longest, longest first.
