@@ -21,6 +21,7 @@ packages=(
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-dev qemu-system-arm
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
   g++-aarch64-linux-gnu qemu-user
+  gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
 )
 demo=0
 case "${1:-}" in
