@@ -21,6 +21,9 @@ TEST(PacketEncoder, TimestampBitReplacement) {
   e.Timestamp(0x7407);  // a smaller change still covers the previous value's bits
   EXPECT_EQ(b, (Bytes{0x02, 0x87, 0xE8, 0x01}));
   b.clear();
+  e.Timestamp(0x5);  // smaller: the old value's set bits must be replaced too
+  EXPECT_EQ(b, (Bytes{0x02, 0x85, 0x80, 0x00}));
+  b.clear();
   e.Timestamp(0xFF00000000000001ull);  // 9 bytes: the 9th carries bits [63:56]
   ASSERT_EQ(b.size(), 10u);
   EXPECT_EQ(b[1], 0x81);
