@@ -18,6 +18,17 @@ snap="$work/snap"
 "$mabutrace" ete generate --elf "$elf" --script "$run" -o "$snap" || fail "ete generate"
 "$mabutrace" ete decode "$snap" > "$work/decode.txt" || fail "ete decode"
 grep -q "OCSD_GEN_TRC_ELEM_EXCEPTION" "$work/decode.txt" || fail "decode: no exception element"
+# OpenCSD's own lister (Debian libopencsd-bin), when installed, must decode
+# the generated snapshot to the same elements, line for line.
+if command -v trc_pkt_lister > /dev/null 2>&1; then
+  trc_pkt_lister -ss_dir "$snap" -decode -logstdout 2>&1 | grep "OCSD_GEN_TRC_ELEM" > "$work/lister.txt"
+  grep "OCSD_GEN_TRC_ELEM" "$work/decode.txt" > "$work/ours.txt"
+  [ -s "$work/lister.txt" ] || fail "trc_pkt_lister: no element"
+  diff "$work/lister.txt" "$work/ours.txt" > "$work/lister.diff" || fail "trc_pkt_lister differs: $(head -5 "$work/lister.diff")"
+  echo "trc_pkt_lister: $(wc -l < "$work/lister.txt") elements, the same"
+else
+  echo "note: trc_pkt_lister (libopencsd-bin) not installed: no OpenCSD cross-check"
+fi
 
 "$mabutrace" ete export "$snap" --elf "$elf" -o "$work/out.pftrace" || fail "ete export --elf"
 cat > "$work/expect.json" <<JSON
