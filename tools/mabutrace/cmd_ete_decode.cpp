@@ -226,8 +226,14 @@ int RunExport(const ExportOptions& opt) {
   if (eopt.symbols && s.ranges_without_symbol)
     std::fprintf(stderr, "warning: %llu executed ranges outside every --elf symbol (named by address)\n",
                  static_cast<unsigned long long>(s.ranges_without_symbol));
-  std::fprintf(stderr, "%s: %llu range slices, time base %s\n", opt.output.c_str(),
-               static_cast<unsigned long long>(s.range_slices), ete_decode::TimeBaseName(s.base));
+  if (eopt.symbols) {
+    std::fprintf(stderr, "%s: %llu executed ranges in %llu function slices, time base %s\n", opt.output.c_str(),
+                 static_cast<unsigned long long>(s.range_slices), static_cast<unsigned long long>(s.function_slices),
+                 ete_decode::TimeBaseName(s.base));
+  } else {
+    std::fprintf(stderr, "%s: %llu range slices, time base %s\n", opt.output.c_str(),
+                 static_cast<unsigned long long>(s.range_slices), ete_decode::TimeBaseName(s.base));
+  }
   return (s.read_ok && !s.decode_errors && snap.undecoded.empty()) ? kExitOk : kExitBadInput;
 }
 
