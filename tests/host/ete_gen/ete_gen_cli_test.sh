@@ -35,10 +35,7 @@ cat > "$work/expect.json" <<JSON
 {"names": ["_start", "main", "f", "g", "h", "exception Call", "el1_sync"],
  "threads": ["cpu_0 (ETE_0_s1)"], "flows": 0, "counters": {}}
 JSON
-# check_pftrace.py's fixture mode: the fixture copies what was written.
-printf '#!/bin/sh\ncp "%s" "$1" && cp "%s" "$2"\n' "$work/out.pftrace" "$work/expect.json" > "$work/fixture.sh"
-chmod +x "$work/fixture.sh"
-python3 "$check" --fixture "$work/fixture.sh" --proto-dir "$proto" || fail "check_pftrace"
+python3 "$check" --trace "$work/out.pftrace" --expect "$work/expect.json" --proto-dir "$proto" || fail "check_pftrace"
 
 # A missing ELF: the message names it, nothing is written.
 if "$mabutrace" ete export "$snap" --elf "$work/missing.elf" -o "$work/missing.pftrace" 2> "$work/err1.txt"; then
