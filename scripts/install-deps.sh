@@ -17,10 +17,11 @@ packages=(
   clang libclang-rt-14-dev
   curl python3 chromium
   libelf-dev gdb help2man dpkg-dev
-  libinih-dev libtomlplusplus-dev libopencsd-dev
+  libinih-dev libtomlplusplus-dev libopencsd-dev libopencsd-bin
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-dev qemu-system-arm
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
   g++-aarch64-linux-gnu qemu-user
+  gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
 )
 demo=0
 case "${1:-}" in

@@ -2,13 +2,19 @@
 // ete_export.cpp: see ete_export.h.
 #include "ete_export.h"
 
+#include <optional>
 #include <vector>
+
+#include "elf_symbols.h"
+#include "function_slices.h"
 
 namespace mabutrace::ete_decode {
 namespace {
 
 struct Pass {
-  TimeSources* times = nullptr;         // pass 1
+  TimeSources* times = nullptr;          // pass 1
+  const SymbolTable* symbols = nullptr;  // pass 1: count ranges with a symbol
+  uint64_t ranges = 0, ranges_with_symbol = 0;
   TimelineBuilder* timeline = nullptr;  // pass 2
   size_t track_base = 0;                // tracks of the buffers before this one
   const DecodeBuffer* buffer = nullptr;
@@ -20,6 +26,10 @@ struct Pass {
 void OnElement(void* c, size_t source, const EteElement& e) {
   auto* p = static_cast<Pass*>(c);
   if (p->times) p->times->Add(e);
+  if (p->symbols && (e.type == ElemType::kInstrRange || e.type == ElemType::kInstrRangeNoPath)) {
+    ++p->ranges;
+    p->ranges_with_symbol += p->symbols->Find(e.start) != nullptr;
+  }
   if (p->timeline) p->timeline->OnElement(p->track_base + source, e);
 }
 
@@ -50,17 +60,54 @@ std::vector<std::string> TrackNames(const LoadedSnapshot& snap) {
 
 }  // namespace
 
+double SnapshotTimestampHz(const snapshot::Snapshot& snap, std::string* source) {
+  for (const snapshot::Device& d : snap.devices) {
+    if (auto hz = d.Reg("CNTFRQ_EL0"); hz && *hz) {
+      *source = "snapshot " + d.ini_file.filename().string() + " CNTFRQ_EL0";
+      return static_cast<double>(*hz);
+    }
+  }
+  return 0;
+}
+
 ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label, model::EventSink* sink,
                              ExportErrorCallback on_error, void* ctx) {
+  return ExportTimeline(snap, source_label, sink, ExportOptions{}, on_error, ctx);
+}
+
+ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label, model::EventSink* sink,
+                             const ExportOptions& options, ExportErrorCallback on_error, void* ctx) {
   ExportSummary summary;
   TimeSources times;
   Pass count;
   count.times = &times;
+  count.symbols = options.symbols;
   for (const DecodeBuffer& b : snap.buffers) DecodeBufferFile(b, &OnElement, &OnError, &count);
   summary.base = times.Choose();
+  if (options.symbols && count.ranges && !count.ranges_with_symbol) {
+    summary.elf_mismatch = true;
+    summary.ranges_without_symbol = count.ranges;
+    return summary;
+  }
+
+  TimelineOptions topt;
+  topt.timestamp_hz = SnapshotTimestampHz(snap.snap, &topt.timestamp_hz_source);
+  if (topt.timestamp_hz > 0 && options.timestamp_hz > 0 && options.timestamp_hz != topt.timestamp_hz)
+    summary.hz_conflict = true;
+  if (topt.timestamp_hz <= 0 && options.timestamp_hz > 0) {
+    topt.timestamp_hz = options.timestamp_hz;
+    topt.timestamp_hz_source = "--ts-hz";
+  }
+  summary.timestamp_hz = topt.timestamp_hz;
+  summary.timestamp_hz_source = topt.timestamp_hz_source;
+  std::optional<FunctionSlices> functions;
+  if (options.symbols) {
+    functions.emplace(options.symbols);
+    topt.functions = &*functions;
+  }
 
   model::Normalizer norm(*sink);
-  TimelineBuilder timeline(&norm, ProcessName(snap), TrackNames(snap), summary.base);
+  TimelineBuilder timeline(&norm, ProcessName(snap), TrackNames(snap), summary.base, topt);
   Pass write;
   write.timeline = &timeline;
   write.on_error = on_error;
@@ -74,6 +121,10 @@ ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source
   summary.write_ok = timeline.Finish();
   summary.range_slices = timeline.slices();
   summary.decode_errors = write.errors;
+  if (functions) {
+    summary.function_slices = functions->slices();
+    summary.ranges_without_symbol = functions->ranges_without_symbol();
+  }
   return summary;
 }
 

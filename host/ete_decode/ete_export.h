@@ -17,6 +17,16 @@
 // with their buffer and source index (SIZE_MAX: the buffer itself, e.g.
 // framing or a file that cannot be read); they are counted and the export
 // goes on. sink->Finish() is called once, at the end.
+//
+// ExportOptions (issue 21): timestamp frequency and symbols. The frequency
+// comes from the snapshot when a device gives it (register CNTFRQ_EL0 in a
+// core's or the trace source's [regs]: the generic timer frequency, which
+// ETE timestamps count), else from options.timestamp_hz (--ts-hz); which one
+// is said in "ete.time_unit". With options.symbols, executed ranges become
+// function slices (function_slices.h). If the first pass finds executed
+// ranges but no symbol covers any of them, the ELF does not match the image:
+// nothing is written (sink untouched, summary.elf_mismatch) so the caller
+// can fail naming the ELF.
 #ifndef MABUTRACE_HOST_ETE_DECODE_ETE_EXPORT_H
 #define MABUTRACE_HOST_ETE_DECODE_ETE_EXPORT_H
 
@@ -31,18 +41,37 @@
 
 namespace mabutrace::ete_decode {
 
+class SymbolTable;
+
+struct ExportOptions {
+  double timestamp_hz = 0;               // --ts-hz (0: none)
+  const SymbolTable* symbols = nullptr;  // --elf (nullptr: a slice per range)
+};
+
 struct ExportSummary {
   TimeBase base = TimeBase::kElementOrder;
   uint64_t range_slices = 0;   // one per executed range
   uint64_t decode_errors = 0;  // reported through on_error
   bool read_ok = true;         // every buffer file was read whole
   bool write_ok = true;        // sink->Finish() succeeded
+  double timestamp_hz = 0;     // used (0: ticks as ns)
+  std::string timestamp_hz_source;
+  bool hz_conflict = false;            // the snapshot and --ts-hz disagree (the snapshot's is used)
+  bool elf_mismatch = false;           // symbols given, none covers a traced range: nothing written
+  uint64_t ranges_without_symbol = 0;  // with symbols: ranges named by address
+  uint64_t function_slices = 0;
 };
 
 using ExportErrorCallback = void (*)(void* ctx, const DecodeBuffer& buffer, size_t source, const std::string& message);
 
 ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label, model::EventSink* sink,
                              ExportErrorCallback on_error = nullptr, void* ctx = nullptr);
+ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label, model::EventSink* sink,
+                             const ExportOptions& options, ExportErrorCallback on_error = nullptr, void* ctx = nullptr);
+
+// The timestamp frequency a snapshot states (CNTFRQ_EL0 of a core or trace
+// source device), with its origin ("snapshot cpu_0.ini CNTFRQ_EL0"); 0 if none.
+double SnapshotTimestampHz(const snapshot::Snapshot& snap, std::string* source);
 
 }  // namespace mabutrace::ete_decode
 

@@ -16,6 +16,14 @@
 // overlap and time never goes backwards; a reference that lies behind the
 // cursor is clamped (counted in "ete.clamped_times").
 //
+// Real time (issue 21): with TimelineOptions::timestamp_hz, timestamps are
+// converted to ns (ns = first ns + (ts - first ts) * 1e9 / hz) and the
+// metadata keeps the absolute first timestamp ("ete.timestamp_origin", in
+// ticks) and its ns on the timeline ("ete.timestamp_origin_ns"), so that a
+// merge can relate the trace to CNTVCT sync points. With
+// TimelineOptions::functions, executed ranges become function slices
+// (function_slices.h) instead of one slice per range.
+//
 // The base is chosen before writing (ChooseTimeBase over a first decode
 // pass, or a caller's knowledge): writers need time-ordered input.
 #ifndef MABUTRACE_HOST_ETE_DECODE_ETE_TIMELINE_H
@@ -47,11 +55,19 @@ struct TimeSources {
   }
 };
 
+class FunctionSlices;
+
+struct TimelineOptions {
+  double timestamp_hz = 0;              // 0: timestamp ticks written as ns
+  std::string timestamp_hz_source;      // for "ete.time_unit": "--ts-hz", "snapshot cpu_0.ini CNTFRQ_EL0"
+  FunctionSlices* functions = nullptr;  // not owned; nullptr: a slice per range
+};
+
 class TimelineBuilder {
  public:
   // `sink` must outlive the builder. track_names: one per source.
-  TimelineBuilder(model::EventSink* sink, std::string process_name, std::vector<std::string> track_names,
-                  TimeBase base);
+  TimelineBuilder(model::EventSink* sink, std::string process_name, std::vector<std::string> track_names, TimeBase base,
+                  TimelineOptions options = {});
   TimelineBuilder(const TimelineBuilder&) = delete;
   TimelineBuilder& operator=(const TimelineBuilder&) = delete;
 
@@ -65,12 +81,14 @@ class TimelineBuilder {
   struct TrackState {
     uint64_t cursor = 0;  // next free ns
     bool ts_seen = false;
-    uint64_t ts_origin = 0;
+    uint64_t ts_origin = 0;     // first timestamp (ticks)
+    uint64_t ts_origin_ns = 0;  // the cursor when it came
   };
   void Advance(TrackState& t, uint64_t to);
 
   model::EventSink* sink_;
   TimeBase base_;
+  TimelineOptions options_;
   std::vector<TrackState> tracks_;
   std::string name_;  // scratch
   uint64_t slices_ = 0, instants_ = 0, clamped_ = 0;

@@ -12,6 +12,10 @@
 //   ete export SNAPSHOT_DIR -o OUT.json|OUT.pftrace [--format json|pftrace]
 //     a timeline: one track per core, a slice per executed range,
 //     exceptions as instants; time base in the metadata (ete.time_base).
+//     --elf FILE[@ADDR] (repeatable): per-function slices nested by calls
+//     and returns (function_slices.h); --ts-hz HZ: timestamps to ns when
+//     the snapshot does not give CNTFRQ_EL0. An ELF that cannot be read,
+//     or whose symbols cover no traced range: error naming it, no output.
 // Errors go to stderr as "FILE: SOURCE: byte N: ..."; the exit code is then
 // 1 but decoding goes on.
 #include <cstdio>
@@ -23,6 +27,7 @@
 
 #include "cli_io.h"
 #include "command.h"
+#include "ete_decode/elf_symbols.h"
 #include "ete_decode/ete_decode_session.h"
 #include "ete_decode/ete_export.h"
 #include "formats.h"
@@ -41,6 +46,8 @@ struct ExportOptions {
   std::string input;
   std::string output;
   std::string format;
+  std::vector<std::string> elfs;  // FILE[@ADDR]
+  double ts_hz = 0;
 };
 
 struct ErrorSink {
@@ -170,6 +177,26 @@ int RunExport(const ExportOptions& opt) {
   }
   ete_decode::LoadedSnapshot snap;
   if (!LoadOrReport(opt.input, &snap)) return kExitBadInput;
+  ete_decode::SymbolTable symbols;
+  for (const std::string& spec : opt.elfs) {
+    std::string path, error;
+    std::optional<uint64_t> at;
+    if (!ete_decode::ParseElfSpec(spec, &path, &at)) {
+      std::fprintf(stderr, "ete export: --elf %s: expected FILE or FILE@ADDR\n", spec.c_str());
+      return kExitUsage;
+    }
+    if (!symbols.AddElf(path, at, &error)) {
+      std::fprintf(stderr, "ete export: --elf %s\n", error.c_str());
+      return kExitBadInput;
+    }
+  }
+  if (!opt.elfs.empty() && symbols.empty()) {
+    std::fprintf(stderr, "ete export: --elf: no function symbol in %zu file(s) (stripped?)\n", opt.elfs.size());
+    return kExitBadInput;
+  }
+  ete_decode::ExportOptions eopt;
+  eopt.timestamp_hz = opt.ts_hz;
+  eopt.symbols = opt.elfs.empty() ? nullptr : &symbols;
   std::optional<OutputFile> file = OutputFile::Create(opt.output);
   if (!file) return kExitBadInput;
   auto writer = MakeWriter(*fmt, file->Writer());
@@ -178,10 +205,35 @@ int RunExport(const ExportOptions& opt) {
     return kExitUsage;
   }
   ErrorSink err;
-  const ete_decode::ExportSummary s = ete_decode::ExportTimeline(snap, opt.input, writer.get(), &OnExportError, &err);
+  const ete_decode::ExportSummary s =
+      ete_decode::ExportTimeline(snap, opt.input, writer.get(), eopt, &OnExportError, &err);
+  if (s.elf_mismatch) {
+    writer.reset();
+    file.reset();
+    if (opt.output != "-") std::filesystem::remove(opt.output);
+    std::string names;
+    for (const std::string& e : opt.elfs) names += (names.empty() ? "" : ", ") + e;
+    std::fprintf(stderr,
+                 "ete export: --elf %s does not match %s: no symbol covers any of its %llu executed ranges "
+                 "(another build, or a load address missing: FILE@ADDR); nothing written\n",
+                 names.c_str(), opt.input.c_str(), static_cast<unsigned long long>(s.ranges_without_symbol));
+    return kExitBadInput;
+  }
   if (!file->Finish() || !s.write_ok) return kExitBadInput;
-  std::fprintf(stderr, "%s: %llu range slices, time base %s\n", opt.output.c_str(),
-               static_cast<unsigned long long>(s.range_slices), ete_decode::TimeBaseName(s.base));
+  if (s.hz_conflict)
+    std::fprintf(stderr, "warning: --ts-hz ignored: the snapshot gives the timestamp frequency (%s = %.0f Hz)\n",
+                 s.timestamp_hz_source.c_str(), s.timestamp_hz);
+  if (eopt.symbols && s.ranges_without_symbol)
+    std::fprintf(stderr, "warning: %llu executed ranges outside every --elf symbol (named by address)\n",
+                 static_cast<unsigned long long>(s.ranges_without_symbol));
+  if (eopt.symbols) {
+    std::fprintf(stderr, "%s: %llu executed ranges in %llu function slices, time base %s\n", opt.output.c_str(),
+                 static_cast<unsigned long long>(s.range_slices), static_cast<unsigned long long>(s.function_slices),
+                 ete_decode::TimeBaseName(s.base));
+  } else {
+    std::fprintf(stderr, "%s: %llu range slices, time base %s\n", opt.output.c_str(),
+                 static_cast<unsigned long long>(s.range_slices), ete_decode::TimeBaseName(s.base));
+  }
   return (s.read_ok && !s.decode_errors && snap.undecoded.empty()) ? kExitOk : kExitBadInput;
 }
 
@@ -206,6 +258,10 @@ Runner SetupExport(CLI::App& app, const char* parent_name) {
   cmd->add_option("-o,--output", o->output, "OUT.json or OUT.pftrace ('-' = stdout with --format)")->required();
   cmd->add_option("--format", o->format, "json or pftrace (default: from the output's extension)")
       ->check(CLI::IsMember({"json", "pftrace"}));
+  cmd->add_option("--elf", o->elfs,
+                  "FILE[@ADDR]: symbols for per-function slices (repeatable; ADDR = load address of a PIC image)");
+  cmd->add_option("--ts-hz", o->ts_hz, "timestamp frequency in Hz when the snapshot has no CNTFRQ_EL0")
+      ->check(CLI::PositiveNumber);
   return Runner{cmd, [o] { return RunExport(*o); }};
 }
 
