@@ -224,7 +224,14 @@ std::optional<InstrInfo> InstrFollower::Decode(uint64_t address, Isa isa, uint8_
 
 std::optional<uint32_t> InstrFollower::CountInstructions(uint64_t start, uint64_t end, Isa isa, uint8_t space) const {
   if (end <= start) return 0;
-  if (isa != Isa::kT32) return static_cast<uint32_t>((end - start) / 4);
+  if (isa != Isa::kT32) {
+    // More than 2^32 instructions is no range: the two addresses are
+    // unrelated (a source address far from the last one), and the count
+    // would not fit.
+    const uint64_t n = (end - start) / 4;
+    if (n > UINT32_MAX) return std::nullopt;
+    return static_cast<uint32_t>(n);
+  }
   Cursor cursor(image_, space);
   uint32_t n = 0;
   for (uint64_t a = start; a < end; ++n) {

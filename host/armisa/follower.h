@@ -96,7 +96,9 @@ class InstrFollower {
   std::optional<InstrInfo> Decode(uint64_t address, Isa isa, uint8_t space = kMemAny) const;
   // The number of instructions in [start, end) executed in sequence: A64
   // and A32 from the distance, T32 by reading each first halfword (16- and
-  // 32-bit encodings); nullopt when a T32 instruction cannot be read.
+  // 32-bit encodings); nullopt when a T32 instruction cannot be read, or
+  // when the range would hold 2^32 instructions or more (no range is that
+  // long: the addresses are unrelated).
   std::optional<uint32_t> CountInstructions(uint64_t start, uint64_t end, Isa isa, uint8_t space = kMemAny) const;
 
   void InvalidateCache();

@@ -252,6 +252,10 @@ TEST(Follower, CountInstructionsInARange) {
   EXPECT_FALSE(f.CountInstructions(0x8000, 0x800c, Isa::kT32)) << "the last one cannot be read";
   EXPECT_EQ(f.CountInstructions(0x100, 0x140, Isa::kA64), 16u) << "fixed size: no memory needed";
   EXPECT_EQ(f.CountInstructions(0x140, 0x140, Isa::kA32), 0u);
+  // 2^32 instructions or more is no range (a fuzz finding: the count was
+  // cut to 32 bits, 0x8004..0x180000000008004 gave 0 instructions).
+  EXPECT_FALSE(f.CountInstructions(0x8004, 0x180000000008004ull, Isa::kA64));
+  EXPECT_EQ(f.CountInstructions(0, 0x3FFFFFFFCull, Isa::kA64), 0xFFFFFFFFu);
 }
 
 }  // namespace
