@@ -10,24 +10,13 @@
 set -euo pipefail
 build=${1:?usage: merge_rss.sh BUILD_DIR [MIB_EACH]}
 mib=${2:-512}
-cli=$build/tools/mabutrace/mabutrace
-gen=$build/bench/mabutrace_stream_gen
-for f in "$cli" "$gen" /usr/bin/time; do [ -x "$f" ] || { echo "merge_rss.sh: $f not found" >&2; exit 2; }; done
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/rss_common.sh" merge_rss.sh "$build"
 "$gen" "$dir/a.bin" "$mib"
 "$gen" "$dir/b.bin" "$mib"
 one=$(stat -c %s "$dir/a.bin")
 both=$((one + $(stat -c %s "$dir/b.bin")))
-run() {  # label, input bytes, command...
-  local label=$1 bytes=$2; shift 2
-  /usr/bin/time -f '%e %M' -o "$dir/time" "$@" >/dev/null 2>"$dir/err" || { cat "$dir/err" >&2; exit 1; }
-  read -r secs kib <"$dir/time"
-  awk -v l="$label" -v b="$bytes" -v s="$secs" -v k="$kib" \
-    'BEGIN { printf "%-30s %8.1f MB/s of input  peak RSS %7.1f MiB  (%.2f s)\n", l, b / 1e6 / s, k / 1024, s }'
-}
 echo "input: 2 x $one bytes ($(nproc) CPUs, $(uname -m))"
-run "convert a -> .pftrace" "$one" "$cli" convert "$dir/a.bin" -o "$dir/a.pftrace"
+rss_run "convert a -> .pftrace" "$one" "$cli" convert "$dir/a.bin" -o "$dir/a.pftrace"
 rm -f "$dir/a.pftrace"
-run "merge a b -> .pftrace" "$both" "$cli" merge "$dir/a.bin" "$dir/b.bin" -o "$dir/m.pftrace"
+rss_run "merge a b -> .pftrace" "$both" "$cli" merge "$dir/a.bin" "$dir/b.bin" -o "$dir/m.pftrace"
 echo "merged .pftrace: $(stat -c %s "$dir/m.pftrace") bytes"

@@ -9,25 +9,14 @@
 set -euo pipefail
 build=${1:?usage: stats_rss.sh BUILD_DIR [MIB]}
 mib=${2:-1024}
-cli=$build/tools/mabutrace/mabutrace
-gen=$build/bench/mabutrace_stream_gen
-for f in "$cli" "$gen" /usr/bin/time; do [ -x "$f" ] || { echo "stats_rss.sh: $f not found" >&2; exit 2; }; done
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/rss_common.sh" stats_rss.sh "$build"
 "$gen" "$dir/big.bin" "$mib"
 bytes=$(stat -c %s "$dir/big.bin")
-run() {  # label, command...
-  local label=$1; shift
-  /usr/bin/time -f '%e %M' -o "$dir/time" "$@" >/dev/null
-  read -r secs kib <"$dir/time"
-  awk -v l="$label" -v b="$bytes" -v s="$secs" -v k="$kib" \
-    'BEGIN { printf "%-28s %8.1f MB/s of input  peak RSS %7.1f MiB  (%.2f s)\n", l, b / 1e6 / s, k / 1024, s }'
-}
 echo "input: $bytes bytes ($(nproc) CPUs, $(uname -m))"
-run "stats (json report)" "$cli" stats "$dir/big.bin" -o "$dir/stats.json"
-run "convert -> .pftrace" "$cli" convert "$dir/big.bin" -o "$dir/big.pftrace"
+rss_run "stats (json report)" "$bytes" "$cli" stats "$dir/big.bin" -o "$dir/stats.json"
+rss_run "convert -> .pftrace" "$bytes" "$cli" convert "$dir/big.bin" -o "$dir/big.pftrace"
 echo ".pftrace: $(stat -c %s "$dir/big.pftrace") bytes"
-run "stats of the .pftrace" "$cli" stats "$dir/big.pftrace" -o "$dir/stats2.json"
+rss_run "stats of the .pftrace" "$bytes" "$cli" stats "$dir/big.pftrace" -o "$dir/stats2.json"
 python3 - "$dir/stats.json" "$dir/stats2.json" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])

@@ -98,13 +98,9 @@ bool OpenItmInput(const fs::path& path, const SessionOptions& options, std::vect
   inputs->clear();
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    snapshot::Snapshot snap;
-    try {
-      snap = snapshot::ReadSnapshot(path);
-    } catch (const std::exception& e) {
-      *error = e.what();
-      return false;
-    }
+    std::optional<snapshot::Snapshot> read = snapshot::TryReadSnapshot(path, error);
+    if (!read) return false;
+    const snapshot::Snapshot& snap = *read;
     for (const auto& buf : snap.buffers) {
       if (!options.buffer.empty() && buf.name != options.buffer) continue;
       ItmInput in;

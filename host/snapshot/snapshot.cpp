@@ -317,6 +317,15 @@ Snapshot ReadSnapshot(const std::filesystem::path& dir) {
   return s;
 }
 
+std::optional<Snapshot> TryReadSnapshot(const std::filesystem::path& dir, std::string* error) {
+  try {
+    return ReadSnapshot(dir);
+  } catch (const std::exception& e) {  // SnapshotError, and std::filesystem / bad_alloc from reading
+    *error = e.what();
+    return std::nullopt;
+  }
+}
+
 const Device* Snapshot::FindDevice(std::string_view name) const {
   for (const auto& d : devices)
     if (d.name == name) return &d;

@@ -118,6 +118,10 @@ struct Snapshot {
 // Reads `dir`/snapshot.ini and everything it references. Throws SnapshotError.
 Snapshot ReadSnapshot(const std::filesystem::path& dir);
 
+// ReadSnapshot for callers that report instead of throwing: the snapshot,
+// or nullopt with `*error` = the error's message (SnapshotError: file, key, why).
+std::optional<Snapshot> TryReadSnapshot(const std::filesystem::path& dir, std::string* error);
+
 // Reads one device .ini (used by ReadSnapshot; also for `--config FILE.ini`
 // with a raw trace file). Throws SnapshotError.
 Device ReadDeviceIni(const std::filesystem::path& ini_file);

@@ -99,13 +99,9 @@ bool FeedCapture(const fs::path& path, const CaptureOptions& options, StpDecoder
   coresight::DeformatterOptions dopts;
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    snapshot::Snapshot snap;
-    try {
-      snap = snapshot::ReadSnapshot(path);
-    } catch (const std::exception& e) {
-      *error = e.what();
-      return false;
-    }
+    std::optional<snapshot::Snapshot> read = snapshot::TryReadSnapshot(path, error);
+    if (!read) return false;
+    const snapshot::Snapshot& snap = *read;
     const snapshot::Device* stm = nullptr;
     for (const auto& d : snap.devices) {
       std::string t = d.type;

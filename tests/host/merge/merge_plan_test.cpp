@@ -17,6 +17,17 @@ format::Track T{1, 1};
 
 // A scan with sync points (ns, value) in `domain`, through ScanSink as the
 // CLI fills it.
+// Specs named `names`, nothing else set (no clock flags, no domain).
+std::vector<InputSpec> Specs(std::initializer_list<const char*> names) {
+  std::vector<InputSpec> out;
+  for (const char* n : names) {
+    InputSpec spec;
+    spec.name = n;
+    out.push_back(spec);
+  }
+  return out;
+}
+
 InputScan Scan(const std::string& domain, const std::vector<std::pair<uint64_t, uint64_t>>& points) {
   InputScan s;
   ScanSink sink(s);
@@ -69,7 +80,7 @@ TEST(MergePlan, EqualValuesPairAndTheFitPlacesTheDriftingInput) {
     b.push_back({uint64_t(std::llround(1.7e6 + t * (1 + 150e-6))), k});
   }
   std::string err;
-  const auto plan = PlanMerge({{"A"}, {"B"}}, {Scan("edge", a), Scan("edge", b)}, {}, &err);
+  const auto plan = PlanMerge(Specs({"A", "B"}), {Scan("edge", a), Scan("edge", b)}, {}, &err);
   ASSERT_TRUE(plan) << err;
   const InputPlan& p = plan->inputs[1];
   EXPECT_EQ(p.placement, Placement::kSyncPoints);
@@ -81,7 +92,7 @@ TEST(MergePlan, EqualValuesPairAndTheFitPlacesTheDriftingInput) {
 TEST(MergePlan, AValueSeenTwiceOnOneSidePairsWithNothing) {
   std::string err;
   const auto plan = PlanMerge(
-      {{"A"}, {"B"}}, {Scan("id", {{100, 7}, {200, 8}, {300, 8}}), Scan("id", {{1100, 7}, {1200, 8}})}, {}, &err);
+      Specs({"A", "B"}), {Scan("id", {{100, 7}, {200, 8}, {300, 8}}), Scan("id", {{1100, 7}, {1200, 8}})}, {}, &err);
   ASSERT_TRUE(plan) << err;
   EXPECT_EQ(plan->inputs[1].fit.points, 1u);  // only 7
   EXPECT_EQ(plan->inputs[1].total.Apply(1100), 100u);
@@ -93,7 +104,7 @@ TEST(MergePlan, AReadingOfTheOtherInputsClockPairsAndChains) {
   // B pairs with C by equal values: B is placed through C.
   std::vector<std::pair<uint64_t, uint64_t>> ac;
   for (uint64_t k = 1; k <= 10; ++k) ac.push_back({k * 1'000'000, 1000 + (k - 1) * 25'000});
-  std::vector<InputSpec> specs = {{"A"}, {"B"}, {"C"}};
+  std::vector<InputSpec> specs = Specs({"A", "B", "C"});
   specs[2].clock_domain = "cntvct";
   specs[2].clock_hz = 25e6;
   InputScan c = Scan("edge", {{400'000, 1}, {800'000, 2}});  // C's flag-space ns of its edges
@@ -122,7 +133,7 @@ TEST(MergePlan, OsClockThenFlagsThenNothing) {
   a.monotonic_at_zero = 10'000'000;
   b.monotonic_at_zero = 12'500'000;
   c.monotonic_at_zero = 99;
-  std::vector<InputSpec> specs = {{"A"}, {"B"}, {"C"}};
+  std::vector<InputSpec> specs = Specs({"A", "B", "C"});
   specs[2].offset_ns = -500;
   for (InputScan* s : {&a, &b, &c}) s->events = 1, s->first_ns = 1000;
   std::string err;
@@ -140,7 +151,7 @@ TEST(MergePlan, AnInputBeforeTheReferenceShiftsEverything) {
   a.events = b.events = 1;
   a.first_ns = 0;
   b.first_ns = 100;
-  std::vector<InputSpec> specs = {{"A"}, {"B"}};
+  std::vector<InputSpec> specs = Specs({"A", "B"});
   specs[1].offset_ns = -1000;
   std::string err;
   const auto plan = PlanMerge(specs, {a, b}, {}, &err);
@@ -152,9 +163,9 @@ TEST(MergePlan, AnInputBeforeTheReferenceShiftsEverything) {
 
 TEST(MergePlan, ANamedDomainThatPairsNothingIsAnError) {
   std::string err;
-  EXPECT_FALSE(PlanMerge({{"A"}, {"B"}}, {Scan("edge", {{1, 1}}), Scan("edge", {{1, 2}})}, {"edge"}, &err));
+  EXPECT_FALSE(PlanMerge(Specs({"A", "B"}), {Scan("edge", {{1, 1}}), Scan("edge", {{1, 2}})}, {"edge"}, &err));
   EXPECT_NE(err.find("'edge': no two inputs pair"), std::string::npos) << err;
-  EXPECT_FALSE(PlanMerge({{"A"}, {"B"}}, {Scan("edge", {{1, 1}}), Scan("edge", {{1, 1}})}, {"gps"}, &err));
+  EXPECT_FALSE(PlanMerge(Specs({"A", "B"}), {Scan("edge", {{1, 1}}), Scan("edge", {{1, 1}})}, {"gps"}, &err));
   EXPECT_NE(err.find("'gps': no input has points"), std::string::npos) << err;
 }
 
