@@ -77,6 +77,11 @@ ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source
 
 ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label, model::EventSink* sink,
                              const ExportOptions& options, ExportErrorCallback on_error, void* ctx) {
+  return ExportTimeline(snap, source_label, SinkOpener([sink] { return sink; }), options, on_error, ctx);
+}
+
+ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label, const SinkOpener& open,
+                             const ExportOptions& options, ExportErrorCallback on_error, void* ctx) {
   ExportSummary summary;
   TimeSources times;
   Pass count;
@@ -106,6 +111,11 @@ ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source
     topt.functions = &*functions;
   }
 
+  model::EventSink* sink = open();
+  if (!sink) {
+    summary.write_ok = false;
+    return summary;
+  }
   model::Normalizer norm(*sink);
   TimelineBuilder timeline(&norm, ProcessName(snap), TrackNames(snap), summary.base, topt);
   Pass write;

@@ -27,11 +27,17 @@
 // ranges but no symbol covers any of them, the ELF does not match the image:
 // nothing is written (sink untouched, summary.elf_mismatch) so the caller
 // can fail naming the ELF.
+//
+// The SinkOpener form opens the sink only once the input is known usable
+// (after pass 1 and the ELF check): a caller that creates its output file
+// in open() leaves no file behind on a mismatch. open() returning nullptr
+// stops the export (write_ok false, nothing decoded further).
 #ifndef MABUTRACE_HOST_ETE_DECODE_ETE_EXPORT_H
 #define MABUTRACE_HOST_ETE_DECODE_ETE_EXPORT_H
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -67,6 +73,9 @@ using ExportErrorCallback = void (*)(void* ctx, const DecodeBuffer& buffer, size
 ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label, model::EventSink* sink,
                              ExportErrorCallback on_error = nullptr, void* ctx = nullptr);
 ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label, model::EventSink* sink,
+                             const ExportOptions& options, ExportErrorCallback on_error = nullptr, void* ctx = nullptr);
+using SinkOpener = std::function<model::EventSink*()>;
+ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label, const SinkOpener& open,
                              const ExportOptions& options, ExportErrorCallback on_error = nullptr, void* ctx = nullptr);
 
 // The timestamp frequency a snapshot states (CNTFRQ_EL0 of a core or trace

@@ -3,6 +3,7 @@
 #include "ete_timeline.h"
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 
 #include "ete/ete_packet_text.h"
@@ -128,6 +129,7 @@ bool TimelineBuilder::Finish() {
       // As text: a 64-bit counter may not fit a signed value.
       sink_->OnMetadata("ete.timestamp_origin", std::to_string(t.ts_origin));
       sink_->OnMetadata("ete.timestamp_origin_ns", static_cast<int64_t>(t.ts_origin_ns));
+      sink_->OnMetadata("ete.timestamp_hz", static_cast<int64_t>(std::llround(options_.timestamp_hz)));
       break;
     }
   }

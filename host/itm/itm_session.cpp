@@ -20,12 +20,6 @@ namespace {
 
 constexpr size_t kRawBlock = 1024;
 
-bool IsItm(const snapshot::Device& d) {
-  std::string t = d.type;
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::toupper(c); });
-  return t == "ITM";
-}
-
 uint32_t TcrOf(const snapshot::Device& d) {
   if (auto v = d.Reg("ITMTCR")) return static_cast<uint32_t>(*v);
   if (auto v = d.Reg("ITM_TCR")) return static_cast<uint32_t>(*v);
@@ -93,6 +87,12 @@ class Router final : public coresight::DeformatterSink {
 
 }  // namespace
 
+bool IsItmDevice(const snapshot::Device& d) {
+  std::string t = d.type;
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::toupper(c); });
+  return t == "ITM";
+}
+
 bool OpenItmInput(const fs::path& path, const SessionOptions& options, std::vector<ItmInput>* inputs,
                   std::string* error) {
   inputs->clear();
@@ -109,7 +109,7 @@ bool OpenItmInput(const fs::path& path, const SessionOptions& options, std::vect
       in.buffer_name = buf.name;
       in.format = buf.format;
       for (const snapshot::Device* d : snap.SourcesOfBuffer(buf.name)) {
-        if (!IsItm(*d) || (!options.source.empty() && d->name != options.source)) continue;
+        if (!IsItmDevice(*d) || (!options.source.empty() && d->name != options.source)) continue;
         ItmSource s;
         s.name = d->name;
         const snapshot::Device* core = snap.CoreOfSource(d->name);

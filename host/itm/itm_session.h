@@ -101,6 +101,10 @@ struct InputStats {
   bool read_ok = true;
 };
 
+// Whether a snapshot device is an ITM trace source ([device] type "ITM",
+// any case).
+bool IsItmDevice(const snapshot::Device& d);
+
 // Opens `path` (see the file comment). Snapshot errors, a snapshot with no
 // ITM source and a missing file give false and *error.
 bool OpenItmInput(const std::filesystem::path& path, const SessionOptions& options, std::vector<ItmInput>* inputs,

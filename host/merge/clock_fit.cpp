@@ -20,15 +20,15 @@ ClockFit FitClock(const std::vector<SyncPair>& pairs) {
   const long double n = static_cast<long double>(pairs.size());
   long double mx = 0, my = 0;
   for (const SyncPair& p : pairs) {
-    mx += static_cast<long double>(p.x);
-    my += static_cast<long double>(p.y);
+    mx += p.x;
+    my += p.y;
   }
   mx /= n;
   my /= n;
   long double sxx = 0, sxy = 0;
   for (const SyncPair& p : pairs) {
-    const long double dx = static_cast<long double>(p.x) - mx;
-    const long double dy = static_cast<long double>(p.y) - my;
+    const long double dx = p.x - mx;
+    const long double dy = p.y - my;
     sxx += dx * dx;
     sxy += dx * dy;
   }
@@ -38,8 +38,8 @@ ClockFit FitClock(const std::vector<SyncPair>& pairs) {
   if (!(fit.line.slope > 0)) fit.line.slope = 1;  // a clock that runs backwards: offset only
   long double sum2 = 0;
   for (const SyncPair& p : pairs) {
-    const long double fitted = fit.line.y0 + fit.line.slope * (static_cast<long double>(p.x) - mx);
-    const long double r = static_cast<long double>(p.y) - fitted;
+    const long double fitted = fit.line.y0 + fit.line.slope * (p.x - mx);
+    const long double r = p.y - fitted;
     sum2 += r * r;
     if (std::fabs(r) > fit.max_residual_ns) fit.max_residual_ns = std::fabs(r);
   }

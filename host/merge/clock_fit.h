@@ -20,8 +20,11 @@
 namespace mabutrace::merge {
 
 struct SyncPair {
-  uint64_t x = 0;  // ns on the clock being placed
-  uint64_t y = 0;  // ns on the clock it is placed on, at the same instant
+  // Not clamped to 0: a sync point read before a trace's origin is at a
+  // negative time of that trace (an ETE trace starting after the software
+  // already synced).
+  long double x = 0;  // ns on the clock being placed
+  long double y = 0;  // ns on the clock it is placed on, at the same instant
 };
 
 // y = y0 + slope × (x − x0). The default is the identity.
@@ -29,6 +32,8 @@ struct ClockLine {
   long double x0 = 0, y0 = 0, slope = 1;
   // y for x, rounded to the nearest ns and kept in [0, UINT64_MAX].
   uint64_t Apply(uint64_t x) const;
+  // y for x, unrounded and unclamped.
+  long double At(long double x) const { return y0 + slope * (x - x0); }
   // y − x at x = 0 (ns) and the drift (slope − 1) in parts per million:
   // what the docs and the metadata report.
   long double offset_ns() const { return y0 - slope * x0; }

@@ -2,6 +2,7 @@
 #include "input_scan.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace mabutrace::merge {
 
@@ -44,6 +45,29 @@ void ScanSink::OnCounter(format::Track, std::string_view name, uint64_t ns, int6
   if (s.points.size() < kMaxSyncPointsPerDomain) return;
   s.stride *= 2;
   std::erase_if(s.points, [&](const SyncPoint& p) { return SyncHash(p.value) % s.stride != 0; });
+}
+
+void ScanSink::OnMetadata(std::string_view key, int64_t value) {
+  if (key == "ete.timestamp_origin_ns" && value >= 0) origin_ns_ = static_cast<uint64_t>(value);
+  if (key == "ete.timestamp_hz") hz_ = value;
+  if (key == "ete.timestamp_origin" && value >= 0) origin_ = static_cast<uint64_t>(value);  // a reader's int
+}
+
+void ScanSink::OnMetadata(std::string_view key, std::string_view value) {
+  if (key != "ete.timestamp_origin") return;
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec == std::errc() && end == value.data() + value.size()) origin_ = v;
+}
+
+bool ScanSink::Finish() {
+  if (origin_ && origin_ns_) {
+    scan_.own_clock_stated = true;
+    scan_.own_clock.x0 = static_cast<long double>(*origin_);
+    scan_.own_clock.y0 = static_cast<long double>(*origin_ns_);
+    scan_.own_clock.slope = hz_ > 0 ? 1e9L / static_cast<long double>(hz_) : 1;
+  }
+  return true;
 }
 
 }  // namespace mabutrace::merge

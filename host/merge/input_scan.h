@@ -18,11 +18,13 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "clock_fit.h"
 #include "format/trace_events.h"
 #include "mabutrace/mabutrace.h"  // MABUTRACE_CLOCK_SYNC_PREFIX
 
@@ -53,6 +55,14 @@ struct InputScan {
   uint64_t last_ns = 0;
   uint64_t events = 0;
   std::set<uint32_t> pids;  // of its processes
+  // The input's own clock: a reading of it → the input's time (ns). What a
+  // `--clock-domain NAME=D` pairs the other inputs' sync values through.
+  // The identity unless the input states its clock: an ETE export's
+  // ete.timestamp_origin (ticks, text), ete.timestamp_origin_ns and
+  // ete.timestamp_hz (0: ticks as ns) give ns = origin_ns + (v − origin) ×
+  // 1e9 / hz (docs/ete-decode.md).
+  ClockLine own_clock;
+  bool own_clock_stated = false;
 };
 
 // Fills an InputScan from the events of one (normalized) input.
@@ -70,12 +80,14 @@ class ScanSink final : public format::EventSink {
     Saw(ns);
   }
   void OnFlow(format::Track, bool, uint64_t, uint64_t ns) override { Saw(ns); }
-  void OnMetadata(std::string_view, int64_t) override {}
-  void OnMetadata(std::string_view, std::string_view) override {}
-  bool Finish() override { return true; }
+  void OnMetadata(std::string_view key, int64_t value) override;
+  void OnMetadata(std::string_view key, std::string_view value) override;
+  bool Finish() override;
 
  private:
   void Saw(uint64_t ns);
+  std::optional<uint64_t> origin_, origin_ns_;
+  int64_t hz_ = 0;
   InputScan& scan_;
 };
 

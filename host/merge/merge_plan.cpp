@@ -16,7 +16,7 @@ ClockLine FlagLine(const InputSpec& s) {
   return l;
 }
 
-uint64_t Flag(const ClockLine& f, uint64_t t) { return f.Apply(t); }
+long double Flag(const ClockLine& f, long double t) { return f.At(t); }
 
 bool Wanted(const std::vector<std::string>& domains, const std::string& d) {
   return domains.empty() || std::find(domains.begin(), domains.end(), d) != domains.end();
@@ -29,11 +29,15 @@ std::vector<SyncPair> PairsIn(const std::string& d, const InputSpec& sa, const I
   const auto ia = a.sync.find(d);
   const auto ib = b.sync.find(d);
   if (sa.clock_domain == d && ib != b.sync.end()) {  // b read a's clock
-    for (const SyncPoint& p : ib->second.points) pairs.push_back({Flag(fa, p.value), Flag(fb, p.ns)});
+    for (const SyncPoint& p : ib->second.points)
+      pairs.push_back(
+          {Flag(fa, a.own_clock.At(static_cast<long double>(p.value))), Flag(fb, static_cast<long double>(p.ns))});
     return pairs;
   }
   if (sb.clock_domain == d && ia != a.sync.end()) {  // a read b's clock
-    for (const SyncPoint& p : ia->second.points) pairs.push_back({Flag(fa, p.ns), Flag(fb, p.value)});
+    for (const SyncPoint& p : ia->second.points)
+      pairs.push_back(
+          {Flag(fa, static_cast<long double>(p.ns)), Flag(fb, b.own_clock.At(static_cast<long double>(p.value)))});
     return pairs;
   }
   if (ia == a.sync.end() || ib == b.sync.end()) return pairs;
@@ -49,7 +53,7 @@ std::vector<SyncPair> PairsIn(const std::string& d, const InputSpec& sa, const I
   for (const SyncPoint& p : ia->second.points) {
     const auto it = at.find(p.value);
     if (it == at.end() || it->second == UINT64_MAX || seen_a[p.value] != 1) continue;
-    pairs.push_back({Flag(fa, p.ns), Flag(fb, it->second)});
+    pairs.push_back({Flag(fa, static_cast<long double>(p.ns)), Flag(fb, static_cast<long double>(it->second))});
   }
   return pairs;
 }

@@ -8,6 +8,13 @@
 // (TRACE_CLOCK_SYNC("edge", k)) and a "work" slice after it. After the
 // merge, the slices that happened together must land within 1 µs; with
 // offset-only flags (no drift, no sync points) exactly at the offset.
+//
+// Inputs of the other kinds go in directly (input_kinds.h): an ETE snapshot
+// the generator writes from a small A64 program (tests/host/ete_gen), a
+// CP_Tracer simulation, a raw SWO capture. With sync points that read the
+// generic timer (CNTVCT, the clock ETE timestamps count), the software
+// scope that wrapped a traced function must contain that function's
+// hardware slice.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -94,6 +101,43 @@ class MergeCli : public ::testing::Test {
   std::filesystem::path Path(const char* name) const { return tmp.path / name; }
   Result Merge(std::vector<std::string> args) { return RunProgram(MABUTRACE_CLI_PATH, args); }
 };
+
+// Slices named `name` in a .json (B/E pairs per thread, or X), in file order.
+struct Slice {
+  int pid = 0;
+  long double begin = 0, end = 0;  // ns
+};
+std::vector<Slice> Slices(const json& doc, const std::string& name) {
+  std::vector<Slice> out;
+  std::map<std::pair<int, int>, std::vector<std::pair<std::string, long double>>> open;
+  for (const json& e : doc.at("traceEvents")) {
+    const std::string ph = e.value("ph", "");
+    if (ph != "B" && ph != "E" && ph != "X") continue;
+    const int pid = e.at("pid").get<int>();
+    const long double ts = e.at("ts").get<long double>() * 1000;
+    if (ph == "X") {
+      if (e.value("name", "") == name) out.push_back({pid, ts, ts + e.at("dur").get<long double>() * 1000});
+      continue;
+    }
+    auto& stack = open[{pid, e.at("tid").get<int>()}];
+    if (ph == "B") {
+      stack.emplace_back(e.value("name", ""), ts);
+    } else if (!stack.empty()) {
+      if (stack.back().first == name) out.push_back({pid, stack.back().second, ts});
+      stack.pop_back();
+    }
+  }
+  return out;
+}
+
+// Process names of a .json, by pid.
+std::map<int, std::string> Processes(const json& doc) {
+  std::map<int, std::string> names;
+  for (const json& e : doc.at("traceEvents"))
+    if (e.value("ph", "") == "M" && e.value("name", "") == "process_name")
+      names[e.at("pid").get<int>()] = e.at("args").at("name").get<std::string>();
+  return names;
+}
 
 TEST_F(MergeCli, SyncPointsPlaceADriftingClockWithin1us) {
   Record(Device{0, 0, true}, Path("a.bin"));
@@ -189,5 +233,127 @@ TEST_F(MergeCli, BadInputsWriteNothing) {
     EXPECT_FALSE(std::filesystem::exists(out + ".partial")) << c.says;
   }
 }
+
+#ifdef ETE_GEN_ELF
+// A generic timer of 100 MHz (10 ns a tick) that reads kCntAt0 + t / 10 at
+// the software device's clock t (ns).
+constexpr uint64_t kCntHz = 100'000'000;
+uint64_t Cnt(uint64_t c0, uint64_t t) { return c0 + t / 10; }
+
+// Records, on the software device: sync points against the generic timer
+// before and after, and the scope "call f" over [t1, t2] (device ns).
+void RecordCaller(uint64_t c0, uint64_t t1, uint64_t t2, const std::filesystem::path& path) {
+  mabutrace_config_t cfg = mt_test::Config(1 << 20);
+  cfg.clock = FakeClock::Read;
+  cfg.clock_hz = 1000000000;
+  cfg.process_name = "caller";
+  FakeClock::now = 1'000'000;
+  ASSERT_EQ(mabutrace_init_with_config(&cfg), MABUTRACE_OK);
+  g_stream.clear();
+  ASSERT_EQ(mabutrace_set_output_callback(Capture), MABUTRACE_OK);
+  auto sync = [&](uint64_t t) {
+    FakeClock::now = t;
+    TRACE_CLOCK_SYNC("cntvct", Cnt(c0, t));
+  };
+  for (uint64_t t = 1'500'000; t + 100'000 < t1; t += 400'000) sync(t);
+  FakeClock::now = t1;
+  {
+    TRACE_SCOPE("call f");
+    FakeClock::now = t2;
+  }
+  for (uint64_t t = t2 + 500'000; t < t2 + 2'500'000; t += 400'000) sync(t);
+  ASSERT_EQ(mabutrace_flush_output(), MABUTRACE_OK);
+  mabutrace_deinit();
+  std::ofstream(path, std::ios::binary) << g_stream;
+}
+
+class MergeEte : public MergeCli {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(ETE_GEN_ELF)) GTEST_SKIP() << ETE_GEN_ELF << " not built (aarch64-linux-gnu-gcc)";
+    const Result r = Merge({"ete", "generate", "--elf", ETE_GEN_ELF, "--script", ETE_GEN_SCRIPT, "-o", Snap()});
+    ASSERT_EQ(r.rc, 0) << r.err;
+  }
+  std::string Snap() const { return Path("snap").string(); }
+};
+
+TEST_F(MergeEte, SoftwareScopeContainsTheTracedFunctionsHardwareSlice) {
+  // Where f ran on the hardware timeline, in generic-timer ticks.
+  Result r = Merge({"ete", "export", Snap(), "--elf", ETE_GEN_ELF, "-o", Path("ete.json").string()});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json ete = ReadJson(Path("ete.json"));
+  const std::vector<Slice> f = Slices(ete, "f");
+  ASSERT_EQ(f.size(), 2u) << "call_graph.S calls f twice";
+  const json& meta = ete.at("metadata");
+  const long double origin = std::stold(meta.at("ete.timestamp_origin").get<std::string>());
+  const long double origin_ns = meta.at("ete.timestamp_origin_ns").get<long double>();
+  ASSERT_EQ(meta.at("ete.timestamp_hz").get<uint64_t>(), kCntHz);
+  auto ticks = [&](long double ns) { return origin + (ns - origin_ns) * kCntHz / 1e9L; };
+  // The software device read the timer as `origin` at its 3 ms; its scope
+  // "call f" wraps the first call with 200 ns to spare on each side.
+  const uint64_t c0 = uint64_t(origin) - 300'000;
+  auto device_ns = [&](long double cnt) { return uint64_t(std::llround((cnt - c0) * 10)); };
+  const uint64_t t1 = device_ns(ticks(f[0].begin)) - 200;
+  const uint64_t t2 = device_ns(ticks(f[0].end)) + 200;
+  RecordCaller(c0, t1, t2, Path("sw.bin"));
+
+  r = Merge({"merge", "sw=" + Path("sw.bin").string(), "ete=" + Snap(), "--elf", std::string("ete=") + ETE_GEN_ELF,
+             "--clock-domain", "ete=cntvct", "-o", Path("m.json").string()});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("ete: sync points in 'cntvct' against sw"), std::string::npos) << r.err;
+  const json doc = ReadJson(Path("m.json"));
+  const std::vector<Slice> scope = Slices(doc, "call f");
+  const std::vector<Slice> hw = Slices(doc, "f");
+  ASSERT_EQ(scope.size(), 1u);
+  ASSERT_EQ(hw.size(), 2u);
+  EXPECT_NE(scope[0].pid, hw[0].pid) << "each input is its own process";
+  EXPECT_LE(scope[0].begin, hw[0].begin) << "the scope begins before the call it wraps";
+  EXPECT_GE(scope[0].end, hw[0].end) << "and ends after it returns";
+  EXPECT_LT(hw[0].begin - scope[0].begin, 1000) << "placed, not only ordered";
+  EXPECT_GT(hw[1].begin, scope[0].end) << "the second call is outside the scope";
+}
+
+TEST_F(MergeEte, EveryInputKindGoesInDirectly) {
+  Record(Device{0, 0, false}, Path("a.bin"));
+  Result r = Merge({"cptracer", "simulate",
+                    std::string(MABUTRACE_SOURCE_DIR) + "/examples/cptracer/workload_dma_contention.ini", "-o",
+                    Path("sim").string()});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  // SysTick entered, TS, SysTick exited, returned to thread (raw SWO, ITM exception trace).
+  std::ofstream(Path("cm.swo"), std::ios::binary) << std::string("\x0e\x0f\x10\x30\x0e\x0f\x20\x0e\x00\x30", 10);
+  for (const char* out : {"m.json", "m.pftrace"}) {
+    r = Merge({"merge", "sw=" + Path("a.bin").string(), "ete=" + Snap(), "bus=" + Path("sim").string(),
+               "mcu=" + Path("cm.swo").string(), "--kind", "mcu=itm", "-o", Path(out).string()});
+    ASSERT_EQ(r.rc, 0) << r.err;
+  }
+  EXPECT_NE(r.err.find("ete: arm "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bus: cptracer "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("mcu: itm "), std::string::npos) << r.err;
+  const json doc = ReadJson(Path("m.json"));
+  std::string names;
+  for (const auto& [pid, name] : Processes(doc)) names += name + "; ";
+  for (const char* want : {"sw: device", "ete: ETE snap", "bus: CP_Tracer", "bus: Bus masters", "mcu: ITM cm.swo"})
+    EXPECT_NE(names.find(want), std::string::npos) << want << " in " << names;
+  EXPECT_EQ(Slices(doc, "SysTick").size(), 1u) << "the ITM exception as an ISR slice";
+  std::ofstream(Path("expect.json")) << json{
+      {"names", {"work", "SysTick"}},   {"threads", json::array()},           {"flows", 0},
+      {"counters", json::object()},     {"processes", Processes(doc).size()}, {"input_clocks", 4},
+      {"json", Path("m.json").string()}}.dump();
+  r = RunProgram("/usr/bin/python3", {CHECK_PFTRACE_PY, "--trace", Path("m.pftrace").string(), "--expect",
+                                      Path("expect.json").string(), "--proto-dir", PERFETTO_PROTO_DIR});
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+}
+TEST_F(MergeEte, AnElfThatDoesNotMatchTheImageWritesNothing) {
+  Record(Device{0, 0, false}, Path("a.bin"));
+  const std::string out = Path("m.json").string();
+  const Result r = Merge({"merge", "sw=" + Path("a.bin").string(), "ete=" + Snap(), "--elf",
+                          std::string("ete=") + ETE_GEN_OTHER_ELF, "-o", out});
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("does not match"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ete (" + Snap() + ") cannot be read: nothing written"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
+}
+#endif  // ETE_GEN_ELF
 
 }  // namespace

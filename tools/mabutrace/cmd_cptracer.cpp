@@ -4,8 +4,10 @@
 // go into host/cptracer's structs; the clocks and the window follow
 // capture_metrics.h's one rule in `metrics` and `export`.
 #include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,11 +18,13 @@
 #include "command.h"
 #include "export.h"
 #include "formats.h"
+#include "input_kinds.h"
 #include "layout.h"
 #include "messages.h"
 #include "metrics.h"
 #include "registers.h"
 #include "simulator.h"
+#include "snapshot/snapshot.h"
 
 namespace mabutrace::cli {
 namespace {
@@ -210,40 +214,88 @@ int RunSimulate(const Opts& o) {
   return kExitOk;
 }
 
+// The CP_Tracer timeline of capture `o.capture` into the sink open() gives
+// (the cptracer input kind: `cptracer export` and `merge`). open() is
+// called once the capture has decoded. `label` names it in messages.
+ReadResult ReadCpTracer(const Opts& o, const std::string& label, const SinkOpener& open) {
+  ReadResult res;
+  auto d = Decode(o, &res.rc);
+  if (!d) return res;
+  res.rc = kExitBadInput;
+  model::EventSink* sink = open();
+  if (!sink) return res;
+  res.opened = true;
+  ExportSummary sum;
+  std::string err;
+  ExportOptions eo;
+  if (!o.link_window.empty()) eo.link_window_ns = uint64_t(std::max<int64_t>(0, *ParseDuration(o.link_window)));
+  const bool ok = ExportTimeline(d->msgs, d->ts_freq_hz, o.timing, sink, &sum, &err, eo);
+  if (!ok) {
+    // The sink failing (a writer that said which file) or nothing to place the messages on.
+    if (!err.empty()) std::fprintf(stderr, "mabutrace: cptracer export: %s: %s\n", label.c_str(), err.c_str());
+    res.sink_ok = false;
+    return res;
+  }
+  std::fprintf(stderr, "mabutrace: %s: %s\n", label.c_str(), ExportSummaryText(sum).c_str());
+  if (eo.link_window_ns)
+    std::fprintf(stderr, "mabutrace: %llu transaction links drawn, %llu ambiguous matches not drawn\n",
+                 static_cast<unsigned long long>(sum.transaction_links),
+                 static_cast<unsigned long long>(sum.transaction_links_ambiguous));
+  res.rc = sum.unknown ? kExitBadInput : d->rc;
+  return res;
+}
+
 int RunExport(const Opts& o) {
   auto f = PickFormat(o.format, o.out);
   if (!f || *f == Format::kRaw) {
     if (f) std::fprintf(stderr, "mabutrace: cptracer export: the output format must be json or pftrace\n");
     return kExitUsage;
   }
-  int rc;
-  auto d = Decode(o, &rc);
-  if (!d) return rc;
-  auto out = OutputFile::Create(o.out);
-  if (!out) return kExitBadInput;
-  auto writer = MakeWriter(*f, out->Writer());
-  if (!writer) {
+  if (!MakeWriter(*f, [](const char*, size_t) { return true; })) {
     std::fprintf(stderr, "mabutrace: cptracer export: this build has no writer for that format\n");
     return kExitUsage;
   }
-  ExportSummary sum;
-  std::string err;
-  ExportOptions eo;
-  if (!o.link_window.empty()) eo.link_window_ns = uint64_t(std::max<int64_t>(0, *ParseDuration(o.link_window)));
-  const bool ok = ExportTimeline(d->msgs, d->ts_freq_hz, o.timing, writer.get(), &sum, &err, eo);
+  std::optional<OutputFile> out;
+  std::unique_ptr<model::EventSink> writer;
+  const ReadResult r = ReadCpTracer(o, o.capture, [&]() -> model::EventSink* {
+    out = OutputFile::Create(o.out);
+    if (!out) return nullptr;
+    writer = MakeWriter(*f, out->Writer());
+    return writer.get();
+  });
+  if (!r.opened) return r.rc;
   writer.reset();
-  if (!out->Finish()) return kExitBadInput;  // said which file; err would only repeat it
-  if (!ok) {
-    std::fprintf(stderr, "mabutrace: cptracer export: %s\n", err.c_str());
-    return kExitBadInput;
-  }
-  std::fprintf(stderr, "mabutrace: %s\n", ExportSummaryText(sum).c_str());
-  if (eo.link_window_ns)
-    std::fprintf(stderr, "mabutrace: %llu transaction links drawn, %llu ambiguous matches not drawn\n",
-                 static_cast<unsigned long long>(sum.transaction_links),
-                 static_cast<unsigned long long>(sum.transaction_links_ambiguous));
-  return sum.unknown ? kExitBadInput : d->rc;
+  if (!out->Finish() || !r.sink_ok) return kExitBadInput;
+  return r.rc;
 }
+
+// The cptracer input kind (input_kinds.h): a snapshot with an STM source,
+// or a TI .dcm capture; a raw STP or TI .bin file only when named,
+// --kind NAME=cptracer (a .bin is as likely a runtime stream).
+bool ClaimsCpTracer(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) return path.extension() == ".dcm";
+  if (!std::filesystem::is_regular_file(path / "snapshot.ini", ec)) return false;
+  std::string error;
+  const std::optional<snapshot::Snapshot> snap = snapshot::TryReadSnapshot(path, &error);
+  if (!snap) return false;
+  for (const snapshot::Device& d : snap->devices) {
+    std::string t = d.type;
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::toupper(c); });
+    if (t.rfind("STM", 0) == 0) return true;
+  }
+  return false;
+}
+
+ReadResult ReadCpTracerKind(const std::string& path, const std::string&, const SinkOpener& open) {
+  Opts o;
+  o.capture = path;
+  return ReadCpTracer(o, path, open);
+}
+
+InputKindRegistration cptracer_kind{
+    {"cptracer", "TI CP_Tracer over STM: a snapshot with an STM source, a TI .dcm/.bin or raw STP capture", 30,
+     &ClaimsCpTracer, &ReadCpTracerKind}};
 
 // --clock-hz, --window-cycles, --window-ms (and --ts-hz) of metrics,
 // config and export.

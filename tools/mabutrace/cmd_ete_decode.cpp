@@ -20,6 +20,7 @@
 // 1 but decoding goes on.
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,10 +28,13 @@
 
 #include "cli_io.h"
 #include "command.h"
+#include "ete/trace_protocol.h"
 #include "ete_decode/elf_symbols.h"
 #include "ete_decode/ete_decode_session.h"
 #include "ete_decode/ete_export.h"
 #include "formats.h"
+#include "input_kinds.h"
+#include "snapshot.h"
 
 namespace mabutrace::cli {
 namespace {
@@ -168,58 +172,58 @@ void OnExportError(void* c, const ete_decode::DecodeBuffer& buffer, size_t sourc
   ReportError(err, source, message);
 }
 
-int RunExport(const ExportOptions& opt) {
-  std::optional<Format> fmt = PickFormat(opt.format, opt.output);
-  if (!fmt) return kExitUsage;
-  if (*fmt != Format::kJson && *fmt != Format::kPftrace) {
-    std::fprintf(stderr, "ete export: the output format must be json or pftrace\n");
-    return kExitUsage;
-  }
+// The ETE/ETMv4 trace of snapshot `input` into the sink open() gives (the
+// arm input kind: `arm export` and `merge`). open() is called once the
+// snapshot, the ELFs and the ELF check have passed, so none of those
+// problems leaves an output behind. `label` names the result in the summary
+// line (the output file, or the merge input).
+ReadResult ReadArm(const std::string& input, const std::vector<std::string>& elfs, double ts_hz,
+                   const std::string& label, const SinkOpener& open) {
+  ReadResult res;
+  res.rc = kExitBadInput;
   ete_decode::LoadedSnapshot snap;
-  if (!LoadOrReport(opt.input, &snap)) return kExitBadInput;
+  if (!LoadOrReport(input, &snap)) return res;
   ete_decode::SymbolTable symbols;
-  for (const std::string& spec : opt.elfs) {
+  for (const std::string& spec : elfs) {
     std::string path, error;
     std::optional<uint64_t> at;
     if (!ete_decode::ParseElfSpec(spec, &path, &at)) {
       std::fprintf(stderr, "ete export: --elf %s: expected FILE or FILE@ADDR\n", spec.c_str());
-      return kExitUsage;
+      res.rc = kExitUsage;
+      return res;
     }
     if (!symbols.AddElf(path, at, &error)) {
       std::fprintf(stderr, "ete export: --elf %s\n", error.c_str());
-      return kExitBadInput;
+      return res;
     }
   }
-  if (!opt.elfs.empty() && symbols.empty()) {
-    std::fprintf(stderr, "ete export: --elf: no function symbol in %zu file(s) (stripped?)\n", opt.elfs.size());
-    return kExitBadInput;
+  if (!elfs.empty() && symbols.empty()) {
+    std::fprintf(stderr, "ete export: --elf: no function symbol in %zu file(s) (stripped?)\n", elfs.size());
+    return res;
   }
   ete_decode::ExportOptions eopt;
-  eopt.timestamp_hz = opt.ts_hz;
-  eopt.symbols = opt.elfs.empty() ? nullptr : &symbols;
-  std::optional<OutputFile> file = OutputFile::Create(opt.output);
-  if (!file) return kExitBadInput;
-  auto writer = MakeWriter(*fmt, file->Writer());
-  if (!writer) {
-    std::fprintf(stderr, "ete export: writer not available\n");
-    return kExitUsage;
-  }
+  eopt.timestamp_hz = ts_hz;
+  eopt.symbols = elfs.empty() ? nullptr : &symbols;
   ErrorSink err;
-  const ete_decode::ExportSummary s =
-      ete_decode::ExportTimeline(snap, opt.input, writer.get(), eopt, &OnExportError, &err);
+  const ete_decode::ExportSummary s = ete_decode::ExportTimeline(
+      snap, input,
+      [&]() -> model::EventSink* {
+        model::EventSink* sink = open();
+        res.opened = sink != nullptr;
+        return sink;
+      },
+      eopt, &OnExportError, &err);
   if (s.elf_mismatch) {
-    writer.reset();
-    file.reset();
-    if (opt.output != "-") std::filesystem::remove(opt.output);
     std::string names;
-    for (const std::string& e : opt.elfs) names += (names.empty() ? "" : ", ") + e;
+    for (const std::string& e : elfs) names += (names.empty() ? "" : ", ") + e;
     std::fprintf(stderr,
                  "ete export: --elf %s does not match %s: no symbol covers any of its %llu executed ranges "
                  "(another build, or a load address missing: FILE@ADDR); nothing written\n",
-                 names.c_str(), opt.input.c_str(), static_cast<unsigned long long>(s.ranges_without_symbol));
-    return kExitBadInput;
+                 names.c_str(), input.c_str(), static_cast<unsigned long long>(s.ranges_without_symbol));
+    return res;
   }
-  if (!file->Finish() || !s.write_ok) return kExitBadInput;
+  if (!res.opened) return res;
+  res.sink_ok = s.write_ok;
   if (s.hz_conflict)
     std::fprintf(stderr, "warning: --ts-hz ignored: the snapshot gives the timestamp frequency (%s = %.0f Hz)\n",
                  s.timestamp_hz_source.c_str(), s.timestamp_hz);
@@ -227,15 +231,61 @@ int RunExport(const ExportOptions& opt) {
     std::fprintf(stderr, "warning: %llu executed ranges outside every --elf symbol (named by address)\n",
                  static_cast<unsigned long long>(s.ranges_without_symbol));
   if (eopt.symbols) {
-    std::fprintf(stderr, "%s: %llu executed ranges in %llu function slices, time base %s\n", opt.output.c_str(),
+    std::fprintf(stderr, "%s: %llu executed ranges in %llu function slices, time base %s\n", label.c_str(),
                  static_cast<unsigned long long>(s.range_slices), static_cast<unsigned long long>(s.function_slices),
                  ete_decode::TimeBaseName(s.base));
   } else {
-    std::fprintf(stderr, "%s: %llu range slices, time base %s\n", opt.output.c_str(),
+    std::fprintf(stderr, "%s: %llu range slices, time base %s\n", label.c_str(),
                  static_cast<unsigned long long>(s.range_slices), ete_decode::TimeBaseName(s.base));
   }
-  return (s.read_ok && !s.decode_errors && snap.undecoded.empty()) ? kExitOk : kExitBadInput;
+  res.rc = (s.read_ok && !s.decode_errors && snap.undecoded.empty()) ? kExitOk : kExitBadInput;
+  return res;
 }
+
+int RunExport(const ExportOptions& opt) {
+  std::optional<Format> fmt = PickFormat(opt.format, opt.output);
+  if (!fmt) return kExitUsage;
+  if (*fmt != Format::kJson && *fmt != Format::kPftrace) {
+    std::fprintf(stderr, "ete export: the output format must be json or pftrace\n");
+    return kExitUsage;
+  }
+  std::optional<OutputFile> file;
+  std::unique_ptr<model::EventSink> writer;
+  const ReadResult r = ReadArm(opt.input, opt.elfs, opt.ts_hz, opt.output, [&]() -> model::EventSink* {
+    file = OutputFile::Create(opt.output);
+    if (!file) return nullptr;
+    writer = MakeWriter(*fmt, file->Writer());
+    return writer.get();
+  });
+  if (!r.opened) return r.rc;
+  writer.reset();
+  if (!file->Finish() || !r.sink_ok) return kExitBadInput;
+  return r.rc;
+}
+
+// The arm input kind (input_kinds.h): a snapshot with a trace source this
+// build decodes.
+bool ClaimsArm(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path / "snapshot.ini", ec)) return false;
+  std::string error;
+  const std::optional<snapshot::Snapshot> snap = snapshot::TryReadSnapshot(path, &error);
+  if (!snap) return true;  // a snapshot that does not read: let ReadArm say why
+  for (const snapshot::Device& d : snap->devices) {
+    const ete::TraceProtocol p = ete::ProtocolOfType(d.type);
+    if (ete::InfoOf(p).decoder && p != ete::TraceProtocol::kItm && p != ete::TraceProtocol::kStm) return true;
+  }
+  return false;
+}
+
+ReadResult ReadArmKind(const std::string& path, const std::string& elf, const SinkOpener& open) {
+  std::vector<std::string> elfs;
+  if (!elf.empty()) elfs.push_back(elf);
+  return ReadArm(path, elfs, 0, path, open);
+}
+
+InputKindRegistration arm_kind{{"arm", "an Arm trace snapshot (ETE, ETMv4): its decoded timeline, --elf FILE[@ADDR]",
+                                10, &ClaimsArm, &ReadArmKind}};
 
 Runner SetupDecode(CLI::App& app, const char* parent_name) {
   auto o = std::make_shared<DecodeOptions>();

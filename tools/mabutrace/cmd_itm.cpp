@@ -12,6 +12,7 @@
 // Decode errors go to stderr as "FILE: SOURCE: byte N: ..."; the exit code is
 // then 1, but every packet before and after the error is listed.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "cli_io.h"
 #include "command.h"
 #include "formats.h"
+#include "input_kinds.h"
 #include "itm/elf_symbols.h"
 #include "itm/itm_packet_text.h"
 #include "itm/itm_session.h"
@@ -160,24 +162,25 @@ class TimelineSink final : public itm::SessionSink {
   const itm::ItmInput* in_ = nullptr;
 };
 
-int RunExport(ItmOptions o) {
+// The ITM timeline of `o.input` into the sink open() gives (the itm input
+// kind: `itm export` and `merge`). open() is called once the options, the
+// ELF and the input have been read. `label` names the result in the
+// summary line.
+ReadResult ReadItm(ItmOptions o, const std::string& label, const SinkOpener& open) {
   Configure(&o);
-  std::optional<Format> fmt = PickFormat(o.format, o.output);
-  if (!fmt) return kExitUsage;
-  if (*fmt != Format::kJson && *fmt != Format::kPftrace) {
-    std::fprintf(stderr, "itm export: the output format must be json or pftrace\n");
-    return kExitUsage;
-  }
+  ReadResult res;
+  res.rc = kExitUsage;
   itm::TimelineOptions topt;
   for (const std::string& p : o.ports) {
     std::string err;
     auto m = itm::ParsePortMapping(p, &err);
     if (!m) {
       std::fprintf(stderr, "itm export: --port %s\n", err.c_str());
-      return kExitUsage;
+      return res;
     }
     topt.ports[m->first] = m->second;
   }
+  res.rc = kExitBadInput;
   topt.clock_hz = o.clock_hz;
   std::unique_ptr<itm::ElfSymbols> elf;
   if (!o.elf.empty()) {
@@ -185,7 +188,7 @@ int RunExport(ItmOptions o) {
     elf = itm::ElfSymbols::Open(o.elf, &err);
     if (!elf) {
       std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
-      return kExitBadInput;
+      return res;
     }
     topt.elf = elf.get();
   }
@@ -193,20 +196,16 @@ int RunExport(ItmOptions o) {
   std::string error;
   if (!itm::OpenItmInput(o.input, o.session, &inputs, &error)) {
     std::fprintf(stderr, "mabutrace: %s\n", error.c_str());
-    return kExitBadInput;
+    return res;
   }
   std::vector<std::string> names;
   for (const auto& in : inputs)
     for (const auto& s : in.sources) names.push_back(s.name);
   topt.process_name = "ITM " + std::filesystem::path(o.input).filename().string();
-  std::optional<OutputFile> file = OutputFile::Create(o.output);
-  if (!file) return kExitBadInput;
-  auto writer = MakeWriter(*fmt, file->Writer());
-  if (!writer) {
-    std::fprintf(stderr, "itm export: writer not available\n");
-    return kExitUsage;
-  }
-  itm::ItmTimeline timeline(writer.get(), topt, names);
+  model::EventSink* out = open();
+  if (!out) return res;
+  res.opened = true;
+  itm::ItmTimeline timeline(out, topt, names);
   TimelineSink sink(&timeline, 0);
   bool ok = true;
   size_t base = 0;
@@ -216,14 +215,60 @@ int RunExport(ItmOptions o) {
     ok = ok && st.read_ok && st.errors == 0;
     base += in.sources.size();
   }
-  const bool wrote = timeline.Finish();
-  if (!file->Finish() || !wrote) return kExitBadInput;
+  res.sink_ok = timeline.Finish();
   const itm::TimelineStats& ts = timeline.stats();
-  std::fprintf(stderr, "%s: %llu instants, %llu ISR slices, %llu counter values, %llu PC samples\n", o.output.c_str(),
+  std::fprintf(stderr, "%s: %llu instants, %llu ISR slices, %llu counter values, %llu PC samples\n", label.c_str(),
                static_cast<unsigned long long>(ts.instants), static_cast<unsigned long long>(ts.slices),
                static_cast<unsigned long long>(ts.counters), static_cast<unsigned long long>(ts.pc_samples));
-  return ok ? kExitOk : kExitBadInput;
+  res.rc = ok ? kExitOk : kExitBadInput;
+  return res;
 }
+
+int RunExport(const ItmOptions& o) {
+  std::optional<Format> fmt = PickFormat(o.format, o.output);
+  if (!fmt) return kExitUsage;
+  if (*fmt != Format::kJson && *fmt != Format::kPftrace) {
+    std::fprintf(stderr, "itm export: the output format must be json or pftrace\n");
+    return kExitUsage;
+  }
+  std::optional<OutputFile> file;
+  std::unique_ptr<model::EventSink> writer;
+  const ReadResult r = ReadItm(o, o.output, [&]() -> model::EventSink* {
+    file = OutputFile::Create(o.output);
+    if (!file) return nullptr;
+    writer = MakeWriter(*fmt, file->Writer());
+    return writer.get();
+  });
+  if (!r.opened) return r.rc;
+  writer.reset();
+  if (!file->Finish() || !r.sink_ok) return kExitBadInput;
+  return r.rc;
+}
+
+// The itm input kind (input_kinds.h): a snapshot whose trace sources are
+// ITM (and none `arm` decodes: that kind asks first); a raw SWO file only
+// when named, --kind NAME=itm.
+bool ClaimsItm(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path / "snapshot.ini", ec)) return false;
+  std::string error;
+  const std::optional<snapshot::Snapshot> snap = snapshot::TryReadSnapshot(path, &error);
+  if (!snap) return false;
+  for (const snapshot::Device& d : snap->devices)
+    if (itm::IsItmDevice(d)) return true;
+  return false;
+}
+
+ReadResult ReadItmKind(const std::string& path, const std::string& elf, const SinkOpener& open) {
+  ItmOptions o;
+  o.input = path;
+  o.elf = elf;
+  return ReadItm(o, path, open);
+}
+
+InputKindRegistration itm_kind{
+    {"itm", "Cortex-M ITM/DWT: a snapshot's ITM sources, or a raw SWO file; --elf FW for handler names", 20, &ClaimsItm,
+     &ReadItmKind}};
 
 void AddInput(CLI::App* c, ItmOptions* o) {
   c->add_option("INPUT", o->input, "snapshot directory (its ITM sources) or a raw SWO capture file")->required();

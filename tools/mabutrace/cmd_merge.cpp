@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // cmd_merge.cpp: `mabutrace merge [NAME=]IN... -o OUT [--offset NAME=DUR]...
 // [--clock-hz NAME=HZ]... [--clock-domain NAME=DOMAIN]... [--sync DOMAIN]...
-// [--elf NAME=FW]...` (docs/merge.md): several traces on one timeline, each
-// input its own process. Each input is read twice as `convert` reads it
-// (ReadTrace): once to find its sync points and span (host/merge/
+// [--elf NAME=FILE]... [--kind NAME=KIND]...` (docs/merge.md): several
+// traces on one timeline, each input its own process. Each input is read
+// twice, as `convert` reads it (ReadTrace) or as its kind's export does
+// (input_kinds.h): once to find its sync points and span (host/merge/
 // input_scan.h), so that every input is known good and placed
 // (merge_plan.h) before a byte is written, and once into the output
 // (input_remap.h). The output is written beside OUT and renamed over it
@@ -23,6 +24,7 @@
 #include "command.h"
 #include "convert.h"
 #include "formats.h"
+#include "input_kinds.h"
 #include "input_remap.h"
 #include "input_scan.h"
 #include "merge_plan.h"
@@ -31,13 +33,22 @@ namespace mabutrace::cli {
 namespace {
 
 struct MergeOptions {
-  std::vector<std::string> inputs, offsets, clock_hz, domains, elfs, sync;
+  std::vector<std::string> inputs, offsets, clock_hz, domains, elfs, sync, kinds;
   std::string out, format;
 };
 
 struct Input {
   std::string name, path, elf;
+  const InputKind* kind = nullptr;  // nullptr: a trace ReadTrace reads (stream, dump, .json, .pftrace)
 };
+
+// One input into the sink open() gives, by its kind.
+ReadResult ReadInput(const Input& in, const SinkOpener& open) {
+  if (in.kind) return in.kind->read(in.path, in.elf, open);
+  auto fin = InputFile::Open(in.path);
+  if (!fin) return ReadResult{kExitBadInput, false, true};
+  return ReadTrace(*fin, in.elf, open);
+}
 
 // "NAME=VALUE" → (NAME, VALUE); nullopt when there is no '=' or either side
 // is empty.
@@ -109,10 +120,8 @@ bool ApplyNamed(const char* option, const std::vector<std::string>& items, const
 
 // Pass 1 of one input; false after a message when it cannot be read.
 bool Scan(const Input& in, merge::InputScan* scan, int* rc) {
-  auto fin = InputFile::Open(in.path);
-  if (!fin) return false;
   merge::ScanSink sink(*scan);
-  const ReadResult r = ReadTrace(*fin, in.elf, [&]() -> model::EventSink* { return &sink; });
+  const ReadResult r = ReadInput(in, [&]() -> model::EventSink* { return &sink; });
   if (!r.opened) return false;
   if (r.rc != kExitOk && scan->events == 0) return false;  // nothing decodable in it
   if (r.rc != kExitOk) *rc = kExitBadInput;                // damaged but read: merged, and said
@@ -143,11 +152,24 @@ int RunMerge(const MergeOptions& o) {
                  }) &&
       ApplyNamed("--clock-domain", o.domains, *inputs,
                  [&](size_t i, const std::string& v) { return !(specs[i].clock_domain = v).empty(); }) &&
-      ApplyNamed("--elf", o.elfs, *inputs, [&](size_t i, const std::string& v) {
-        (*inputs)[i].elf = v;
-        return std::filesystem::exists(v);
+      ApplyNamed("--elf", o.elfs, *inputs,
+                 [&](size_t i, const std::string& v) {
+                   (*inputs)[i].elf = v;
+                   return std::filesystem::exists(v.substr(0, v.rfind('@')));
+                 }) &&
+      ApplyNamed("--kind", o.kinds, *inputs, [&](size_t i, const std::string& v) {
+        if (v == "trace") return true;
+        return ((*inputs)[i].kind = FindInputKind(v)) != nullptr;
       });
   if (!flags_ok) return kExitUsage;
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    Input& in = (*inputs)[i];
+    bool named = false;
+    for (const std::string& k : o.kinds) named = named || k.rfind(in.name + "=", 0) == 0;
+    if (!named) in.kind = DetectInputKind(in.path);
+    std::fprintf(stderr, "mabutrace: merge: %s: %s %s\n", in.name.c_str(), in.kind ? in.kind->name : "trace",
+                 in.path.c_str());
+  }
 
   // Pass 1: every input read, or nothing written.
   int rc = kExitOk;
@@ -190,11 +212,12 @@ int RunMerge(const MergeOptions& o) {
       sink.OnClockSnapshot(p.clock_id, p.total.Apply(scans[i].last_ns), scans[i].last_ns);
   }
   for (size_t i = 0; i < inputs->size(); ++i) {
-    auto fin = InputFile::Open((*inputs)[i].path);
-    if (!fin) return kExitBadInput;
     merge::InputRemap remap(out, i, specs[i].name, plan->inputs[i].total, scans[i].pids.size() > 1);
-    const ReadResult r = ReadTrace(*fin, (*inputs)[i].elf, [&]() -> model::EventSink* { return &remap; });
-    if (!r.opened) return kExitBadInput;  // changed between the passes
+    const ReadResult r = ReadInput((*inputs)[i], [&]() -> model::EventSink* { return &remap; });
+    if (!r.opened) {  // changed between the passes
+      std::remove(partial.c_str());
+      return kExitBadInput;
+    }
   }
   sink.OnMetadata("merge.inputs", int64_t(inputs->size()));
   sink.OnMetadata("merge.shift_ns", int64_t(plan->shift_ns));
@@ -236,8 +259,9 @@ Registration reg{
       auto* cmd = app.add_subcommand(
           "merge", "Put several traces on one timeline, each its own process: streams, RAM dumps, .json, .pftrace");
       cmd->add_option("IN", o->inputs,
-                      "[NAME=]PATH: a binary stream, a raw dump (with --elf NAME=FW) or a .json/.pftrace the "
-                      "toolkit wrote; NAME (default: the file's stem) names its process. The first is the "
+                      "[NAME=]PATH: a binary stream, a raw dump (with --elf NAME=FW), a .json/.pftrace the "
+                      "toolkit wrote, an Arm trace snapshot (decoded), an ITM snapshot, a CP_Tracer capture "
+                      "(see --kind); NAME (default: the file's stem) names its process. The first is the "
                       "reference clock")
           ->required();
       cmd->add_option("-o,--output", o->out, "output file (.pftrace, .json or .txt)")->required();
@@ -253,7 +277,15 @@ Registration reg{
                       "DOMAIN: place inputs through these sync domains only (default: every domain found); a "
                       "domain that pairs no two inputs is an error")
           ->allow_extra_args(false);
-      cmd->add_option("--elf", o->elfs, "NAME=FW: the firmware ELF of a raw-dump input")->allow_extra_args(false);
+      cmd->add_option("--elf", o->elfs,
+                      "NAME=FW: the firmware ELF of a raw-dump input; of an arm input FILE[@ADDR] (function "
+                      "slices), of an itm input (handler names)")
+          ->allow_extra_args(false);
+      cmd->add_option("--kind", o->kinds,
+                      "NAME=KIND: read the input as KIND, one of trace, " + InputKindNames() +
+                          " (default: from the input: a snapshot by its trace sources, .dcm is cptracer, "
+                          "anything else a trace)")
+          ->allow_extra_args(false);
       return Runner{cmd, [o] { return RunMerge(*o); }};
     },
     12};

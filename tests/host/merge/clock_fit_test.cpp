@@ -15,7 +15,7 @@ std::vector<SyncPair> Line(size_t n, long double offset, long double slope, uint
   std::vector<SyncPair> p;
   for (size_t i = 0; i < n; ++i) {
     const uint64_t x = 1'000'000'000 + span / n * i + (i * i % 13) * 1'000;
-    p.push_back({x, uint64_t(std::llroundl(offset + slope * x))});
+    p.push_back({static_cast<long double>(x), std::roundl(offset + slope * x)});
   }
   return p;
 }
@@ -28,7 +28,7 @@ TEST(ClockFit, RecoversOffsetAndDriftOverHoursToANanosecond) {
   EXPECT_NEAR(double(f.line.drift_ppm()), -150.0, 1e-6);
   EXPECT_NEAR(double(f.line.offset_ns()), 1.7e6, 1.0);
   EXPECT_LE(f.max_residual_ns, 1.0L);  // the pairs' own rounding to ns
-  for (const SyncPair& p : pairs) EXPECT_NEAR(double(f.line.Apply(p.x)), double(p.y), 1.0);
+  for (const SyncPair& p : pairs) EXPECT_NEAR(double(f.line.At(p.x)), double(p.y), 1.0);
 }
 
 TEST(ClockFit, OnePairIsAnOffsetOnly) {
@@ -42,7 +42,8 @@ TEST(ClockFit, OnePairIsAnOffsetOnly) {
 TEST(ClockFit, ResidualsShowPointsReadApart) {
   // Every other pair read 100 ns late on y: the line goes between.
   std::vector<SyncPair> p;
-  for (uint64_t i = 0; i < 100; ++i) p.push_back({i * 1'000'000, i * 1'000'000 + (i % 2 ? 100 : 0)});
+  for (uint64_t i = 0; i < 100; ++i)
+    p.push_back({static_cast<long double>(i * 1'000'000), static_cast<long double>(i * 1'000'000 + (i % 2 ? 100 : 0))});
   const ClockFit f = FitClock(p);
   EXPECT_NEAR(double(f.rms_residual_ns), 50.0, 1.0) << double(f.rms_residual_ns);
   EXPECT_NEAR(double(f.max_residual_ns), 50.0, 5.0) << double(f.max_residual_ns);

@@ -127,6 +127,33 @@ TEST(MergePlan, AReadingOfTheOtherInputsClockPairsAndChains) {
   EXPECT_EQ(pb.total.Apply(5'000), 1'360'000u);
 }
 
+TEST(MergePlan, AnInputThatStatesItsClockPairsThroughIt) {
+  // E is an ETE export: its times are ns from its first timestamp
+  // (origin 0x10000000 ticks at its 500 ns, 100 MHz: ns = 500 + (v −
+  // origin) × 10), as ScanSink reads them from the metadata. A read
+  // CNTVCT = origin − 150'000 + k × 100'000 at its k ms: the first reading
+  // is before E's trace begins (a negative E time), and still counts.
+  std::vector<std::pair<uint64_t, uint64_t>> ae;
+  for (uint64_t k = 1; k <= 5; ++k) ae.push_back({k * 1'000'000, 0x10000000 - 150'000 + k * 100'000});
+  std::vector<InputSpec> specs = Specs({"A", "E"});
+  specs[1].clock_domain = "cntvct";
+  InputScan e;
+  e.own_clock_stated = true;
+  e.own_clock.x0 = 0x10000000;
+  e.own_clock.y0 = 500;
+  e.own_clock.slope = 10;
+  std::string err;
+  const auto plan = PlanMerge(specs, {Scan("cntvct", ae), e}, {}, &err);
+  ASSERT_TRUE(plan) << err;
+  const InputPlan& pe = plan->inputs[1];
+  ASSERT_EQ(pe.placement, Placement::kSyncPoints);
+  EXPECT_EQ(pe.fit.points, 5u);
+  EXPECT_LT(pe.fit.max_residual_ns, 1);
+  // E's origin (its 500 ns) is CNTVCT 0x10000000, which A read at 1.5 ms.
+  EXPECT_EQ(pe.total.Apply(500), 1'500'000u);
+  EXPECT_EQ(pe.total.Apply(500 + 100'000), 1'600'000u);
+}
+
 TEST(MergePlan, OsClockThenFlagsThenNothing) {
   InputScan a, b, c;
   a.has_clock = b.has_clock = c.has_clock = true;

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#include "input_kinds.h"
+
+#include <algorithm>
+
+namespace mabutrace::cli {
+namespace {
+
+// Function-local: registrations run during static init, in any file order.
+std::vector<InputKind>& Kinds() {
+  static std::vector<InputKind> kinds;
+  return kinds;
+}
+
+}  // namespace
+
+InputKindRegistration::InputKindRegistration(InputKind kind) { Kinds().push_back(kind); }
+
+std::vector<InputKind> InputKinds() {
+  std::vector<InputKind> sorted = Kinds();
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const InputKind& a, const InputKind& b) { return a.priority < b.priority; });
+  return sorted;
+}
+
+const InputKind* FindInputKind(std::string_view name) {
+  for (const InputKind& k : Kinds())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+const InputKind* DetectInputKind(const std::filesystem::path& path) {
+  const InputKind* best = nullptr;
+  for (const InputKind& k : Kinds())
+    if ((!best || k.priority < best->priority) && k.claims(path)) best = &k;
+  return best;
+}
+
+std::string InputKindNames() {
+  std::string names;
+  for (const InputKind& k : InputKinds()) names += (names.empty() ? "" : ", ") + std::string(k.name);
+  return names;
+}
+
+}  // namespace mabutrace::cli

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// input_kinds.h: the kinds of input a trace can come from besides the
+// runtime's own (a stream, a RAM dump, a .json/.pftrace: ReadTrace in
+// convert.h), each turned into trace-model events in one place.
+//
+// A decoder's command registers its kind at static-init time, in its own
+// cmd_*.cpp (so a build without that decoder has no such kind):
+//
+//   static InputKindRegistration kind{{"itm", "ITM/DWT: a snapshot's ITM sources or raw SWO",
+//                                      30, &ClaimsItm, &ReadItm}};
+//
+// The same entry serves the kind's `export` command (it opens the output
+// writer in `open`) and `mabutrace merge` (it opens the merge's input
+// remapper), so what an export shows and what a merge shows are one code
+// path. `read` follows ReadTrace's contract: it calls open() once the input
+// is known usable, at most once, feeds the sink and calls its Finish();
+// problems go to stderr prefixed with the input's name and, where there is
+// one, the byte offset; rc 1 when the input had problems.
+#ifndef MABUTRACE_TOOLS_INPUT_KINDS_H
+#define MABUTRACE_TOOLS_INPUT_KINDS_H
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convert.h"
+
+namespace mabutrace::cli {
+
+struct InputKind {
+  const char* name;  // "arm", "itm", "cptracer": what --kind NAME=KIND says
+  const char* what;  // one line for --help
+  int priority;      // DetectInputKind asks lower first
+  // Whether `path` is evidently this kind (a snapshot directory with such
+  // trace sources, a file extension of its own). Never throws.
+  bool (*claims)(const std::filesystem::path& path);
+  // Reads `path` into the sink open() gives. `elf`: an ELF for names
+  // ("" = none; the kind says what it means, FILE[@ADDR] for arm).
+  ReadResult (*read)(const std::string& path, const std::string& elf, const SinkOpener& open);
+};
+
+struct InputKindRegistration {
+  explicit InputKindRegistration(InputKind kind);
+};
+
+// Every registered kind, by priority.
+std::vector<InputKind> InputKinds();
+// The kind named `name`, or nullptr.
+const InputKind* FindInputKind(std::string_view name);
+// The first kind (by priority) that claims `path`, or nullptr: a trace
+// ReadTrace reads (stream, dump, .json, .pftrace).
+const InputKind* DetectInputKind(const std::filesystem::path& path);
+// "arm, itm, cptracer" (for messages and --help).
+std::string InputKindNames();
+
+}  // namespace mabutrace::cli
+
+#endif  // MABUTRACE_TOOLS_INPUT_KINDS_H
