@@ -9,7 +9,7 @@ PORT     ?= 8080
 OUT      ?= out
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo package install test test-asan test-tsan test-sanitize bench fuzz clean
+.PHONY: all deps build demo demo-timeline package install test test-asan test-tsan test-sanitize bench fuzz clean
 
 all: build
 
@@ -34,6 +34,15 @@ demo:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(DEMO_PARTS) $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(BUILD) -j$(JOBS) --target mabutrace-pipeline-demo
 	$(BUILD)/examples/pipeline/mabutrace-pipeline-demo --seconds $(SECONDS) --port $(PORT) --out $(OUT)
+
+# One timeline (docs/merge.md): the pipeline demo's software trace, a decoded
+# ETE trace of a small A64 program (assembled with Debian's aarch64 binutils,
+# traced by the ETE packet generator) and a CP_Tracer simulation, merged
+# into $(OUT)/timeline/timeline.pftrace (+ .json). Builds only what it runs.
+demo-timeline: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(ALL_PARTS) $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j$(JOBS) --target mabutrace_cli mabutrace-pipeline-demo ete_gen_programs
+	bash scripts/demo_timeline.sh $(BUILD) $(OUT)/timeline
 
 # The Debian package: $(BUILD)/mabutrace_<version>_<arch>.deb (CLI, library,
 # headers, CMake package, pkg-config file, man page; docs/install.md).
