@@ -37,4 +37,19 @@ format::Track InputRemap::Map(format::Track t) {
   return m;
 }
 
+void InputRemap::OnFlow(format::Track t, bool start, uint64_t id, uint64_t ns) {
+  const uint64_t at = line_.Apply(ns);
+  if (start || !(id & model::kUnresolvedLink)) {
+    sink_.OnFlow(Map(t), start, MergedFlowId(index_, id), at);
+    return;
+  }
+  const uint64_t joined = join_ ? join_->Take(uint16_t(id), at) : 0;
+  if (!joined) {
+    ++unjoined_;  // the point stays, without an arrow
+    return;
+  }
+  ++joined_;
+  sink_.OnFlow(Map(t), false, joined, at);
+}
+
 }  // namespace mabutrace::merge

@@ -14,7 +14,10 @@
 //     had no name), so threads of two devices never share a track;
 //   - every time t to plan.total.Apply(t);
 //   - every flow id to ((input index + 1) << 48) ^ id, so arrows stay
-//     inside their input (ids of the toolkit's inputs are < 2^48);
+//     inside their input (ids of the toolkit's inputs are < 2^48), except
+//     that an end that kept its link (model::kUnresolvedLink, the input is
+//     a --join-flows receiver) joins a sender's start through `join`
+//     (flow_join.h), or is dropped and counted (unjoined());
 //   - every metadata key to "NAME.key": nothing of an input's counts is
 //     merged into another's.
 // Memory: one map entry per process and thread.
@@ -28,6 +31,7 @@
 #include <utility>
 
 #include "clock_fit.h"
+#include "flow_join.h"
 #include "format/trace_events.h"
 #include "trace_model.h"
 
@@ -48,13 +52,17 @@ class MergeOutput {
 
 class InputRemap final : public format::EventSink {
  public:
-  InputRemap(MergeOutput& out, size_t index, std::string name, const ClockLine& line, bool several_processes)
+  // `join`: the senders this input receives arrows from (nullptr: none);
+  // must outlive the remap.
+  InputRemap(MergeOutput& out, size_t index, std::string name, const ClockLine& line, bool several_processes,
+             FlowJoin* join = nullptr)
       : out_(out),
         sink_(out.sink()),
         name_(std::move(name)),
         line_(line),
         several_(several_processes),
-        flow_tag_(uint64_t(index + 1) << 48) {}
+        index_(index),
+        join_(join) {}
 
   void OnClock(uint64_t, uint64_t) override {}  // the plan placed the input
   void OnProcess(uint32_t pid, std::string_view name) override;
@@ -73,14 +81,15 @@ class InputRemap final : public format::EventSink {
   }
   void OnFlowPoint(format::Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,
                    uint32_t color, bool enclosed) override {
-    sink_.OnFlowPoint(Map(t), start, id ? flow_tag_ ^ id : 0, name, line_.Apply(ns), cpu, color, enclosed);
+    sink_.OnFlowPoint(Map(t), start, id ? MergedFlowId(index_, id) : 0, name, line_.Apply(ns), cpu, color, enclosed);
   }
-  void OnFlow(format::Track t, bool start, uint64_t id, uint64_t ns) override {
-    sink_.OnFlow(Map(t), start, flow_tag_ ^ id, line_.Apply(ns));
-  }
+  void OnFlow(format::Track t, bool start, uint64_t id, uint64_t ns) override;
   void OnMetadata(std::string_view key, int64_t value) override { sink_.OnMetadata(Key(key), value); }
   void OnMetadata(std::string_view key, std::string_view value) override { sink_.OnMetadata(Key(key), value); }
   bool Finish() override { return true; }  // the output finishes once, after every input
+
+  uint64_t joined() const { return joined_; }
+  uint64_t unjoined() const { return unjoined_; }
 
  private:
   uint32_t Pid(uint32_t pid, std::string_view name);
@@ -92,7 +101,9 @@ class InputRemap final : public format::EventSink {
   std::string name_;
   ClockLine line_;
   bool several_;
-  uint64_t flow_tag_;
+  size_t index_;
+  FlowJoin* join_;
+  uint64_t joined_ = 0, unjoined_ = 0;
   std::map<uint32_t, uint32_t> pids_;
   std::map<std::pair<uint32_t, uint32_t>, format::Track> tracks_;
 };

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <charconv>
 
+#include "format/record_format.h"
+#include "trace_model.h"
+
 namespace mabutrace::merge {
 
 std::string_view SyncDomain(std::string_view name) {
@@ -45,6 +48,18 @@ void ScanSink::OnCounter(format::Track, std::string_view name, uint64_t ns, int6
   if (s.points.size() < kMaxSyncPointsPerDomain) return;
   s.stride *= 2;
   std::erase_if(s.points, [&](const SyncPoint& p) { return SyncHash(p.value) % s.stride != 0; });
+}
+
+void ScanSink::OnFlowPoint(format::Track, bool start, uint64_t id, std::string_view, uint64_t ns, uint32_t, uint32_t,
+                           bool) {
+  Saw(ns);
+  if (start && id && collect_) scan_.flow_outs[LinkForFlow(uint32_t(id))].push_back({ns, id});
+}
+
+void ScanSink::OnFlow(format::Track, bool start, uint64_t id, uint64_t ns) {
+  Saw(ns);
+  if (start && id && collect_) scan_.flow_outs[LinkForFlow(uint32_t(id))].push_back({ns, id});
+  if (!start && (id & model::kUnresolvedLink)) ++scan_.link_ends;
 }
 
 void ScanSink::OnMetadata(std::string_view key, int64_t value) {

@@ -22,6 +22,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "clock_fit.h"
@@ -63,12 +64,23 @@ struct InputScan {
   // 1e9 / hz (docs/ete-decode.md).
   ClockLine own_clock;
   bool own_clock_stated = false;
+  // --join-flows: a sender's arrow starts by the link TRACE_FLOW_OUT gave
+  // them (format::LinkForFlow of the flow number), in input order; 16 bytes
+  // each, kept only for senders. A receiver's ends that kept their link
+  // (model::kUnresolvedLink) are counted.
+  struct FlowOut {
+    uint64_t ns = 0;  // the input's time
+    uint64_t id = 0;  // its flow id in the input
+  };
+  std::unordered_map<uint16_t, std::vector<FlowOut>> flow_outs;
+  uint64_t link_ends = 0;
 };
 
 // Fills an InputScan from the events of one (normalized) input.
 class ScanSink final : public format::EventSink {
  public:
-  explicit ScanSink(InputScan& scan) : scan_(scan) {}
+  // collect_flow_outs: fill scan.flow_outs (the input is a --join-flows sender).
+  explicit ScanSink(InputScan& scan, bool collect_flow_outs = false) : scan_(scan), collect_(collect_flow_outs) {}
   void OnClock(uint64_t monotonic_ns, uint64_t boottime_ns) override;
   void OnProcess(uint32_t pid, std::string_view) override { scan_.pids.insert(pid); }
   void OnThread(format::Track t, std::string_view) override { scan_.pids.insert(t.pid); }
@@ -76,19 +88,19 @@ class ScanSink final : public format::EventSink {
   void OnEnd(format::Track, std::string_view, uint64_t ns, std::string_view) override { Saw(ns); }
   void OnInstant(format::Track, std::string_view, uint64_t ns, uint32_t, uint32_t) override { Saw(ns); }
   void OnCounter(format::Track t, std::string_view name, uint64_t ns, int64_t value) override;
-  void OnFlowPoint(format::Track, bool, uint64_t, std::string_view, uint64_t ns, uint32_t, uint32_t, bool) override {
-    Saw(ns);
-  }
-  void OnFlow(format::Track, bool, uint64_t, uint64_t ns) override { Saw(ns); }
+  void OnFlowPoint(format::Track, bool start, uint64_t id, std::string_view, uint64_t ns, uint32_t, uint32_t,
+                   bool) override;
+  void OnFlow(format::Track, bool start, uint64_t id, uint64_t ns) override;
   void OnMetadata(std::string_view key, int64_t value) override;
   void OnMetadata(std::string_view key, std::string_view value) override;
   bool Finish() override;
 
  private:
   void Saw(uint64_t ns);
+  InputScan& scan_;
+  bool collect_ = false;
   std::optional<uint64_t> origin_, origin_ns_;
   int64_t hz_ = 0;
-  InputScan& scan_;
 };
 
 // The hash that picks which points a full domain keeps (a 64-bit mix).

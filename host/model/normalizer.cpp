@@ -88,6 +88,12 @@ void Normalizer::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
   out_.OnFlow(t, start, id, ns);
 }
 
+void Normalizer::UnresolvedLinkEnd(Track t, uint16_t link, uint64_t ns) {
+  State(t);
+  if (ns > max_ns_) max_ns_ = ns;
+  out_.OnFlow(t, false, kUnresolvedLink | link, ns);
+}
+
 void Normalizer::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,
                              uint32_t color, bool) {
   ThreadState& s = State(t);

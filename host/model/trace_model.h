@@ -43,6 +43,14 @@ using EventSink = format::EventSink;
 //   time seen (flag open_at_end), then passes the metadata on, then the
 //   repair counts (format::stat keys).
 // Threads not announced with OnThread are announced on first use.
+// An arrow end whose link no start of its own trace took, passed on (only
+// when asked: StreamToModel's keep_unresolved_links, for `mabutrace merge
+// --join-flows`) as OnFlow(t, false, kUnresolvedLink | link, ns): the
+// 16-bit link (the value TRACE_FLOW_OUT wrote, which may have travelled to
+// this device from another) in the low bits. Never a real flow id: the
+// toolkit's ids are < 2^48.
+constexpr uint64_t kUnresolvedLink = uint64_t(1) << 62;
+
 class Normalizer final : public EventSink {
  public:
   explicit Normalizer(EventSink& out) : out_(out) {}
@@ -66,6 +74,8 @@ class Normalizer final : public EventSink {
   // An arrow end the producer could not resolve to its start: counted as
   // one dropped by the Normalizer.
   void FlowEndWithoutStart() { ++flow_ends_dropped_; }
+  // Such an end passed on with its link (kUnresolvedLink), not counted.
+  void UnresolvedLinkEnd(Track t, uint16_t link, uint64_t ns);
 
   uint64_t orphan_ends() const { return orphan_ends_; }
   uint64_t open_closed() const { return open_closed_; }

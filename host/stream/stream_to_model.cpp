@@ -8,7 +8,8 @@
 
 namespace mabutrace::host {
 
-StreamToModel::StreamToModel(model::EventSink& out) : norm_(out), dec_([this](const Event& e) { OnEvent(e); }) {}
+StreamToModel::StreamToModel(model::EventSink& out, bool keep_unresolved_links)
+    : norm_(out), dec_([this](const Event& e) { OnEvent(e); }), keep_unresolved_links_(keep_unresolved_links) {}
 
 uint32_t StreamToModel::Resolve(uint16_t link, uint32_t newest, bool* ambiguous) {
   *ambiguous = false;
@@ -108,6 +109,8 @@ Status StreamToModel::Finish() {
       if (ambiguous) continue;  // counted
       if (id) {
         norm_.OnFlow(p.t, false, id, p.ns);
+      } else if (keep_unresolved_links_) {
+        norm_.UnresolvedLinkEnd(p.t, p.link, p.ns);  // its start may be in another input (merge --join-flows)
       } else {
         norm_.FlowEndWithoutStart();  // its start was lost: the point stays, no arrow
       }

@@ -29,7 +29,9 @@ namespace mabutrace::host {
 
 class StreamToModel {
  public:
-  explicit StreamToModel(model::EventSink& out);
+  // keep_unresolved_links: an end no start resolved goes on with its link
+  // (model::kUnresolvedLink) instead of being counted as without start.
+  explicit StreamToModel(model::EventSink& out, bool keep_unresolved_links = false);
 
   // As StreamDecoder::Feed / Finish (fatal errors only; damaged records
   // are in decoder().record_errors()). Finish also finishes the sink; a
@@ -72,6 +74,7 @@ class StreamToModel {
   // later), per link: bound when that out arrives (OnFlow), else at Finish.
   std::unordered_map<uint16_t, std::vector<PendingEnd>> pending_;
   uint64_t flow_ends_ambiguous_ = 0;
+  bool keep_unresolved_links_ = false;
   bool write_ok_ = true;
 };
 

@@ -206,6 +206,93 @@ TEST_F(MergeCli, PftraceHasOneProcessPerInputAndTheirClocks) {
   EXPECT_EQ(r.rc, 0) << r.out << r.err;
 }
 
+// Device A sends requests, each carrying the link TRACE_FLOW_OUT wrote;
+// device B handles each 100 µs later with TRACE_FLOW_IN(that link). Both
+// on one true clock (offset-free devices), A with a local arrow of its own.
+void RecordRequests(bool sender, std::vector<uint16_t>* links, const std::filesystem::path& path) {
+  mabutrace_config_t cfg = mt_test::Config(1 << 20);
+  cfg.clock = FakeClock::Read;
+  cfg.clock_hz = 1000000000;
+  cfg.process_name = sender ? "client" : "server";
+  FakeClock::now = 1'000'000;
+  ASSERT_EQ(mabutrace_init_with_config(&cfg), MABUTRACE_OK);
+  g_stream.clear();
+  ASSERT_EQ(mabutrace_set_output_callback(Capture), MABUTRACE_OK);
+  for (size_t k = 0; k < 5; ++k) {
+    FakeClock::now = 2'000'000 + k * 1'000'000 + (sender ? 0 : 100'000);
+    if (sender) {
+      TRACE_SCOPE("send");
+      uint16_t link = 0;
+      TRACE_FLOW_OUT(&link, "request");
+      links->push_back(link);
+      FakeClock::now += 10'000;
+    } else {
+      TRACE_SCOPE("handle");
+      TRACE_FLOW_IN(links->at(k), "request");
+      FakeClock::now += 20'000;
+    }
+  }
+  if (sender) {  // an arrow inside A
+    uint16_t local = 0;
+    TRACE_FLOW_OUT(&local, "local");
+    FakeClock::now += 5'000;
+    TRACE_FLOW_IN(local, "local");
+  }
+  ASSERT_EQ(mabutrace_flush_output(), MABUTRACE_OK);
+  mabutrace_deinit();
+  std::ofstream(path, std::ios::binary) << g_stream;
+}
+
+// Flow ids that start on one pid and end on another, and all complete ones.
+std::pair<size_t, size_t> CrossAndAllFlows(const json& doc) {
+  std::map<uint64_t, int> start_pid, end_pid;
+  for (const json& e : doc.at("traceEvents")) {
+    const std::string ph = e.value("ph", "");
+    if (ph == "s") start_pid[e.at("id").get<uint64_t>()] = e.at("pid").get<int>();
+    if (ph == "f") end_pid[e.at("id").get<uint64_t>()] = e.at("pid").get<int>();
+  }
+  size_t cross = 0, all = 0;
+  for (const auto& [id, pid] : end_pid) {
+    const auto it = start_pid.find(id);
+    if (it == start_pid.end()) continue;
+    ++all;
+    cross += it->second != pid;
+  }
+  return {cross, all};
+}
+
+TEST_F(MergeCli, JoinFlowsDrawsArrowsFromDeviceToDevice) {
+  std::vector<uint16_t> links;
+  RecordRequests(true, &links, Path("a.bin"));
+  RecordRequests(false, &links, Path("b.bin"));
+  const std::vector<std::string> in = {"A=" + Path("a.bin").string(), "B=" + Path("b.bin").string()};
+  // B listed first: the sender is still written before the receiver.
+  Result r = Merge({"merge", in[1], in[0], "--join-flows", "A:B", "-o", Path("m.json").string()});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("B: 5 arrows joined from other inputs, 0 ends found no start"), std::string::npos) << r.err;
+  json doc = ReadJson(Path("m.json"));
+  EXPECT_EQ(CrossAndAllFlows(doc), std::make_pair(size_t(5), size_t(6))) << "5 requests A to B, 1 arrow inside A";
+  EXPECT_EQ(doc.at("metadata").at("merge.B.flows_joined"), 5);
+  // Asked for nothing, nothing crosses: B's ends have no start (counted).
+  r = Merge({"merge", in[1], in[0], "-o", Path("m.json").string()});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  doc = ReadJson(Path("m.json"));
+  EXPECT_EQ(CrossAndAllFlows(doc), std::make_pair(size_t(0), size_t(1)));
+  EXPECT_EQ(doc.at("metadata").at("B.flow_ends_without_start"), 5);
+  // The .pftrace: the same arrows, through protoc.
+  r = Merge({"merge", in[0], in[1], "--join-flows", "A:B", "-o", Path("m.pftrace").string()});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = Merge({"merge", in[0], in[1], "--join-flows", "A:B", "-o", Path("m.json").string()});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::ofstream(Path("expect.json")) << json{
+      {"names", {"send", "handle"}},    {"threads", json::array()}, {"flows", 6},
+      {"counters", json::object()},     {"processes", 2},           {"input_clocks", 2},
+      {"json", Path("m.json").string()}}.dump();
+  r = RunProgram("/usr/bin/python3", {CHECK_PFTRACE_PY, "--trace", Path("m.pftrace").string(), "--expect",
+                                      Path("expect.json").string(), "--proto-dir", PERFETTO_PROTO_DIR});
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+}
+
 TEST_F(MergeCli, BadInputsWriteNothing) {
   Record(Device{0, 0, true}, Path("a.bin"));
   std::ofstream(Path("junk.bin")) << "this is not a trace at all";
@@ -224,6 +311,7 @@ TEST_F(MergeCli, BadInputsWriteNothing) {
        "contradictory values for B"},
       {{"merge", Path("a.bin").string(), "--offset", "C=1ms", "-o", out}, 2, "no input is named 'C'"},
       {{"merge", Path("a.bin").string(), Path("a.bin").string(), "-o", out}, 2, "two inputs are named 'a'"},
+      {{"merge", Path("a.bin").string(), "--join-flows", "a:nobody", "-o", out}, 2, "expected SENDER:RECEIVER"},
   };
   for (const Case& c : cases) {
     const Result r = Merge(c.args);

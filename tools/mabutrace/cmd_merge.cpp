@@ -9,6 +9,7 @@
 // (merge_plan.h) before a byte is written, and once into the output
 // (input_remap.h). The output is written beside OUT and renamed over it
 // at the end: a failed merge leaves no half file.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include "cli_io.h"
 #include "command.h"
 #include "convert.h"
+#include "flow_join.h"
 #include "formats.h"
 #include "input_kinds.h"
 #include "input_remap.h"
@@ -33,13 +35,15 @@ namespace mabutrace::cli {
 namespace {
 
 struct MergeOptions {
-  std::vector<std::string> inputs, offsets, clock_hz, domains, elfs, sync, kinds;
+  std::vector<std::string> inputs, offsets, clock_hz, domains, elfs, sync, kinds, joins;
   std::string out, format;
 };
 
 struct Input {
   std::string name, path, elf;
   const InputKind* kind = nullptr;  // nullptr: a trace ReadTrace reads (stream, dump, .json, .pftrace)
+  std::vector<size_t> senders;      // --join-flows S:this
+  bool sender = false;              // --join-flows this:R
 };
 
 // One input into the sink open() gives, by its kind.
@@ -47,7 +51,59 @@ ReadResult ReadInput(const Input& in, const SinkOpener& open) {
   if (in.kind) return in.kind->read(in.path, in.elf, open);
   auto fin = InputFile::Open(in.path);
   if (!fin) return ReadResult{kExitBadInput, false, true};
-  return ReadTrace(*fin, in.elf, open);
+  return ReadTrace(*fin, in.elf, open, !in.senders.empty());
+}
+
+// "--join-flows A:B" items into the inputs' senders; false after a message.
+bool ParseJoins(const std::vector<std::string>& joins, std::vector<Input>& inputs) {
+  auto find = [&](const std::string& name) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i].name == name) return i;
+    return inputs.size();
+  };
+  for (const std::string& j : joins) {
+    const size_t colon = j.find(':');
+    const size_t from = colon == std::string::npos ? inputs.size() : find(j.substr(0, colon));
+    const size_t to = colon == std::string::npos ? inputs.size() : find(j.substr(colon + 1));
+    if (from == inputs.size() || to == inputs.size() || from == to) {
+      std::fprintf(stderr, "mabutrace: merge: --join-flows %s: expected SENDER:RECEIVER, two inputs' names\n",
+                   j.c_str());
+      return false;
+    }
+    if (inputs[to].kind) {
+      std::fprintf(stderr,
+                   "mabutrace: merge: --join-flows %s: %s is a %s input; arrows end only in runtime streams and "
+                   "dumps\n",
+                   j.c_str(), inputs[to].name.c_str(), inputs[to].kind->name);
+      return false;
+    }
+    inputs[from].sender = true;
+    if (std::find(inputs[to].senders.begin(), inputs[to].senders.end(), from) == inputs[to].senders.end())
+      inputs[to].senders.push_back(from);
+  }
+  return true;
+}
+
+// The order pass 2 reads the inputs in: every sender before its receivers
+// (an arrow's end is written after its start), else input order.
+std::vector<size_t> WriteOrder(const std::vector<Input>& inputs) {
+  std::vector<size_t> order;
+  std::vector<bool> done(inputs.size(), false);
+  while (order.size() < inputs.size()) {
+    size_t pick = inputs.size();
+    for (size_t i = 0; i < inputs.size() && pick == inputs.size(); ++i) {
+      if (done[i]) continue;
+      bool ready = true;
+      for (size_t s : inputs[i].senders) ready = ready && done[s];
+      if (ready) pick = i;
+    }
+    if (pick == inputs.size())  // a cycle: its remaining ends come before their starts and are counted
+      for (size_t i = 0; i < inputs.size() && pick == inputs.size(); ++i)
+        if (!done[i]) pick = i;
+    done[pick] = true;
+    order.push_back(pick);
+  }
+  return order;
 }
 
 // "NAME=VALUE" → (NAME, VALUE); nullopt when there is no '=' or either side
@@ -120,7 +176,7 @@ bool ApplyNamed(const char* option, const std::vector<std::string>& items, const
 
 // Pass 1 of one input; false after a message when it cannot be read.
 bool Scan(const Input& in, merge::InputScan* scan, int* rc) {
-  merge::ScanSink sink(*scan);
+  merge::ScanSink sink(*scan, in.sender);
   const ReadResult r = ReadInput(in, [&]() -> model::EventSink* { return &sink; });
   if (!r.opened) return false;
   if (r.rc != kExitOk && scan->events == 0) return false;  // nothing decodable in it
@@ -164,9 +220,13 @@ int RunMerge(const MergeOptions& o) {
   if (!flags_ok) return kExitUsage;
   for (size_t i = 0; i < inputs->size(); ++i) {
     Input& in = (*inputs)[i];
-    bool named = false;
-    for (const std::string& k : o.kinds) named = named || k.rfind(in.name + "=", 0) == 0;
-    if (!named) in.kind = DetectInputKind(in.path);
+    if (in.kind) continue;  // named with --kind
+    bool named_trace = false;
+    for (const std::string& k : o.kinds) named_trace = named_trace || k == in.name + "=trace";
+    if (!named_trace) in.kind = DetectInputKind(in.path);
+  }
+  if (!ParseJoins(o.joins, *inputs)) return kExitUsage;
+  for (const Input& in : *inputs) {
     std::fprintf(stderr, "mabutrace: merge: %s: %s %s\n", in.name.c_str(), in.kind ? in.kind->name : "trace",
                  in.path.c_str());
   }
@@ -211,13 +271,24 @@ int RunMerge(const MergeOptions& o) {
     if (scans[i].last_ns != scans[i].first_ns)
       sink.OnClockSnapshot(p.clock_id, p.total.Apply(scans[i].last_ns), scans[i].last_ns);
   }
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    merge::InputRemap remap(out, i, specs[i].name, plan->inputs[i].total, scans[i].pids.size() > 1);
-    const ReadResult r = ReadInput((*inputs)[i], [&]() -> model::EventSink* { return &remap; });
+  std::vector<uint64_t> joined(inputs->size()), unjoined(inputs->size());
+  for (const size_t i : WriteOrder(*inputs)) {
+    const Input& in = (*inputs)[i];
+    merge::FlowJoin join;
+    for (size_t s : in.senders) join.AddSender(s, plan->inputs[s].total, scans[s].flow_outs);
+    merge::InputRemap remap(out, i, specs[i].name, plan->inputs[i].total, scans[i].pids.size() > 1,
+                            in.senders.empty() ? nullptr : &join);
+    const ReadResult r = ReadInput(in, [&]() -> model::EventSink* { return &remap; });
     if (!r.opened) {  // changed between the passes
       std::remove(partial.c_str());
       return kExitBadInput;
     }
+    joined[i] = remap.joined();
+    unjoined[i] = remap.unjoined();
+    if (!in.senders.empty())
+      std::fprintf(stderr, "mabutrace: merge: %s: %llu arrows joined from other inputs, %llu ends found no start\n",
+                   in.name.c_str(), static_cast<unsigned long long>(joined[i]),
+                   static_cast<unsigned long long>(unjoined[i]));
   }
   sink.OnMetadata("merge.inputs", int64_t(inputs->size()));
   sink.OnMetadata("merge.shift_ns", int64_t(plan->shift_ns));
@@ -227,6 +298,10 @@ int RunMerge(const MergeOptions& o) {
     sink.OnMetadata(key + ".path", (*inputs)[i].path);
     sink.OnMetadata(key + ".placement", p.how);
     sink.OnMetadata(key + ".clock_id", int64_t(p.clock_id));
+    if (!(*inputs)[i].senders.empty()) {
+      sink.OnMetadata(key + ".flows_joined", int64_t(joined[i]));
+      sink.OnMetadata(key + ".flow_ends_unjoined", int64_t(unjoined[i]));
+    }
     if (p.placement == merge::Placement::kSyncPoints) {
       sink.OnMetadata(key + ".sync_domain", p.domain);
       sink.OnMetadata(key + ".sync_pairs", int64_t(p.fit.points));
@@ -280,6 +355,10 @@ Registration reg{
       cmd->add_option("--elf", o->elfs,
                       "NAME=FW: the firmware ELF of a raw-dump input; of an arm input FILE[@ADDR] (function "
                       "slices), of an itm input (handler names)")
+          ->allow_extra_args(false);
+      cmd->add_option("--join-flows", o->joins,
+                      "SENDER:RECEIVER: a TRACE_FLOW_IN on RECEIVER given a link that TRACE_FLOW_OUT wrote on "
+                      "SENDER (sent in a message) ends an arrow from it (runtime streams and dumps)")
           ->allow_extra_args(false);
       cmd->add_option("--kind", o->kinds,
                       "NAME=KIND: read the input as KIND, one of trace, " + InputKindNames() +

@@ -16,8 +16,8 @@
 
 namespace mabutrace::cli {
 
-TraceFeeder::TraceFeeder(model::EventSink& sink, std::string in_name, ErrorMap map_error)
-    : in_name_(std::move(in_name)), map_error_(std::move(map_error)), conv_(sink) {}
+TraceFeeder::TraceFeeder(model::EventSink& sink, std::string in_name, ErrorMap map_error, bool keep_unresolved_links)
+    : in_name_(std::move(in_name)), map_error_(std::move(map_error)), conv_(sink, keep_unresolved_links) {}
 
 bool TraceFeeder::Feed(const uint8_t* data, size_t len) {
   if (!fatal_.ok) return false;
@@ -84,7 +84,7 @@ model::EventSink* OpenSink(const SinkOpener& open, ReadResult* res) {
 
 // A raw RAM dump (docs/raw-dump.md): rebuilt as a stream, then read.
 ReadResult ReadRawDump(const std::string& bytes, const std::string& in_name, const std::string& elf_path,
-                       const SinkOpener& open) {
+                       const SinkOpener& open, bool keep_links) {
   ReadResult res;
   res.rc = kExitBadInput;
   std::unique_ptr<host::ElfStrings> elf;
@@ -110,7 +110,8 @@ ReadResult ReadRawDump(const std::string& bytes, const std::string& in_name, con
     std::fprintf(stderr, "mabutrace: %s: %zu more problems\n", in_name.c_str(), dump.errors.size() - 20);
   model::EventSink* sink = OpenSink(open, &res);
   if (!sink) return res;
-  TraceFeeder feeder(*sink, in_name, [&dump](const host::Status& s) { return dump.ToDump(s); });
+  TraceFeeder feeder(
+      *sink, in_name, [&dump](const host::Status& s) { return dump.ToDump(s); }, keep_links);
   feeder.Feed(reinterpret_cast<const uint8_t*>(dump.stream.data()), dump.stream.size());
   res.rc = feeder.Finish();
   res.sink_ok = feeder.sink_ok();
@@ -142,7 +143,7 @@ bool IsStream(const std::string& head) {
 
 }  // namespace
 
-ReadResult ReadTrace(InputFile& fin, const std::string& elf, const SinkOpener& open) {
+ReadResult ReadTrace(InputFile& fin, const std::string& elf, const SinkOpener& open, bool keep_links) {
   const std::string& in_name = fin.name();
   ReadResult res;
   // The first bytes tell a stream (magic at 0) from a raw dump.
@@ -160,10 +161,10 @@ ReadResult ReadTrace(InputFile& fin, const std::string& elf, const SinkOpener& o
       return res;
     }
     if (!elf.empty() || host::LooksLikeRawDump(reinterpret_cast<const uint8_t*>(all.data()), all.size()))
-      return ReadRawDump(all, in_name, elf, open);
+      return ReadRawDump(all, in_name, elf, open, keep_links);
     model::EventSink* sink = OpenSink(open, &res);  // neither: the stream decoder says what is wrong
     if (!sink) return res;
-    TraceFeeder feeder(*sink, in_name);
+    TraceFeeder feeder(*sink, in_name, nullptr, keep_links);
     feeder.Feed(reinterpret_cast<const uint8_t*>(all.data()), all.size());
     res.rc = feeder.Finish();
     res.sink_ok = feeder.sink_ok();
@@ -171,7 +172,7 @@ ReadResult ReadTrace(InputFile& fin, const std::string& elf, const SinkOpener& o
   }
   model::EventSink* sink = OpenSink(open, &res);
   if (!sink) return res;
-  TraceFeeder feeder(*sink, in_name);
+  TraceFeeder feeder(*sink, in_name, nullptr, keep_links);
   bool fed = feeder.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());
   std::vector<uint8_t> buf(64 * 1024);
   size_t n;

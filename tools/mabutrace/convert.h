@@ -23,7 +23,9 @@ class InputFile;
 class TraceFeeder {
  public:
   using ErrorMap = std::function<host::Status(const host::Status&)>;
-  TraceFeeder(model::EventSink& sink, std::string in_name, ErrorMap map_error = nullptr);
+  // keep_unresolved_links: see host::StreamToModel.
+  TraceFeeder(model::EventSink& sink, std::string in_name, ErrorMap map_error = nullptr,
+              bool keep_unresolved_links = false);
   // false once the stream is known bad (a fatal decoder error); later bytes
   // are ignored.
   bool Feed(const uint8_t* data, size_t len);
@@ -69,7 +71,11 @@ struct ReadResult {
   bool sink_ok = true;  // its Finish() returned true
 };
 using SinkOpener = std::function<model::EventSink*()>;
-ReadResult ReadTrace(InputFile& fin, const std::string& elf, const SinkOpener& open);
+// keep_unresolved_links (`merge --join-flows`): flow ends of a stream or
+// dump that no start of their own took go on with their link
+// (model::kUnresolvedLink); a .json/.pftrace has none to give.
+ReadResult ReadTrace(InputFile& fin, const std::string& elf, const SinkOpener& open,
+                     bool keep_unresolved_links = false);
 
 // `mabutrace convert`: reads `in` ("-": stdin) and writes `out` ("-":
 // stdout). `in` is a binary stream, or a raw RAM dump of the trace memory
