@@ -56,6 +56,7 @@ void FunctionSlices::OnRange(model::EventSink* sink, model::Track track, uint32_
     Push(sink, track, cpu, s, std::move(f), begin_ns);
   }
   s.pending_call = false;
+  CountInstructions(s, sym ? sym->name : std::string("(no symbol)"), range.num_instr);
   if (!range.executed) return;
   switch (range.last_subtype) {
     case armisa::InstrSubtype::kBrLink: s.pending_call = true; break;
@@ -85,6 +86,22 @@ void FunctionSlices::OnRange(model::EventSink* sink, model::Track track, uint32_
   }
 }
 
+void FunctionSlices::CountInstructions(const Stack& s, const std::string& self, uint64_t n) {
+  if (!n) return;
+  instructions_[self].self += n;
+  // Total: once per distinct function on the stack (recursion counts once).
+  seen_.clear();
+  for (const Frame& f : s.frames) {
+    if (f.exception || !f.symbol) continue;
+    bool again = false;
+    for (const std::string* name : seen_) again = again || *name == f.name;
+    if (again) continue;
+    seen_.push_back(&f.name);
+    instructions_[f.name].total += n;
+  }
+  if (s.frames.empty() || !s.frames.back().symbol) instructions_[self].total += n;  // code outside every frame
+}
+
 void FunctionSlices::OnException(model::EventSink* sink, model::Track track, uint32_t cpu, const EteElement& e,
                                  uint64_t ns) {
   Stack& s = StackOf(track);
@@ -109,6 +126,10 @@ void FunctionSlices::WriteMetadata(model::EventSink* sink) const {
   sink->OnMetadata("ete.ranges_with_symbol", static_cast<int64_t>(with_symbol_));
   sink->OnMetadata("ete.ranges_without_symbol", static_cast<int64_t>(without_symbol_));
   sink->OnMetadata("ete.unmatched_returns", static_cast<int64_t>(unmatched_returns_));
+  for (const auto& [name, n] : instructions_) {
+    sink->OnMetadata("ete.function_instructions." + name, static_cast<int64_t>(n.self));
+    sink->OnMetadata("ete.function_instructions_total." + name, static_cast<int64_t>(n.total));
+  }
 }
 
 }  // namespace mabutrace::ete_decode

@@ -24,6 +24,13 @@
 // Code no symbol covers is a frame named by the address of its first range
 // ("0x400100"); consecutive unknown ranges stay in that frame.
 //
+// Instructions: every executed range's num_instr counts for the function
+// holding its start ("self", code no symbol covers under "(no symbol)") and
+// once for each distinct function on the stack ("total": itself and its
+// callers) — an exact, sampling-free profile, written as metadata
+// "ete.function_instructions.NAME" and "ete.function_instructions_total.NAME"
+// (one pair per function; `mabutrace stats` shows them as a table).
+//
 // Slices are written to the sink as Begin/End pairs in time order; what is
 // open at the end stays open, and model::Normalizer closes it with the
 // open_at_end flag. Times are the caller's (ete_timeline.h): a range is
@@ -33,6 +40,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,7 +61,7 @@ class FunctionSlices {
   // Trace On / No Sync: closes every frame of the track at ns.
   void OnDiscontinuity(model::EventSink* sink, model::Track track, uint64_t ns);
 
-  // Writes the "ete.function_*" counters.
+  // Writes the "ete.function_*" counters and the per-function instructions.
   void WriteMetadata(model::EventSink* sink) const;
 
   uint64_t slices() const { return slices_; }
@@ -75,8 +83,15 @@ class FunctionSlices {
   void Push(model::EventSink* sink, model::Track track, uint32_t cpu, Stack& s, Frame f, uint64_t ns);
   void Pop(model::EventSink* sink, model::Track track, Stack& s, uint64_t ns);
 
+  void CountInstructions(const Stack& s, const std::string& self, uint64_t n);
+
   const SymbolTable* symbols_;
   std::vector<Stack> stacks_;  // by track tid - 1
+  struct Instructions {
+    uint64_t self = 0, total = 0;
+  };
+  std::map<std::string, Instructions> instructions_;  // by function name
+  std::vector<const std::string*> seen_;              // CountInstructions' scratch
   uint64_t slices_ = 0, with_symbol_ = 0, without_symbol_ = 0, exceptions_ = 0, unmatched_returns_ = 0;
 };
 

@@ -73,6 +73,22 @@ void DurationSection(std::string& out, const char* title, const std::map<std::st
 
 std::string Num(double v) { return exporter::JsonNumber(v); }
 
+// Functions, most instructions first (ties by name).
+std::vector<std::pair<std::string, const FunctionInstructions*>> FunctionsByInstructions(const TraceStats& s) {
+  std::vector<std::pair<std::string, const FunctionInstructions*>> v;
+  for (const auto& [k, f] : s.functions()) v.emplace_back(k, &f);
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second->self > b.second->self; });
+  return v;
+}
+
+// The slice statistics of function `key` (grouped by name; a merged
+// trace's "INPUT." prefix is not in slice names), or nullptr.
+const DurationStats* SliceOf(const TraceStats& s, const std::string& key) {
+  auto it = s.slices().find(key);
+  if (it == s.slices().end() && key.find('.') != std::string::npos) it = s.slices().find(key.substr(key.find('.') + 1));
+  return it == s.slices().end() ? nullptr : &it->second;
+}
+
 }  // namespace
 
 std::string TextReport(const TraceStats& s) {
@@ -92,6 +108,17 @@ std::string TextReport(const TraceStats& s) {
   if (!s.instants().empty()) {
     std::vector<std::vector<std::string>> rows = {{"instant", "count"}};
     for (const auto& [k, n] : s.instants()) rows.push_back({k, std::to_string(n)});
+    out += Table(rows) + "\n";
+  }
+  if (!s.functions().empty()) {
+    std::vector<std::vector<std::string>> rows = {
+        {"function", "instructions", "incl. callees", "self time", "total time", "calls"}};
+    for (const auto& [k, f] : FunctionsByInstructions(s)) {
+      const DurationStats* d = SliceOf(s, k);
+      rows.push_back({k, std::to_string(f->self), std::to_string(f->total), d ? Dur(d->self) : "",
+                      d ? Dur(static_cast<long double>(d->sketch.sum())) : "",
+                      d ? std::to_string(d->sketch.count()) : ""});
+    }
     out += Table(rows) + "\n";
   }
   if (!s.threads().empty()) {
@@ -161,6 +188,16 @@ std::string JsonReport(const TraceStats& s) {
                                {"twmean", s.TimeWeightedMean(c)}});
   doc["instants"] = ordered_json::array();
   for (const auto& [k, n] : s.instants()) doc["instants"].push_back({{"key", k}, {"count", n}});
+  doc["functions"] = ordered_json::array();
+  for (const auto& [k, f] : FunctionsByInstructions(s)) {
+    ordered_json j = {{"key", k}, {"instructions", f->self}, {"instructions_total", f->total}};
+    if (const DurationStats* d = SliceOf(s, k)) {
+      j["self"] = d->self;
+      j["total"] = static_cast<uint64_t>(d->sketch.sum());
+      j["calls"] = d->sketch.count();
+    }
+    doc["functions"].push_back(j);
+  }
   doc["threads"] = ordered_json::array();
   for (const auto& [k, t] : s.threads())
     doc["threads"].push_back({{"name", t.name},
@@ -225,6 +262,9 @@ std::string CsvReport(const TraceStats& s) {
          "", "", c.at_or_above_zero.exact() && c.below_zero.exact() ? "1" : "0"});
   for (const auto& [k, n] : s.instants())
     row({"instant", CsvField(k), std::to_string(n), "", "", "", "", "", "", "", "", "", "", "", "", "", "1"});
+  for (const auto& [k, f] : FunctionsByInstructions(s))  // count = instructions, total = incl. callees
+    row({"function", CsvField(k), std::to_string(f->self), std::to_string(f->total), "", "", "", "", "", "", "", "", "",
+         "", "", "", "1"});
   for (const auto& [k, t] : s.threads())
     row({"thread", CsvField(t.name + " (" + std::to_string(t.track.tid) + ")"), std::to_string(t.top_level), "", "", "",
          "", "", "", "", "", "", "", "", std::to_string(t.busy), std::to_string(t.longest_idle), "1"});

@@ -2,6 +2,8 @@
 // trace_stats.cpp: see trace_stats.h.
 #include "trace_stats.h"
 
+#include <charconv>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -232,11 +234,47 @@ void TraceStats::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) {
   StartFlow(t, id, name, ns);
 }
 
+namespace {
+
+// "[INPUT.]ete.function_instructions[_total].NAME" → the function's key
+// ("[INPUT.]NAME") and which count; false for any other key.
+bool FunctionKey(std::string_view key, std::string* function, bool* total) {
+  constexpr std::string_view kSelf = "ete.function_instructions.", kTotal = "ete.function_instructions_total.";
+  for (const std::string_view tag : {kSelf, kTotal}) {
+    const size_t at = key.find(tag);
+    if (at == std::string_view::npos || (at && key[at - 1] != '.')) continue;
+    *function = std::string(key.substr(0, at)) + std::string(key.substr(at + tag.size()));
+    *total = tag == kTotal;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void TraceStats::OnMetadata(std::string_view key, int64_t value) {
+  std::string function;
+  bool total = false;
+  if (FunctionKey(key, &function, &total) && value >= 0) {
+    FunctionInstructions& f = functions_[function];
+    (total ? f.total : f.self) += static_cast<uint64_t>(value);
+    return;
+  }
   metadata_.emplace_back(std::string(key), std::to_string(value));
 }
 
 void TraceStats::OnMetadata(std::string_view key, std::string_view value) {
+  std::string function;
+  bool total = false;
+  uint64_t n = 0;
+  if (FunctionKey(key, &function, &total)) {  // a reader that gives numbers as text (.json)
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec == std::errc() && end == value.data() + value.size()) {
+      FunctionInstructions& f = functions_[function];
+      (total ? f.total : f.self) += n;
+      return;
+    }
+  }
   metadata_.emplace_back(std::string(key), std::string(value));
 }
 

@@ -96,6 +96,14 @@ struct ThreadStats {
   uint64_t top_level = 0;               // top-level slices
 };
 
+// Executed instructions of one function (an Arm trace decoded with --elf:
+// the "ete.function_instructions[_total].NAME" metadata of
+// host/ete_decode/function_slices.h): exact, not sampled.
+struct FunctionInstructions {
+  uint64_t self = 0;   // in its own code
+  uint64_t total = 0;  // while it was on the call stack (itself and its callees)
+};
+
 class TraceStats final : public format::EventSink {
  public:
   explicit TraceStats(Options options = {}) : options_(options) {}
@@ -124,6 +132,9 @@ class TraceStats final : public format::EventSink {
   const std::map<std::string, uint64_t, std::less<>>& instants() const { return instants_; }
   // Per track, in (pid, tid) order.
   const std::map<std::pair<uint32_t, uint32_t>, ThreadStats>& threads() const { return threads_; }
+  // Per function (key: its name, "INPUT.name" in a merged trace), from
+  // the metadata; those keys are not kept in metadata().
+  const std::map<std::string, FunctionInstructions, std::less<>>& functions() const { return functions_; }
   // The trace's metadata as it came (the decoder's and Normalizer's
   // counts: orphan_scope_ends, open_scopes_closed, ...).
   const std::vector<std::pair<std::string, std::string>>& metadata() const { return metadata_; }
@@ -181,6 +192,7 @@ class TraceStats final : public format::EventSink {
   // name, by (track, time), until the arrow arrives.
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::string> unbound_starts_;
   std::vector<std::pair<std::string, std::string>> metadata_;
+  std::map<std::string, FunctionInstructions, std::less<>> functions_;
   uint64_t end_ns_ = 0;
 };
 

@@ -2,7 +2,8 @@
 // cmd_stats.cpp: `mabutrace stats IN [--by name|thread|name,thread]
 // [--top N] [--format text|json|csv|html] [-o OUT] [--elf FW] [--check EXPR]...
 // [--baseline OLD [--max-regression PCT] [--regression-stats LIST] [--min-count N]]`
-// (docs/stats.md). The input is read as `convert` reads it (ReadTrace);
+// (docs/stats.md). The input is read as `convert` reads it (ReadTrace), or
+// as its kind's export does (input_kinds.h: Arm, ITM, CP_Tracer);
 // the statistics, report and checks are host/stats'.
 #include <cstdio>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "cli_io.h"
 #include "command.h"
 #include "convert.h"
+#include "input_kinds.h"
 #include "stats_baseline.h"
 #include "stats_check.h"
 #include "stats_report.h"
@@ -21,7 +23,7 @@ namespace mabutrace::cli {
 namespace {
 
 struct StatsOptions {
-  std::string in, out = "-", by = "name", format, elf;
+  std::string in, out = "-", by = "name", format, elf, kind;
   size_t top = 5;
   std::vector<std::string> checks;
   std::string baseline, max_regression = "10%", regression_stats = "p50,p99";
@@ -45,10 +47,8 @@ std::string PickStatsFormat(const StatsOptions& o) {
 // regression and a summary on stderr.
 int CompareBaseline(const StatsOptions& o, const stats::Options& options, const stats::BaselineOptions& bo,
                     const stats::TraceStats& now) {
-  auto fin = InputFile::Open(o.baseline);
-  if (!fin) return kExitBadInput;
   stats::TraceStats old(options);
-  const ReadResult r = ReadTrace(*fin, o.elf, [&]() -> model::EventSink* { return &old; });
+  const ReadResult r = ReadAnyInput(o.baseline, o.kind, o.elf, [&]() -> model::EventSink* { return &old; });
   if (!r.opened || r.rc != kExitOk) {
     std::fprintf(stderr, "mabutrace: stats: baseline %s could not be read whole: no comparison\n", o.baseline.c_str());
     return kExitBadInput;
@@ -109,10 +109,8 @@ int RunStats(const StatsOptions& o) {
                : o.by == "name,thread" ? stats::GroupBy::kNameThread
                                        : stats::GroupBy::kName;
   options.top = o.top;
-  auto fin = InputFile::Open(o.in);
-  if (!fin) return kExitBadInput;
   stats::TraceStats result(options);
-  const ReadResult r = ReadTrace(*fin, o.elf, [&]() -> model::EventSink* { return &result; });
+  const ReadResult r = ReadAnyInput(o.in, o.kind, o.elf, [&]() -> model::EventSink* { return &result; });
   if (!r.opened) return r.rc;  // nothing was read: no report
   const std::string format = PickStatsFormat(o);
   const std::string report = format == "json"   ? stats::JsonReport(result)
@@ -137,8 +135,8 @@ Registration reg{
       auto* cmd = app.add_subcommand(
           "stats", "Statistics of a trace (slices, flow latency, counters, instants, threads) and performance gates");
       cmd->add_option("IN", o->in,
-                      "binary stream file, raw dump (docs/raw-dump.md), or a .json / .pftrace mabutrace wrote; "
-                      "'-' for stdin")
+                      "binary stream file, raw dump (docs/raw-dump.md), a .json / .pftrace mabutrace wrote, an Arm "
+                      "trace or ITM snapshot, a CP_Tracer capture (see --kind); '-' for stdin")
           ->required();
       cmd->add_option("-o,--output", o->out, "report file, '-' for stdout (default)");
       cmd->add_option("--format", o->format, "text | json | csv | html (default: from OUT's extension, else text)")
@@ -147,7 +145,12 @@ Registration reg{
           ->check(CLI::IsMember({"name", "thread", "name,thread"}));
       cmd->add_option("--top", o->top, "longest instances listed per slice and flow (default 5)")
           ->check(CLI::Range(0, 1000));
-      cmd->add_option("--elf", o->elf, "firmware ELF resolving a raw dump's name pointers")->check(CLI::ExistingFile);
+      cmd->add_option("--elf", o->elf,
+                      "firmware ELF resolving a raw dump's name pointers; of an Arm snapshot FILE[@ADDR] "
+                      "(function slices and instruction counts), of an ITM input (handler names)");
+      cmd->add_option("--kind", o->kind,
+                      "read IN as: trace, " + InputKindNames() +
+                          " (default: from IN, as `merge` does: a snapshot by its trace sources, .dcm is cptracer)");
       cmd->add_option("--check", o->checks,
                       "gate, repeatable: 'slice:NAME.p99 < 2ms', 'flow:NAME.p99 < 500us', "
                       "'counter:NAME.max <= 8', 'instant:NAME.count == 0' (exit 1 when one fails)")

@@ -2,6 +2,9 @@
 #include "input_kinds.h"
 
 #include <algorithm>
+#include <cstdio>
+
+#include "cli_io.h"
 
 namespace mabutrace::cli {
 namespace {
@@ -40,6 +43,25 @@ std::string InputKindNames() {
   std::string names;
   for (const InputKind& k : InputKinds()) names += (names.empty() ? "" : ", ") + std::string(k.name);
   return names;
+}
+
+ReadResult ReadAnyInput(const std::string& path, const std::string& kind, const std::string& elf,
+                        const SinkOpener& open) {
+  const InputKind* k = nullptr;
+  if (kind.empty() && path != "-") {
+    k = DetectInputKind(path);
+  } else if (!kind.empty() && kind != "trace") {
+    k = FindInputKind(kind);
+    if (!k) {
+      std::fprintf(stderr, "mabutrace: --kind %s: not a kind of input (trace, %s)\n", kind.c_str(),
+                   InputKindNames().c_str());
+      return ReadResult{kExitUsage, false, true};
+    }
+  }
+  if (k) return k->read(path, elf, open);
+  auto fin = InputFile::Open(path);
+  if (!fin) return ReadResult{kExitBadInput, false, true};
+  return ReadTrace(*fin, elf, open);
 }
 
 }  // namespace mabutrace::cli

@@ -54,6 +54,14 @@ const InputKind* DetectInputKind(const std::filesystem::path& path);
 // "arm, itm, cptracer" (for messages and --help).
 std::string InputKindNames();
 
+// Reads `path` ("-": stdin, always a trace) as `kind` ("" = detected,
+// "trace" = ReadTrace's, else a registered kind's name) into the sink
+// open() gives. `elf` as the kind takes it (a raw dump's firmware, an arm
+// input's FILE[@ADDR], an itm input's handler names). An unknown kind name
+// is a usage error (rc 2, after a message).
+ReadResult ReadAnyInput(const std::string& path, const std::string& kind, const std::string& elf,
+                        const SinkOpener& open);
+
 }  // namespace mabutrace::cli
 
 #endif  // MABUTRACE_TOOLS_INPUT_KINDS_H

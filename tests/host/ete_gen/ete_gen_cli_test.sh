@@ -37,6 +37,38 @@ cat > "$work/expect.json" <<JSON
 JSON
 python3 "$check" --trace "$work/out.pftrace" --expect "$work/expect.json" --proto-dir "$proto" || fail "check_pftrace"
 
+# `mabutrace stats` of the snapshot: per-function instruction counts equal
+# the decode's executed ranges attributed by the ELF's symbol sizes (nm).
+"$mabutrace" stats "$snap" --elf "$elf" --format json -o "$work/stats.json" || fail "stats of the snapshot"
+"$mabutrace" ete decode "$snap" --format jsonl > "$work/decode.jsonl" || fail "ete decode --format jsonl"
+if command -v aarch64-linux-gnu-nm > /dev/null 2>&1; then
+  aarch64-linux-gnu-nm -S "$elf" > "$work/nm.txt"
+  python3 - "$work/stats.json" "$work/decode.jsonl" "$work/nm.txt" <<'PY' || fail "stats: function instructions"
+import json, sys
+stats = json.load(open(sys.argv[1]))
+funcs = []
+for line in open(sys.argv[3]):
+    parts = line.split()
+    if len(parts) == 4 and parts[2] in "tT":
+        funcs.append((int(parts[0], 16), int(parts[1], 16), parts[3]))
+want = {}
+for line in open(sys.argv[2]):
+    e = json.loads(line)
+    if e.get("elem") != "instr_range":
+        continue
+    start = int(e["start"], 16) if isinstance(e["start"], str) else e["start"]
+    name = next((n for a, size, n in funcs if a <= start < a + size), "(no symbol)")
+    want[name] = want.get(name, 0) + e["num_instr"]
+got = {f["key"]: f["instructions"] for f in stats["functions"]}
+if got != want:
+    sys.exit(f"stats {got} != decode by symbol {want}")
+total = {f["key"]: f["instructions_total"] for f in stats["functions"]}
+if total["_start"] != sum(want.values()):
+    sys.exit(f"_start's total {total['_start']} != every instruction {sum(want.values())}")
+print(f"stats: {sum(want.values())} instructions in {len(want)} functions, as the decode and nm say")
+PY
+fi
+
 # A missing ELF: the message names it, nothing is written.
 if "$mabutrace" ete export "$snap" --elf "$work/missing.elf" -o "$work/missing.pftrace" 2> "$work/err1.txt"; then
   fail "missing ELF accepted"

@@ -57,6 +57,7 @@ SymbolTable Symbols() {
 
 EteElement Range(uint64_t start, uint64_t end, armisa::InstrSubtype last, bool executed = true) {
   EteElement e;
+  e.num_instr = static_cast<uint32_t>((end - start) / 4);
   e.type = ElemType::kInstrRange;
   e.start = start;
   e.end = end;
@@ -117,6 +118,27 @@ TEST(FunctionSlices, AnExceptionNestsItsHandlerAndEretReturnsPastIt) {
   f.OnRange(&r, kTrack, 0, Range(0x1010, 0x1014, Sub::kNone, false), 4, 5);
   EXPECT_EQ(r.log, (std::vector<std::string>{"+caller@0", "+exception IRQ@1", "+callee@1", "+tail@2", "-tail@3",
                                              "+callee@3", "-callee@4", "-callee@4", "-exception IRQ@4"}));
+}
+
+TEST(FunctionSlices, InstructionsCountForTheirFunctionAndOnceForEachCaller) {
+  const SymbolTable syms = Symbols();
+  FunctionSlices f(&syms);
+  Recorder r;
+  f.OnRange(&r, kTrack, 0, Range(0x1000, 0x1010, Sub::kBrLink), 0, 1);       // caller 4: BL callee
+  f.OnRange(&r, kTrack, 0, Range(0x2000, 0x2008, Sub::kBrLink), 1, 2);       // callee 2: BL callee (recursion)
+  f.OnRange(&r, kTrack, 0, Range(0x2000, 0x200c, Sub::kV8Ret), 2, 3);        // callee 3: RET
+  f.OnRange(&r, kTrack, 0, Range(0x2008, 0x200c, Sub::kV8Ret), 3, 4);        // callee 1: RET
+  f.OnRange(&r, kTrack, 0, Range(0x1010, 0x1020, Sub::kBrLink), 4, 5);       // caller 4: BL into unknown code
+  f.OnRange(&r, kTrack, 0, Range(0x9000, 0x9008, Sub::kV8Ret), 5, 6);        // 2 without symbol: RET
+  f.OnRange(&r, kTrack, 0, Range(0x1020, 0x1024, Sub::kNone, false), 6, 7);  // caller 1
+  f.WriteMetadata(&r);
+  EXPECT_EQ(r.Meta("ete.function_instructions.caller"), 9);
+  EXPECT_EQ(r.Meta("ete.function_instructions_total.caller"), 17) << "everything ran below it";
+  EXPECT_EQ(r.Meta("ete.function_instructions.callee"), 6);
+  EXPECT_EQ(r.Meta("ete.function_instructions_total.callee"), 6) << "recursion counts once";
+  EXPECT_EQ(r.Meta("ete.function_instructions.(no symbol)"), 2);
+  EXPECT_EQ(r.Meta("ete.function_instructions_total.(no symbol)"), 2);
+  EXPECT_EQ(r.Meta("ete.function_instructions.tail"), -1) << "a function that never ran has no entry";
 }
 
 TEST(ElfSymbols, SpecsAndLookups) {

@@ -205,3 +205,25 @@ TEST(TraceStats, GroupingAndTopInstances) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TraceStats, FunctionInstructionsComeFromTheMetadataNotIntoIt) {
+  mabutrace::stats::TraceStats s;
+  s.OnMetadata("ete.function_instructions.main", int64_t(12));
+  s.OnMetadata("ete.function_instructions_total.main", int64_t(55));
+  s.OnMetadata("core.ete.function_instructions.f", std::string_view("14"));  // merged, a .json's text
+  s.OnMetadata("core.ete.function_instructions_total.f", int64_t(38));
+  s.OnMetadata("ete.function_slices", int64_t(11));
+  s.OnMetadata("notete.function_instructions.x", int64_t(1));  // not the key: kept as metadata
+  ASSERT_TRUE(s.Finish());
+  ASSERT_EQ(s.functions().size(), 2u);
+  EXPECT_EQ(s.functions().at("main").self, 12u);
+  EXPECT_EQ(s.functions().at("main").total, 55u);
+  EXPECT_EQ(s.functions().at("core.f").self, 14u);
+  EXPECT_EQ(s.functions().at("core.f").total, 38u);
+  ASSERT_EQ(s.metadata().size(), 2u);
+  EXPECT_EQ(s.metadata()[0].first, "ete.function_slices");
+}
+
+}  // namespace
