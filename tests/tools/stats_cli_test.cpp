@@ -177,6 +177,54 @@ TEST_F(StatsCli, SameReportFromTheStreamItsJsonAndItsPftrace) {
   }
 }
 
+// The other input kinds (input_kinds.h): a CP_Tracer simulation and, when
+// the build assembles it, the ETE generator's trace of call_graph.S with
+// its ELF: the report of the capture equals the report of its own export's
+// .json and .pftrace (the same reader code; metadata travels).
+void ExpectSameReports(const TempDir& dir, const std::string& capture, const std::vector<std::string>& export_cmd,
+                       const std::vector<std::string>& stats_extra) {
+  std::vector<json> reports;
+  for (const char* ext : {"", ".json", ".pftrace"}) {
+    std::string in = capture;
+    if (*ext) {
+      in = (dir.path / (std::string("export") + ext)).string();
+      std::vector<std::string> args = export_cmd;
+      args.insert(args.end(), {"-o", in});
+      const Result r = Cli(args);
+      ASSERT_EQ(r.rc, 0) << r.err;
+    }
+    const fs::path out = dir.path / (std::string("report") + ext + ".json");
+    std::vector<std::string> args = {"stats", in, "-o", out.string()};
+    if (!*ext) args.insert(args.end(), stats_extra.begin(), stats_extra.end());
+    const Result r = Cli(args);
+    ASSERT_EQ(r.rc, 0) << in << ": " << r.err;
+    reports.push_back(json::parse(ReadFile(out)));
+  }
+  for (const char* part : {"slices", "counters", "instants", "threads", "functions", "metadata", "end_ns"}) {
+    EXPECT_EQ(reports[0][part], reports[1][part]) << part << ": capture vs its .json";
+    EXPECT_EQ(reports[0][part], reports[2][part]) << part << ": capture vs its .pftrace";
+  }
+}
+
+TEST_F(StatsCli, SameReportFromACpTracerCaptureAndItsExports) {
+  const std::string sim = (dir_.path / "sim").string();
+  const Result r =
+      Cli({"cptracer", "simulate", std::string(MABUTRACE_SOURCE_DIR) + "/examples/cptracer/workload_dma_contention.ini",
+           "-o", sim});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  ExpectSameReports(dir_, sim, {"cptracer", "export", sim}, {});
+}
+
+#ifdef ETE_GEN_ELF
+TEST_F(StatsCli, SameReportFromAnEteSnapshotAndItsExports) {
+  if (!fs::exists(ETE_GEN_ELF)) GTEST_SKIP() << ETE_GEN_ELF << " not built";
+  const std::string snap = (dir_.path / "snap").string();
+  const Result r = Cli({"ete", "generate", "--elf", ETE_GEN_ELF, "--script", ETE_GEN_SCRIPT, "-o", snap});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  ExpectSameReports(dir_, snap, {"ete", "export", snap, "--elf", ETE_GEN_ELF}, {"--elf", ETE_GEN_ELF});
+}
+#endif
+
 // convert reads them too: .json → .pftrace → .json is the first .json.
 TEST_F(StatsCli, ConvertBetweenOurOwnFormats) {
   const std::string a = (dir_.path / "a.json").string(), b = (dir_.path / "b.pftrace").string(),
