@@ -106,8 +106,23 @@ std::string TextReport(const TraceStats& s) {
     out += Table(rows) + "\n";
   }
   if (!s.instants().empty()) {
+    // Most frequent first; a trace with thousands of distinct instant names
+    // (a bus master's events, each named by its address) lists the first
+    // kMaxInstantRows in text and says what it left out (json/csv: all).
+    constexpr size_t kMaxInstantRows = 25;
+    std::vector<std::pair<std::string_view, uint64_t>> byCount(s.instants().begin(), s.instants().end());
+    std::stable_sort(byCount.begin(), byCount.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     std::vector<std::vector<std::string>> rows = {{"instant", "count"}};
-    for (const auto& [k, n] : s.instants()) rows.push_back({k, std::to_string(n)});
+    uint64_t rest = 0;
+    for (size_t i = 0; i < byCount.size(); ++i) {
+      if (i < kMaxInstantRows)
+        rows.push_back({std::string(byCount[i].first), std::to_string(byCount[i].second)});
+      else
+        rest += byCount[i].second;
+    }
+    if (byCount.size() > kMaxInstantRows)
+      rows.push_back({"(" + std::to_string(byCount.size() - kMaxInstantRows) + " more names: --format json|csv)",
+                      std::to_string(rest)});
     out += Table(rows) + "\n";
   }
   if (!s.functions().empty()) {

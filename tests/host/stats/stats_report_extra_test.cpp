@@ -203,3 +203,29 @@ TEST(FlowChains, FollowArrowsThroughTheSlicesTheyEndIn) {
 }
 
 }  // namespace
+
+namespace {
+
+// Thousands of distinct instant names (a CP_Tracer export names each bus
+// event by its address): the text lists the most frequent 25, then one
+// line for the rest; JSON keeps every name.
+TEST(StatsReport, TextListsTheMostFrequentInstantNamesAndCountsTheRest) {
+  TraceStats s;
+  s.OnThread(kA, "a");
+  for (int i = 0; i < 30; ++i) {
+    const std::string name = "event " + std::to_string(i);
+    for (int k = 0; k <= i; ++k) s.OnInstant(kA, name, uint64_t(k), 0, 0);  // "event i" i + 1 times
+  }
+  ASSERT_TRUE(s.Finish());
+  const std::string text = mabutrace::stats::TextReport(s);
+  EXPECT_NE(text.find("event 29"), std::string::npos) << "the most frequent";
+  EXPECT_NE(text.find("event 5 "), std::string::npos) << "the 25th";
+  EXPECT_EQ(text.find("event 4 "), std::string::npos) << "the 26th is left out of the text";
+  const size_t rest = text.find("(5 more names: --format json|csv)");
+  ASSERT_NE(rest, std::string::npos) << text;
+  const std::string line = text.substr(rest, text.find('\n', rest) - rest);
+  EXPECT_EQ(line.substr(line.size() - 3), " 15") << line;  // 1 + 2 + 3 + 4 + 5
+  EXPECT_NE(mabutrace::stats::JsonReport(s).find("\"event 0\""), std::string::npos);
+}
+
+}  // namespace
