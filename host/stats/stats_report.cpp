@@ -137,10 +137,16 @@ std::string TextReport(const TraceStats& s) {
     out += Table(rows) + "\n";
   }
   if (!s.threads().empty()) {
+    // Several processes (a merged trace: one per input): say whose thread.
+    bool several = false;
+    for (const auto& [k, t] : s.threads()) several = several || k.first != s.threads().begin()->first.first;
     std::vector<std::vector<std::string>> rows = {{"thread", "tid", "slices", "busy", "longest idle", "idle from ns"}};
-    for (const auto& [k, t] : s.threads())
+    if (several) rows[0].insert(rows[0].begin(), "process");
+    for (const auto& [k, t] : s.threads()) {
       rows.push_back({t.name, std::to_string(t.track.tid), std::to_string(t.top_level), Dur(t.busy),
                       Dur(t.longest_idle), t.longest_idle ? std::to_string(t.idle_from) : ""});
+      if (several) rows.back().insert(rows.back().begin(), t.process.empty() ? std::to_string(k.first) : t.process);
+    }
     out += Table(rows) + "\n";
   }
   std::string notes;
@@ -216,6 +222,7 @@ std::string JsonReport(const TraceStats& s) {
   doc["threads"] = ordered_json::array();
   for (const auto& [k, t] : s.threads())
     doc["threads"].push_back({{"name", t.name},
+                              {"process", t.process},
                               {"pid", t.track.pid},
                               {"tid", t.track.tid},
                               {"slices", t.top_level},

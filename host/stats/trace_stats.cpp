@@ -50,7 +50,7 @@ void TraceStats::AddInstance(DurationStats& d, Track t, uint64_t ns, uint64_t du
   if (d.longest.size() > options_.top) d.longest.pop_back();
 }
 
-void TraceStats::OnProcess(uint32_t, std::string_view) {}
+void TraceStats::OnProcess(uint32_t pid, std::string_view name) { process_names_[pid] = std::string(name); }
 
 void TraceStats::OnThread(Track t, std::string_view name) {
   ThreadStats& th = Thread(t);
@@ -278,6 +278,12 @@ void TraceStats::OnMetadata(std::string_view key, std::string_view value) {
   metadata_.emplace_back(std::string(key), std::string(value));
 }
 
-bool TraceStats::Finish() { return true; }
+bool TraceStats::Finish() {
+  for (auto& [key, t] : threads_) {
+    const auto it = process_names_.find(t.track.pid);
+    if (it != process_names_.end()) t.process = it->second;
+  }
+  return true;
+}
 
 }  // namespace mabutrace::stats

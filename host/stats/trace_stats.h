@@ -88,7 +88,8 @@ struct CounterStats {
 };
 
 struct ThreadStats {
-  std::string name;  // as announced, or "thread <tid>"
+  std::string name;     // as announced, or "thread <tid>"
+  std::string process;  // its process's name ("" if never announced)
   Track track;
   uint64_t busy = 0;
   uint64_t longest_idle = 0;
@@ -193,6 +194,7 @@ class TraceStats final : public format::EventSink {
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::string> unbound_starts_;
   std::vector<std::pair<std::string, std::string>> metadata_;
   std::map<std::string, FunctionInstructions, std::less<>> functions_;
+  std::map<uint32_t, std::string> process_names_;
   uint64_t end_ns_ = 0;
 };
 
