@@ -174,8 +174,8 @@ TEST_F(MergeCli, OffsetFlagPlacesExactly) {
   Record(Device{0, 0, false}, Path("a.bin"));
   Record(Device{0, 0, false}, Path("b.bin"));
   // B's recording taken as 1.7 ms late: every B event lands 1.7 ms after its twin.
-  const Result r = Merge({"merge", "A=" + Path("a.bin").string(), "B=" + Path("b.bin").string(), "--offset", "B=1.7ms",
-                          "-o", Path("m.json").string()});
+  const Result r = Merge({"merge", "--name", "A", "--name", "B", Path("a.bin").string(), Path("b.bin").string(),
+                          "--offset", "B=1.7ms", "-o", Path("m.json").string()});
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto begins = WorkBegins(ReadJson(Path("m.json")));
   ASSERT_EQ(begins.size(), 2u);
@@ -312,6 +312,8 @@ TEST_F(MergeCli, BadInputsWriteNothing) {
       {{"merge", Path("a.bin").string(), "--offset", "C=1ms", "-o", out}, 2, "no input is named 'C'"},
       {{"merge", Path("a.bin").string(), Path("a.bin").string(), "-o", out}, 2, "two inputs are named 'a'"},
       {{"merge", Path("a.bin").string(), "--join-flows", "a:nobody", "-o", out}, 2, "expected SENDER:RECEIVER"},
+      {{"merge", Path("a.bin").string(), "--name", "A", "--name", "B", "-o", out}, 2, "2 --name for 1 inputs"},
+      {{"merge", Path("a.bin").string(), "--kind", "a=elf", "-o", out}, 2, "bad value 'elf'"},
   };
   for (const Case& c : cases) {
     const Result r = Merge(c.args);

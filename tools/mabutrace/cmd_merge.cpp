@@ -35,7 +35,7 @@ namespace mabutrace::cli {
 namespace {
 
 struct MergeOptions {
-  std::vector<std::string> inputs, offsets, clock_hz, domains, elfs, sync, kinds, joins;
+  std::vector<std::string> inputs, names, offsets, clock_hz, domains, elfs, sync, kinds, joins;
   std::string out, format;
 };
 
@@ -114,9 +114,14 @@ std::optional<std::pair<std::string, std::string>> SplitNamed(const std::string&
   return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
 }
 
-// The inputs with their names: "NAME=PATH", or PATH named by its stem. An
-// existing file whose name has '=' is a path.
+// The inputs with their names: "NAME=PATH", the i-th --name for the i-th
+// input, or PATH named by its stem. An existing file whose name has '=' is a
+// path.
 std::optional<std::vector<Input>> ParseInputs(const MergeOptions& o) {
+  if (o.names.size() > o.inputs.size()) {
+    std::fprintf(stderr, "mabutrace: merge: %zu --name for %zu inputs\n", o.names.size(), o.inputs.size());
+    return std::nullopt;
+  }
   std::vector<Input> inputs;
   for (const std::string& arg : o.inputs) {
     Input in;
@@ -128,6 +133,19 @@ std::optional<std::vector<Input>> ParseInputs(const MergeOptions& o) {
     } else {
       in.path = arg;
       in.name = std::filesystem::path(arg).stem().string();
+    }
+    if (inputs.size() < o.names.size()) {
+      if (named && !std::filesystem::exists(arg, ec)) {
+        std::fprintf(stderr, "mabutrace: merge: %s is named twice (NAME= and --name %s)\n", arg.c_str(),
+                     o.names[inputs.size()].c_str());
+        return std::nullopt;
+      }
+      in.name = o.names[inputs.size()];
+    }
+    if (in.name.empty() || in.name.find_first_of("=:") != std::string::npos) {
+      std::fprintf(stderr, "mabutrace: merge: input name '%s': give a non-empty name without '=' or ':'\n",
+                   in.name.c_str());
+      return std::nullopt;
     }
     for (const Input& other : inputs)
       if (other.name == in.name) {
@@ -340,6 +358,8 @@ Registration reg{
                       "reference clock")
           ->required();
       cmd->add_option("-o,--output", o->out, "output file (.pftrace, .json or .txt)")->required();
+      cmd->add_option("--name", o->names, "NAME of the next input, in order (the same as NAME=PATH)")
+          ->allow_extra_args(false);
       cmd->add_option("--format", o->format, "json | pftrace | text (default: from OUT's extension)");
       cmd->add_option("--offset", o->offsets, "NAME=DURATION added to the input's times (ns, us, ms, s; e.g. 1.7ms)")
           ->allow_extra_args(false);
