@@ -69,6 +69,7 @@ void ScanSink::OnMetadata(std::string_view key, int64_t value) {
 }
 
 void ScanSink::OnMetadata(std::string_view key, std::string_view value) {
+  if (key == "ete.time_base" && value != "timestamp") scan_.not_a_clock = "ete.time_base = " + std::string(value);
   if (key != "ete.timestamp_origin") return;
   uint64_t v = 0;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);

@@ -64,6 +64,10 @@ struct InputScan {
   // 1e9 / hz (docs/ete-decode.md).
   ClockLine own_clock;
   bool own_clock_stated = false;
+  // Non-empty when the input says its times are not a clock's readings
+  // (an ETE export whose ete.time_base is not "timestamp": element order or
+  // cycle counts): such an input cannot be placed by --clock-domain.
+  std::string not_a_clock;
   // --join-flows: a sender's arrow starts by the link TRACE_FLOW_OUT gave
   // them (format::LinkForFlow of the flow number), in input order; 16 bytes
   // each, kept only for senders. A receiver's ends that kept their link

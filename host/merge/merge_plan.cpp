@@ -100,6 +100,13 @@ std::optional<MergePlan> PlanMerge(const std::vector<InputSpec>& specs, const st
     }
   }
 
+  for (size_t i = 0; i < n && i < scans.size(); ++i) {
+    if (!specs[i].clock_domain.empty() && !scans[i].not_a_clock.empty()) {
+      *error = specs[i].name + ": --clock-domain " + specs[i].clock_domain + ": its times are not a clock's (" +
+               scans[i].not_a_clock + ")";
+      return std::nullopt;
+    }
+  }
   std::vector<bool> placed(n, false);
   if (n) {
     placed[0] = true;
@@ -137,6 +144,10 @@ std::optional<MergePlan> PlanMerge(const std::vector<InputSpec>& specs, const st
              " pairs, offset " + Num(in.fit.line.offset_ns(), "%.1f") + " ns, drift " +
              Num(in.fit.line.drift_ppm(), "%.3f") + " ppm, residual rms " + Num(in.fit.rms_residual_ns, "%.1f") +
              " ns, max " + Num(in.fit.max_residual_ns, "%.1f") + " ns";
+    // Crystals are within a few hundred ppm: more is a unit mistake (ticks
+    // taken as ns, --clock-hz on times already in ns), said where it is read.
+    if (std::fabs(static_cast<double>(in.fit.line.drift_ppm())) > 1000)
+      in.how += " - WARNING: a drift over 1000 ppm is no clock's; check --clock-hz and what its times count";
   }
   for (size_t d = 0; d < domains.size(); ++d) {
     if (domain_used[d] || sync_domains.empty() || !Wanted(sync_domains, domains[d])) continue;

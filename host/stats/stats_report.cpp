@@ -81,11 +81,13 @@ std::vector<std::pair<std::string, const FunctionInstructions*>> FunctionsByInst
   return v;
 }
 
-// The slice statistics of function `key` (grouped by name; a merged
-// trace's "INPUT." prefix is not in slice names), or nullptr.
+// The slice statistics of function `key`, or nullptr: only with slices
+// grouped by name and for a key without an input prefix. In a merged trace
+// ("INPUT.name") slices of the same name from other inputs (a software
+// scope, another core's trace) would be mixed in: no time is given there.
 const DurationStats* SliceOf(const TraceStats& s, const std::string& key) {
+  if (s.options().by != GroupBy::kName || s.function_inputs()) return nullptr;
   auto it = s.slices().find(key);
-  if (it == s.slices().end() && key.find('.') != std::string::npos) it = s.slices().find(key.substr(key.find('.') + 1));
   return it == s.slices().end() ? nullptr : &it->second;
 }
 
@@ -252,8 +254,12 @@ std::string CsvField(std::string_view s) {
 }  // namespace
 
 std::string CsvReport(const TraceStats& s) {
-  std::string out = "kind,key,count,total,self,mean,min,p50,p90,p99,p99.9,max,last,twmean,busy,longest_idle,exact\n";
+  std::string out =
+      "kind,key,count,total,self,mean,min,p50,p90,p99,p99.9,max,last,twmean,busy,longest_idle,exact,instructions,"
+      "instructions_total\n";
+  constexpr size_t kColumns = 19;
   auto row = [&out](std::vector<std::string> cells) {
+    cells.resize(kColumns);  // the instruction columns: function rows only
     for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
     out += "\n";
   };
@@ -284,9 +290,21 @@ std::string CsvReport(const TraceStats& s) {
          "", "", c.at_or_above_zero.exact() && c.below_zero.exact() ? "1" : "0"});
   for (const auto& [k, n] : s.instants())
     row({"instant", CsvField(k), std::to_string(n), "", "", "", "", "", "", "", "", "", "", "", "", "", "1"});
-  for (const auto& [k, f] : FunctionsByInstructions(s))  // count = instructions, total = incl. callees
-    row({"function", CsvField(k), std::to_string(f->self), std::to_string(f->total), "", "", "", "", "", "", "", "", "",
-         "", "", "", "1"});
+  for (const auto& [k, f] : FunctionsByInstructions(s)) {  // count = calls, total/self = its slices' time
+    const DurationStats* d = SliceOf(s, k);
+    std::vector<std::string> r(kColumns);
+    r[0] = "function";
+    r[1] = CsvField(k);
+    if (d) {
+      r[2] = std::to_string(d->sketch.count());
+      r[3] = std::to_string(static_cast<uint64_t>(d->sketch.sum()));
+      r[4] = std::to_string(d->self);
+    }
+    r[16] = "1";
+    r[17] = std::to_string(f->self);
+    r[18] = std::to_string(f->total);
+    row(r);
+  }
   for (const auto& [k, t] : s.threads())
     row({"thread", CsvField(t.name + " (" + std::to_string(t.track.tid) + ")"), std::to_string(t.top_level), "", "", "",
          "", "", "", "", "", "", "", "", std::to_string(t.busy), std::to_string(t.longest_idle), "1"});

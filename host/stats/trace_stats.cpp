@@ -238,12 +238,13 @@ namespace {
 
 // "[INPUT.]ete.function_instructions[_total].NAME" → the function's key
 // ("[INPUT.]NAME") and which count; false for any other key.
-bool FunctionKey(std::string_view key, std::string* function, bool* total) {
+bool FunctionKey(std::string_view key, std::string* function, bool* total, bool* prefixed) {
   constexpr std::string_view kSelf = "ete.function_instructions.", kTotal = "ete.function_instructions_total.";
   for (const std::string_view tag : {kSelf, kTotal}) {
     const size_t at = key.find(tag);
     if (at == std::string_view::npos || (at && key[at - 1] != '.')) continue;
     *function = std::string(key.substr(0, at)) + std::string(key.substr(at + tag.size()));
+    *prefixed = at != 0;
     *total = tag == kTotal;
     return true;
   }
@@ -254,8 +255,9 @@ bool FunctionKey(std::string_view key, std::string* function, bool* total) {
 
 void TraceStats::OnMetadata(std::string_view key, int64_t value) {
   std::string function;
-  bool total = false;
-  if (FunctionKey(key, &function, &total) && value >= 0) {
+  bool total = false, prefixed = false;
+  if (FunctionKey(key, &function, &total, &prefixed) && value >= 0) {
+    function_inputs_ = function_inputs_ || prefixed;
     FunctionInstructions& f = functions_[function];
     (total ? f.total : f.self) += static_cast<uint64_t>(value);
     return;
@@ -265,11 +267,12 @@ void TraceStats::OnMetadata(std::string_view key, int64_t value) {
 
 void TraceStats::OnMetadata(std::string_view key, std::string_view value) {
   std::string function;
-  bool total = false;
+  bool total = false, prefixed = false;
   uint64_t n = 0;
-  if (FunctionKey(key, &function, &total)) {  // a reader that gives numbers as text (.json)
+  if (FunctionKey(key, &function, &total, &prefixed)) {  // a reader that gives numbers as text (.json)
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
     if (ec == std::errc() && end == value.data() + value.size()) {
+      function_inputs_ = function_inputs_ || prefixed;
       FunctionInstructions& f = functions_[function];
       (total ? f.total : f.self) += n;
       return;

@@ -136,6 +136,8 @@ class TraceStats final : public format::EventSink {
   // Per function (key: its name, "INPUT.name" in a merged trace), from
   // the metadata; those keys are not kept in metadata().
   const std::map<std::string, FunctionInstructions, std::less<>>& functions() const { return functions_; }
+  // Whether function keys carry an input prefix (a merged trace).
+  bool function_inputs() const { return function_inputs_; }
   // The trace's metadata as it came (the decoder's and Normalizer's
   // counts: orphan_scope_ends, open_scopes_closed, ...).
   const std::vector<std::pair<std::string, std::string>>& metadata() const { return metadata_; }
@@ -195,6 +197,7 @@ class TraceStats final : public format::EventSink {
   std::vector<std::pair<std::string, std::string>> metadata_;
   std::map<std::string, FunctionInstructions, std::less<>> functions_;
   std::map<uint32_t, std::string> process_names_;
+  bool function_inputs_ = false;
   uint64_t end_ns_ = 0;
 };
 

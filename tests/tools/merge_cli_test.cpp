@@ -296,6 +296,7 @@ TEST_F(MergeCli, JoinFlowsDrawsArrowsFromDeviceToDevice) {
 TEST_F(MergeCli, BadInputsWriteNothing) {
   Record(Device{0, 0, true}, Path("a.bin"));
   std::ofstream(Path("junk.bin")) << "this is not a trace at all";
+  std::ofstream(Path("empty.json")) << "{\"traceEvents\":[]}";
   const std::string out = Path("m.json").string();
   struct Case {
     std::vector<std::string> args;
@@ -311,10 +312,22 @@ TEST_F(MergeCli, BadInputsWriteNothing) {
        "contradictory values for B"},
       {{"merge", Path("a.bin").string(), "--offset", "C=1ms", "-o", out}, 2, "no input is named 'C'"},
       {{"merge", Path("a.bin").string(), Path("a.bin").string(), "-o", out}, 2, "two inputs are named 'a'"},
-      {{"merge", Path("a.bin").string(), "--join-flows", "a:nobody", "-o", out}, 2, "expected SENDER:RECEIVER"},
+      {{"merge", Path("a.bin").string(), "--join-flows", "a:nobody", "-o", out}, 2, "no input is named 'nobody'"},
+      {{"merge", Path("a.bin").string(), "--join-flows", "a", "-o", out}, 2, "expected SENDER:RECEIVER"},
+      {{"merge", "A=-", Path("a.bin").string(), "-o", out}, 2, "merge reads each input twice"},
+      {{"merge", "A=/dev/zero", Path("a.bin").string(), "-o", out}, 2, "not stdin, a pipe or a device"},
+      {{"merge", Path("a.bin").string(), Path("empty.json").string(), "-o", out}, 1, "empty ("},
+      {{"merge", Path("a.bin").string(), "--clock-hz", "a=0.001", "-o", out}, 2, "bad value '0.001'"},
       {{"merge", Path("a.bin").string(), "--name", "A", "--name", "B", "-o", out}, 2, "2 --name for 1 inputs"},
       {{"merge", Path("a.bin").string(), "--kind", "a=elf", "-o", out}, 2, "bad value 'elf'"},
   };
+  {  // the output is an input: refused, the input kept
+    const std::string before = mt_tools::ReadFile(Path("a.bin"));
+    const Result r = Merge({"merge", Path("a.bin").string(), "-o", Path("a.bin").string(), "--format", "json"});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("is both an input"), std::string::npos) << r.err;
+    EXPECT_EQ(mt_tools::ReadFile(Path("a.bin")), before);
+  }
   for (const Case& c : cases) {
     const Result r = Merge(c.args);
     EXPECT_EQ(r.rc, c.rc) << c.says << ": " << r.err;

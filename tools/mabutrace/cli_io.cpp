@@ -22,12 +22,22 @@ void Fail(const std::string& name, const char* what, int err) {
   std::fprintf(stderr, "mabutrace: %s: %s: %s\n", name.c_str(), what, std::strerror(err));
 }
 
-// Appends the rest of `f` to *out in 64 KiB reads.
+// Appends the rest of `f` to *out in 64 KiB reads, up to kMaxReadWhole
+// bytes: what is read whole (a raw RAM dump, a raw SWO file, a memory image)
+// is smaller; an endless input (/dev/zero, a pipe) gets an error, not all of
+// the memory.
 template <class Bytes>
 bool ReadRest(FILE* f, const std::string& name, Bytes* out) {
   char buf[64 * 1024];
   size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->insert(out->end(), buf, buf + n);
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    if (out->size() + n > kMaxReadWhole) {
+      std::fprintf(stderr, "mabutrace: %s: larger than %llu MiB, which is read whole only up to that size\n",
+                   name.c_str(), static_cast<unsigned long long>(kMaxReadWhole >> 20));
+      return false;
+    }
+    out->insert(out->end(), buf, buf + n);
+  }
   if (!std::ferror(f)) return true;
   Fail(name, "read error", errno ? errno : EIO);
   return false;

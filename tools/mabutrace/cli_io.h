@@ -61,6 +61,10 @@ class CliFile {
 };
 
 // A file to read: `path`, or stdin for "-".
+// What ReadAll reads at most (a file read whole: a raw dump, a raw SWO
+// capture): 2 GiB.
+constexpr size_t kMaxReadWhole = size_t(2) << 30;
+
 class InputFile : public CliFile {
  public:
   // nullopt after "mabutrace: PATH: cannot open: REASON" (also when PATH is
@@ -69,7 +73,7 @@ class InputFile : public CliFile {
 
   bool is_stdin() const { return get() == stdin; }
   // Appends everything left to *out; false after "mabutrace: NAME: read
-  // error: REASON".
+  // error: REASON" or when it is larger than kMaxReadWhole.
   bool ReadAll(std::string* out);
   bool ReadAll(std::vector<uint8_t>* out);
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +21,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "cli_io.h"
 #include "command.h"
@@ -49,6 +52,7 @@ struct Input {
 // One input into the sink open() gives, by its kind.
 ReadResult ReadInput(const Input& in, const SinkOpener& open) {
   if (in.kind) return in.kind->read(in.path, in.elf, open);
+  if (!NotADirectory(in.path)) return ReadResult{kExitBadInput, false, true};
   auto fin = InputFile::Open(in.path);
   if (!fin) return ReadResult{kExitBadInput, false, true};
   return ReadTrace(*fin, in.elf, open, !in.senders.empty());
@@ -65,15 +69,32 @@ bool ParseJoins(const std::vector<std::string>& joins, std::vector<Input>& input
     const size_t colon = j.find(':');
     const size_t from = colon == std::string::npos ? inputs.size() : find(j.substr(0, colon));
     const size_t to = colon == std::string::npos ? inputs.size() : find(j.substr(colon + 1));
-    if (from == inputs.size() || to == inputs.size() || from == to) {
+    if (colon == std::string::npos) {
       std::fprintf(stderr, "mabutrace: merge: --join-flows %s: expected SENDER:RECEIVER, two inputs' names\n",
                    j.c_str());
       return false;
     }
+    for (const auto& [index, name] : {std::pair{from, j.substr(0, colon)}, std::pair{to, j.substr(colon + 1)}})
+      if (index == inputs.size()) {
+        std::fprintf(stderr, "mabutrace: merge: --join-flows %s: no input is named '%s'\n", j.c_str(), name.c_str());
+        return false;
+      }
+    if (from == to) {
+      std::fprintf(stderr, "mabutrace: merge: --join-flows %s: an input's own arrows join without it\n", j.c_str());
+      return false;
+    }
+    const std::string ext = std::filesystem::path(inputs[to].path).extension().string();
+    if (!inputs[to].kind && (ext == ".json" || ext == ".pftrace")) {
+      std::fprintf(stderr,
+                   "mabutrace: merge: --join-flows %s: %s is a %s: it keeps no link of an unresolved arrow end; "
+                   "give the runtime stream or dump it came from\n",
+                   j.c_str(), inputs[to].name.c_str(), ext.c_str());
+      return false;
+    }
     if (inputs[to].kind) {
       std::fprintf(stderr,
-                   "mabutrace: merge: --join-flows %s: %s is a %s input; arrows end only in runtime streams and "
-                   "dumps\n",
+                   "mabutrace: merge: --join-flows %s: %s is an input of kind %s; arrows end only in runtime "
+                   "streams and dumps\n",
                    j.c_str(), inputs[to].name.c_str(), inputs[to].kind->name);
       return false;
     }
@@ -114,6 +135,37 @@ std::optional<std::pair<std::string, std::string>> SplitNamed(const std::string&
   return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
 }
 
+// An input's name from its path: the stem of its last component ("snap/"
+// and "./snap/." are "snap"), "input<N>" when that says nothing.
+std::string DefaultName(const std::string& path, size_t index) {
+  std::filesystem::path p = std::filesystem::path(path).lexically_normal();
+  while (!p.empty() && (p.filename().empty() || p.filename() == ".")) p = p.parent_path();
+  std::string name = p.stem().string();
+  if (name.empty() || name == "." || name == "..") name = "input" + std::to_string(index + 1);
+  return name;
+}
+
+// Each input is read twice: a file or a directory, and not the output.
+bool CheckInputPaths(const std::vector<Input>& inputs, const std::string& out) {
+  std::error_code ec;
+  for (const Input& in : inputs) {
+    const auto st = std::filesystem::status(in.path, ec);
+    if (in.path == "-" ||
+        (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && !std::filesystem::is_directory(st))) {
+      std::fprintf(stderr,
+                   "mabutrace: merge: %s (%s): merge reads each input twice: give a file or a directory, not "
+                   "stdin, a pipe or a device\n",
+                   in.name.c_str(), in.path.c_str());
+      return false;
+    }
+    if (std::filesystem::exists(out, ec) && std::filesystem::equivalent(in.path, out, ec)) {
+      std::fprintf(stderr, "mabutrace: merge: %s is both an input (%s) and the output\n", out.c_str(), in.name.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
 // The inputs with their names: "NAME=PATH", the i-th --name for the i-th
 // input, or PATH named by its stem. An existing file whose name has '=' is a
 // path.
@@ -132,7 +184,7 @@ std::optional<std::vector<Input>> ParseInputs(const MergeOptions& o) {
       in.path = named->second;
     } else {
       in.path = arg;
-      in.name = std::filesystem::path(arg).stem().string();
+      in.name = DefaultName(arg, inputs.size());
     }
     if (inputs.size() < o.names.size()) {
       if (named && !std::filesystem::exists(arg, ec)) {
@@ -197,9 +249,22 @@ bool Scan(const Input& in, merge::InputScan* scan, int* rc) {
   merge::ScanSink sink(*scan, in.sender);
   const ReadResult r = ReadInput(in, [&]() -> model::EventSink* { return &sink; });
   if (!r.opened) return false;
-  if (r.rc != kExitOk && scan->events == 0) return false;  // nothing decodable in it
-  if (r.rc != kExitOk) *rc = kExitBadInput;                // damaged but read: merged, and said
+  if (scan->events == 0) {  // nothing decodable in it
+    if (r.rc == kExitOk)
+      std::fprintf(stderr, "mabutrace: merge: %s (%s): no events\n", in.name.c_str(), in.path.c_str());
+    return false;
+  }
+  if (r.rc != kExitOk) *rc = kExitBadInput;  // damaged but read: merged, and said
   return true;
+}
+
+// The output being written, removed when the merge is interrupted (SIGINT,
+// SIGTERM): nothing half is left behind.
+char g_partial[4096];
+extern "C" void RemovePartialAndExit(int sig) {
+  if (g_partial[0]) ::unlink(g_partial);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
 }
 
 int RunMerge(const MergeOptions& o) {
@@ -210,7 +275,7 @@ int RunMerge(const MergeOptions& o) {
     return kExitUsage;
   }
   auto inputs = ParseInputs(o);
-  if (!inputs) return kExitUsage;
+  if (!inputs || !CheckInputPaths(*inputs, o.out)) return kExitUsage;
   std::vector<merge::InputSpec> specs(inputs->size());
   for (size_t i = 0; i < inputs->size(); ++i) specs[i].name = (*inputs)[i].name;
   const bool flags_ok =
@@ -220,7 +285,7 @@ int RunMerge(const MergeOptions& o) {
                  [&](size_t i, const std::string& v) {
                    char* end = nullptr;
                    const double hz = std::strtod(v.c_str(), &end);
-                   if (end != v.c_str() + v.size() || !(hz > 0) || !std::isfinite(hz)) return false;
+                   if (end != v.c_str() + v.size() || !(hz >= 1) || !std::isfinite(hz)) return false;
                    specs[i].clock_hz = hz;
                    return true;
                  }) &&
@@ -267,9 +332,22 @@ int RunMerge(const MergeOptions& o) {
   }
   for (size_t i = 0; i < inputs->size(); ++i)
     std::fprintf(stderr, "mabutrace: merge: %s: %s\n", specs[i].name.c_str(), plan->inputs[i].how.c_str());
+  for (size_t i = 0; i < inputs->size(); ++i) {  // Perfetto's timestamps are signed 64-bit ns
+    const long double last = plan->inputs[i].total.At(static_cast<long double>(scans[i].last_ns));
+    if (scans[i].events && !(last < 9.2e18L)) {
+      std::fprintf(stderr, "mabutrace: merge: %s: placed past 2^63 ns (292 years): check its flags; nothing written\n",
+                   specs[i].name.c_str());
+      return kExitBadInput;
+    }
+  }
 
   // Pass 2, beside OUT.
   const std::string partial = o.out + ".partial";
+  if (partial.size() < sizeof g_partial) {
+    std::memcpy(g_partial, partial.c_str(), partial.size() + 1);
+    std::signal(SIGINT, RemovePartialAndExit);
+    std::signal(SIGTERM, RemovePartialAndExit);
+  }
   auto fout = OutputFile::Create(partial);
   if (!fout) return kExitBadInput;
   auto writer = MakeWriter(*format, exporter::FileWriter(fout->get()));

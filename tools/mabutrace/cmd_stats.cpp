@@ -6,6 +6,7 @@
 // as its kind's export does (input_kinds.h: Arm, ITM, CP_Tracer);
 // the statistics, report and checks are host/stats'.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -109,6 +110,13 @@ int RunStats(const StatsOptions& o) {
                : o.by == "name,thread" ? stats::GroupBy::kNameThread
                                        : stats::GroupBy::kName;
   options.top = o.top;
+  std::error_code ec;
+  for (const std::string& in : {o.in, o.baseline})
+    if (!in.empty() && in != "-" && o.out != "-" && std::filesystem::exists(o.out, ec) &&
+        std::filesystem::equivalent(in, o.out, ec)) {
+      std::fprintf(stderr, "mabutrace: stats: %s is both an input and the report\n", o.out.c_str());
+      return kExitUsage;
+    }
   stats::TraceStats result(options);
   const ReadResult r = ReadAnyInput(o.in, o.kind, o.elf, [&]() -> model::EventSink* { return &result; });
   if (!r.opened) return r.rc;  // nothing was read: no report
@@ -158,7 +166,7 @@ Registration reg{
       cmd->add_option("--baseline", o->baseline,
                       "an older trace of the same program: exit 1 when a slice or flow got slower than "
                       "--max-regression")
-          ->check(CLI::ExistingFile);
+          ->check(CLI::ExistingPath);
       cmd->add_option("--max-regression", o->max_regression, "allowed slowdown per statistic (default 10%)");
       cmd->add_option("--regression-stats", o->regression_stats,
                       "statistics compared, comma-separated (default p50,p99; any of total self mean min p50 p90 "

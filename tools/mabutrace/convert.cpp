@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <vector>
 
@@ -150,7 +151,11 @@ ReadResult ReadTrace(InputFile& fin, const std::string& elf, const SinkOpener& o
   std::string head(sizeof stream::kMagic, '\0');
   head.resize(std::fread(head.data(), 1, head.size(), fin.get()));
   // Our own .json / .pftrace (a raw dump with --elf is never one).
-  if (const host::ImportKind kind = elf.empty() ? host::SniffImport(head) : host::ImportKind::kNone;
+  // (named .json / .pftrace, it is ours even with --elf: stats of a
+  // snapshot with --elf against a baseline that is its export).
+  const std::string ext = std::filesystem::path(in_name).extension().string();
+  const bool ours_by_name = ext == ".json" || ext == ".pftrace";
+  if (const host::ImportKind kind = elf.empty() || ours_by_name ? host::SniffImport(head) : host::ImportKind::kNone;
       kind != host::ImportKind::kNone) {
     return ReadImported(fin, head, kind, open);
   }

@@ -45,6 +45,19 @@ std::string InputKindNames() {
   return names;
 }
 
+bool NotADirectory(const std::string& path) {
+  std::error_code ec;
+  if (path == "-" || !std::filesystem::is_directory(path, ec)) return true;
+  if (!std::filesystem::exists(std::filesystem::path(path) / "snapshot.ini", ec))
+    std::fprintf(stderr, "mabutrace: %s: a directory, not a snapshot (no snapshot.ini)\n", path.c_str());
+  else
+    std::fprintf(stderr,
+                 "mabutrace: %s: a snapshot, but none of its trace sources is of a kind this build reads (%s): "
+                 "`mabutrace arm decode` names them\n",
+                 path.c_str(), InputKindNames().c_str());
+  return false;
+}
+
 ReadResult ReadAnyInput(const std::string& path, const std::string& kind, const std::string& elf,
                         const SinkOpener& open) {
   const InputKind* k = nullptr;
@@ -59,6 +72,7 @@ ReadResult ReadAnyInput(const std::string& path, const std::string& kind, const 
     }
   }
   if (k) return k->read(path, elf, open);
+  if (!NotADirectory(path)) return ReadResult{kExitBadInput, false, true};
   auto fin = InputFile::Open(path);
   if (!fin) return ReadResult{kExitBadInput, false, true};
   return ReadTrace(*fin, elf, open);

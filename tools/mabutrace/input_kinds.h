@@ -54,6 +54,11 @@ const InputKind* DetectInputKind(const std::filesystem::path& path);
 // "arm, itm, cptracer" (for messages and --help).
 std::string InputKindNames();
 
+// True unless `path` is a directory (which only a kind reads): then false
+// after a message saying what it lacks (snapshot.ini, or a source of a kind
+// this build reads).
+bool NotADirectory(const std::string& path);
+
 // Reads `path` ("-": stdin, always a trace) as `kind` ("" = detected,
 // "trace" = ReadTrace's, else a registered kind's name) into the sink
 // open() gives. `elf` as the kind takes it (a raw dump's firmware, an arm

@@ -5,7 +5,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "command.h"
 #include "mabutrace/version.h"
@@ -52,5 +54,11 @@ int main(int argc, char** argv) {
     for (const CLI::App* a = r.command; a->get_parent(); a = a->get_parent()) ++depth;
     if (depth > chosen_depth) chosen = &r, chosen_depth = depth;
   }
-  return chosen ? chosen->run() : kExitUsage;
+  if (!chosen) return kExitUsage;
+  try {
+    return chosen->run();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "mabutrace: out of memory\n");
+    return kExitBadInput;
+  }
 }

@@ -154,6 +154,25 @@ TEST(MergePlan, AnInputThatStatesItsClockPairsThroughIt) {
   EXPECT_EQ(pe.total.Apply(500 + 100'000), 1'600'000u);
 }
 
+TEST(MergePlan, AClockDomainNeedsTimesThatAreAClocksAndAnOddDriftIsSaid) {
+  std::vector<std::pair<uint64_t, uint64_t>> ae;
+  for (uint64_t k = 1; k <= 5; ++k) ae.push_back({k * 1'000'000, k * 100'000});  // 100 MHz ticks
+  std::vector<InputSpec> specs = Specs({"A", "E"});
+  specs[1].clock_domain = "cntvct";
+  InputScan e;
+  e.not_a_clock = "ete.time_base = element_order";
+  std::string err;
+  EXPECT_FALSE(PlanMerge(specs, {Scan("cntvct", ae), e}, {}, &err));
+  EXPECT_NE(err.find("E: --clock-domain cntvct: its times are not a clock's (ete.time_base = element_order)"),
+            std::string::npos)
+      << err;
+  // Ticks taken as ns (no --clock-hz): placed, and the 9e6 ppm said.
+  e.not_a_clock.clear();
+  const auto plan = PlanMerge(specs, {Scan("cntvct", ae), e}, {}, &err);
+  ASSERT_TRUE(plan) << err;
+  EXPECT_NE(plan->inputs[1].how.find("WARNING: a drift over 1000 ppm"), std::string::npos) << plan->inputs[1].how;
+}
+
 TEST(MergePlan, OsClockThenFlagsThenNothing) {
   InputScan a, b, c;
   a.has_clock = b.has_clock = c.has_clock = true;
