@@ -18,6 +18,7 @@
 //     or whose symbols cover no traced range: error naming it, no output.
 // Errors go to stderr as "FILE: SOURCE: byte N: ..."; the exit code is then
 // 1 but decoding goes on.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -279,8 +280,13 @@ bool ClaimsArm(const std::filesystem::path& path) {
 }
 
 ReadResult ReadArmKind(const std::string& path, const std::string& elf, const SinkOpener& open) {
+  // Several ELFs (kernel + modules, app + libraries): FILE[@ADDR],FILE...
   std::vector<std::string> elfs;
-  if (!elf.empty()) elfs.push_back(elf);
+  for (size_t at = 0; at < elf.size();) {
+    const size_t comma = std::min(elf.find(',', at), elf.size());
+    if (comma > at) elfs.push_back(elf.substr(at, comma - at));
+    at = comma + 1;
+  }
   return ReadArm(path, elfs, 0, path, open);
 }
 

@@ -294,7 +294,8 @@ int RunMerge(const MergeOptions& o) {
       ApplyNamed("--elf", o.elfs, *inputs,
                  [&](size_t i, const std::string& v) {
                    (*inputs)[i].elf = v;
-                   return std::filesystem::exists(v.substr(0, v.rfind('@')));
+                   const std::string first = v.substr(0, v.find(','));
+                   return std::filesystem::exists(first.substr(0, first.rfind('@')));
                  }) &&
       ApplyNamed("--kind", o.kinds, *inputs, [&](size_t i, const std::string& v) {
         if (v == "trace") return true;
@@ -451,8 +452,8 @@ Registration reg{
                       "domain that pairs no two inputs is an error")
           ->allow_extra_args(false);
       cmd->add_option("--elf", o->elfs,
-                      "NAME=FW: the firmware ELF of a raw-dump input; of an arm input FILE[@ADDR] (function "
-                      "slices), of an itm input (handler names)")
+                      "NAME=FW: the firmware ELF of a raw-dump input; of an arm input FILE[@ADDR][,FILE...] "
+                      "(function slices), of an itm input (handler names)")
           ->allow_extra_args(false);
       cmd->add_option("--join-flows", o->joins,
                       "SENDER:RECEIVER: a TRACE_FLOW_IN on RECEIVER given a link that TRACE_FLOW_OUT wrote on "
