@@ -246,27 +246,8 @@ ReadResult ReadCpTracer(const Opts& o, const std::string& label, const SinkOpene
 }
 
 int RunExport(const Opts& o) {
-  auto f = PickFormat(o.format, o.out);
-  if (!f || *f == Format::kRaw) {
-    if (f) std::fprintf(stderr, "mabutrace: cptracer export: the output format must be json or pftrace\n");
-    return kExitUsage;
-  }
-  if (!MakeWriter(*f, [](const char*, size_t) { return true; })) {
-    std::fprintf(stderr, "mabutrace: cptracer export: this build has no writer for that format\n");
-    return kExitUsage;
-  }
-  std::optional<OutputFile> out;
-  std::unique_ptr<model::EventSink> writer;
-  const ReadResult r = ReadCpTracer(o, o.capture, [&]() -> model::EventSink* {
-    out = OutputFile::Create(o.out);
-    if (!out) return nullptr;
-    writer = MakeWriter(*f, out->Writer());
-    return writer.get();
-  });
-  if (!r.opened) return r.rc;
-  writer.reset();
-  if (!out->Finish() || !r.sink_ok) return kExitBadInput;
-  return r.rc;
+  return ExportTo("cptracer export", o.format, o.out,
+                  [&](const SinkOpener& open) { return ReadCpTracer(o, o.capture, open); });
 }
 
 // The cptracer input kind (input_kinds.h): a snapshot with an STM source,

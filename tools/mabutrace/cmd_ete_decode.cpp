@@ -244,24 +244,8 @@ ReadResult ReadArm(const std::string& input, const std::vector<std::string>& elf
 }
 
 int RunExport(const ExportOptions& opt) {
-  std::optional<Format> fmt = PickFormat(opt.format, opt.output);
-  if (!fmt) return kExitUsage;
-  if (*fmt != Format::kJson && *fmt != Format::kPftrace) {
-    std::fprintf(stderr, "ete export: the output format must be json or pftrace\n");
-    return kExitUsage;
-  }
-  std::optional<OutputFile> file;
-  std::unique_ptr<model::EventSink> writer;
-  const ReadResult r = ReadArm(opt.input, opt.elfs, opt.ts_hz, opt.output, [&]() -> model::EventSink* {
-    file = OutputFile::Create(opt.output);
-    if (!file) return nullptr;
-    writer = MakeWriter(*fmt, file->Writer());
-    return writer.get();
-  });
-  if (!r.opened) return r.rc;
-  writer.reset();
-  if (!file->Finish() || !r.sink_ok) return kExitBadInput;
-  return r.rc;
+  return ExportTo("ete export", opt.format, opt.output,
+                  [&](const SinkOpener& open) { return ReadArm(opt.input, opt.elfs, opt.ts_hz, opt.output, open); });
 }
 
 // The arm input kind (input_kinds.h): a snapshot with a trace source this

@@ -225,24 +225,7 @@ ReadResult ReadItm(ItmOptions o, const std::string& label, const SinkOpener& ope
 }
 
 int RunExport(const ItmOptions& o) {
-  std::optional<Format> fmt = PickFormat(o.format, o.output);
-  if (!fmt) return kExitUsage;
-  if (*fmt != Format::kJson && *fmt != Format::kPftrace) {
-    std::fprintf(stderr, "itm export: the output format must be json or pftrace\n");
-    return kExitUsage;
-  }
-  std::optional<OutputFile> file;
-  std::unique_ptr<model::EventSink> writer;
-  const ReadResult r = ReadItm(o, o.output, [&]() -> model::EventSink* {
-    file = OutputFile::Create(o.output);
-    if (!file) return nullptr;
-    writer = MakeWriter(*fmt, file->Writer());
-    return writer.get();
-  });
-  if (!r.opened) return r.rc;
-  writer.reset();
-  if (!file->Finish() || !r.sink_ok) return kExitBadInput;
-  return r.rc;
+  return ExportTo("itm export", o.format, o.output, [&](const SinkOpener& open) { return ReadItm(o, o.output, open); });
 }
 
 // The itm input kind (input_kinds.h): a snapshot whose trace sources are

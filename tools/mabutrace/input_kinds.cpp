@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <optional>
 
 #include "cli_io.h"
+#include "formats.h"
 
 namespace mabutrace::cli {
 namespace {
@@ -43,6 +46,28 @@ std::string InputKindNames() {
   std::string names;
   for (const InputKind& k : InputKinds()) names += (names.empty() ? "" : ", ") + std::string(k.name);
   return names;
+}
+
+int ExportTo(const char* who, const std::string& format, const std::string& out,
+             const std::function<ReadResult(const SinkOpener&)>& read) {
+  const std::optional<Format> fmt = PickFormat(format, out);
+  if (!fmt) return kExitUsage;
+  if (*fmt != Format::kJson && *fmt != Format::kPftrace) {
+    std::fprintf(stderr, "mabutrace: %s: the output format must be json or pftrace\n", who);
+    return kExitUsage;
+  }
+  std::optional<OutputFile> file;
+  std::unique_ptr<model::EventSink> writer;
+  const ReadResult r = read([&]() -> model::EventSink* {
+    file = OutputFile::Create(out);
+    if (!file) return nullptr;
+    writer = MakeWriter(*fmt, file->Writer());
+    return writer.get();
+  });
+  if (!r.opened) return r.rc;
+  writer.reset();
+  if (!file->Finish() || !r.sink_ok) return kExitBadInput;
+  return r.rc;
 }
 
 bool NotADirectory(const std::string& path) {

@@ -20,6 +20,7 @@
 #define MABUTRACE_TOOLS_INPUT_KINDS_H
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,13 @@ const InputKind* FindInputKind(std::string_view name);
 const InputKind* DetectInputKind(const std::filesystem::path& path);
 // "arm, itm, cptracer" (for messages and --help).
 std::string InputKindNames();
+
+// An `export` command's whole run: `format` (or OUT's extension) must be
+// json or pftrace (else a usage error naming `who`), `read` gets a sink
+// opener that creates OUT and its writer only when the input is known good
+// (so a bad input leaves no file), then OUT is finished. The exit code.
+int ExportTo(const char* who, const std::string& format, const std::string& out,
+             const std::function<ReadResult(const SinkOpener&)>& read);
 
 // True unless `path` is a directory (which only a kind reads): then false
 // after a message saying what it lacks (snapshot.ini, or a source of a kind
