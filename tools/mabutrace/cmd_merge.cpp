@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "cli_io.h"
@@ -258,6 +259,31 @@ bool Scan(const Input& in, merge::InputScan* scan, int* rc) {
   return true;
 }
 
+// stderr to /dev/null while it lives (pass 2: the readers' messages were
+// all given in pass 1), then back.
+class QuietStderr {
+ public:
+  QuietStderr() {
+    std::fflush(stderr);
+    saved_ = ::dup(STDERR_FILENO);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (saved_ >= 0 && null >= 0) ::dup2(null, STDERR_FILENO);
+    if (null >= 0) ::close(null);
+  }
+  ~QuietStderr() {
+    std::fflush(stderr);
+    if (saved_ >= 0) {
+      ::dup2(saved_, STDERR_FILENO);
+      ::close(saved_);
+    }
+  }
+  QuietStderr(const QuietStderr&) = delete;
+  QuietStderr& operator=(const QuietStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
 // The output being written, removed when the merge is interrupted (SIGINT,
 // SIGTERM): nothing half is left behind.
 char g_partial[4096];
@@ -375,8 +401,15 @@ int RunMerge(const MergeOptions& o) {
     for (size_t s : in.senders) join.AddSender(s, plan->inputs[s].total, scans[s].flow_outs);
     merge::InputRemap remap(out, i, specs[i].name, plan->inputs[i].total, scans[i].pids.size() > 1,
                             in.senders.empty() ? nullptr : &join);
-    const ReadResult r = ReadInput(in, [&]() -> model::EventSink* { return &remap; });
-    if (!r.opened) {  // changed between the passes
+    // The readers said what they had to say in pass 1: the same lines again
+    // would only double the report.
+    const ReadResult r = [&] {
+      QuietStderr quiet;
+      return ReadInput(in, [&]() -> model::EventSink* { return &remap; });
+    }();
+    if (!r.opened) {
+      std::fprintf(stderr, "mabutrace: merge: %s (%s) changed between the two reads: nothing written\n",
+                   in.name.c_str(), in.path.c_str());
       std::remove(partial.c_str());
       return kExitBadInput;
     }
