@@ -69,6 +69,8 @@ void StpDecoder::Reset() {
   ts_coding_ = StpTsCoding::kUnknown;
   ClearSync();
   sync_index_ = 0;
+  carrying_ = false;
+  carry_len_ = carry_blocks_ = 0;
   StartPacket();
 }
 
@@ -129,6 +131,10 @@ void StpDecoder::SyncNibble(uint8_t nib, uint64_t byte_index) {
 void StpDecoder::Push(uint64_t block_index, const uint8_t* data, size_t n) {
   block_index_ = block_index;
   size_t used = 0;
+  if (carrying_) {
+    used = ContinueCarry(block_index, data, n);
+    block_index_ = block_index;  // a replay pushed the carried blocks again
+  }
   while (used < n || pending_valid_) {
     if (!synced_) {
       WaitSync(block_index, data, n, &used);
@@ -375,6 +381,7 @@ void StpDecoder::ClearPacket() {
 }
 
 void StpDecoder::Finish() {
+  if (carrying_) ReplayCarry();  // the nibble path reports the partial packet
   if (num_nibbles_ > 0) {
     pkt_.err_type = pkt_.type;
     pkt_.type = StpType::kIncompleteEot;

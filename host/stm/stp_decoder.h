@@ -179,9 +179,13 @@ class StpDecoder {
   void ClearPacket();
   void StartPacket();
   // Fast path (stp_fast_path.cpp).
+  enum class Fast : uint8_t { kDecoded, kNeedMore, kNotFast };
   size_t FastPackets(const uint8_t* data, size_t n, size_t used);
-  bool FastPacket(const uint8_t* p, size_t base, size_t qend, size_t* q);
+  Fast FastPacket(const uint8_t* p, uint64_t byte0, size_t qend, size_t* q);
   void SyncField(uint64_t value, unsigned nibbles, uint64_t byte0, size_t q);
+  void StartCarry(const uint8_t* p, uint64_t byte0, size_t q, size_t len);
+  size_t ContinueCarry(uint64_t block_index, const uint8_t* data, size_t n);
+  void ReplayCarry();
 
   StpPacketSink* sink_;
   StpStats stats_;
@@ -215,6 +219,16 @@ class StpDecoder {
   // A block's last bytes, zero padded so that 8-byte loads stay inside.
   static constexpr size_t kScratchBytes = 64;
   uint8_t scratch_[kScratchBytes + 8] = {};
+  // A packet crossing block ends (the de-formatter's runs are <= 15 bytes):
+  // its bytes so far, each one's index, where each pushed block's part
+  // starts, and whether it starts in the high nibble of carry_[0].
+  static constexpr size_t kCarryBytes = 24;  // > the longest fast-path packet (19)
+  bool carrying_ = false;
+  bool carry_high_ = false;
+  size_t carry_len_ = 0, carry_blocks_ = 0;
+  uint8_t carry_[kCarryBytes + 8] = {};
+  uint64_t carry_index_[kCarryBytes] = {};
+  uint8_t carry_block_start_[kCarryBytes] = {};
 };
 
 }  // namespace mabutrace::stm

@@ -7,9 +7,15 @@
 // its opcode from the table, each field (payload, timestamp) with one 8-byte
 // load, the F-run tracking of OpenCSD's ASYNC search per field with bit
 // masks. The result is exactly what the nibble path produces (packet, raw
-// bytes, offset, stream state); everything else - a packet crossing the
-// block end, ASYNC, VERSION, USER, TIME, reserved opcodes, timestamp errors,
-// a pending nibble from the previous block - is left to the nibble path.
+// bytes, offset, stream state); everything else - ASYNC, VERSION, USER,
+// TIME, reserved opcodes, timestamp errors - is left to the nibble path.
+// A packet crossing the block end (a de-formatter run is <= 15 bytes, so
+// that is one packet in three) is carried: its bytes wait in carry_ until
+// the next block completes it; if it then turns out not to be one for the
+// fast path, the carried bytes are pushed again through the nibble path,
+// block by block with their own indexes, which gives what that path would
+// have given on the first push.
+#include <algorithm>
 #include <cstring>
 
 #include "stp_decoder.h"
@@ -44,12 +50,13 @@ bool FastType(StpType t) {
 // fit in the block; returns the new `used`. pending_valid_ / pending_ then
 // describe the last byte, as after ReadNibble.
 size_t StpDecoder::FastPackets(const uint8_t* data, size_t n, size_t used) {
-  // A pending nibble from the previous block: its byte is not in `data`.
+  // A pending nibble from the previous block (left by the nibble path): its
+  // byte is not in `data`.
   if (pending_valid_ && used == 0) return 0;
   size_t q = 2 * used - (pending_valid_ ? 1 : 0);  // next nibble, in block nibbles
   // In place while every load stays inside the block (large blocks).
   while (n - q / 2 >= kInPlaceMargin)
-    if (!FastPacket(data, 0, 2 * n, &q)) return (q + 1) / 2;
+    if (FastPacket(data, block_index_, 2 * n, &q) != Fast::kDecoded) return (q + 1) / 2;
   // The rest (all of a de-formatter run of <= 15 bytes) from a padded copy.
   const size_t base = q / 2;
   const size_t len = n - base;
@@ -57,18 +64,90 @@ size_t StpDecoder::FastPackets(const uint8_t* data, size_t n, size_t used) {
   std::memcpy(scratch_, data + base, len);
   std::memset(scratch_ + len, 0, 8);
   size_t qs = q - 2 * base;
-  while (FastPacket(scratch_, base, 2 * len, &qs)) {
+  Fast r;
+  while ((r = FastPacket(scratch_, block_index_ + base, 2 * len, &qs)) == Fast::kDecoded) {
+  }
+  if (r == Fast::kNeedMore && qs < 2 * len) {
+    StartCarry(scratch_, block_index_ + base, qs, len);
+    return n;
   }
   return base + (qs + 1) / 2;
 }
 
-// One packet at nibble *qp of p (p[0] is block byte `base`; nibbles before
-// qend are the block's, and 8 bytes from any of their bytes are readable).
-// Returns false, having changed nothing, when the packet is not one for the
-// fast path or does not end before qend.
-bool StpDecoder::FastPacket(const uint8_t* p, size_t base, size_t qend, size_t* qp) {
+// Keeps the bytes of the packet starting at nibble q of p (block byte index
+// byte0 + k for p[k]; len bytes) for the next block; the block is consumed.
+void StpDecoder::StartCarry(const uint8_t* p, uint64_t byte0, size_t q, size_t len) {
+  const size_t first = q / 2;
+  carry_len_ = len - first;
+  std::memcpy(carry_, p + first, carry_len_);
+  for (size_t i = 0; i < carry_len_; ++i) carry_index_[i] = byte0 + first + i;
+  carry_high_ = (q & 1) != 0;
+  carry_block_start_[0] = 0;
+  carry_blocks_ = 1;
+  carrying_ = true;
+  pending_valid_ = false;  // a starting high nibble is carry_[0]'s
+}
+
+// Adds the block's first bytes to the carried packet; returns how many bytes
+// of the block that packet took (all of them while it goes on), or 0 after
+// giving the carried bytes to the nibble path.
+size_t StpDecoder::ContinueCarry(uint64_t block_index, const uint8_t* data, size_t n) {
+  if (n == 0) return 0;
+  const size_t old_len = carry_len_;
+  const size_t take = std::min(n, kCarryBytes - old_len);
+  std::memcpy(carry_ + old_len, data, take);
+  std::memset(carry_ + old_len + take, 0, 8);
+  for (size_t i = 0; i < take; ++i) carry_index_[old_len + i] = block_index + i;
+  carry_len_ = old_len + take;
+  size_t q = carry_high_ ? 1 : 0;
+  // Offsets: carry_[0]'s index, +1 for a high-nibble start (as in a block).
+  const Fast r = FastPacket(carry_, carry_index_[0], 2 * carry_len_, &q);
+  if (r == Fast::kDecoded) {
+    carrying_ = false;
+    nibble_byte_index_ = carry_index_[(q - 1) / 2];
+    return (q + 1) / 2 - old_len;
+  }
+  if (r == Fast::kNeedMore && take == n && take > 0) {
+    carry_block_start_[carry_blocks_++] = static_cast<uint8_t>(old_len);
+    return n;
+  }
+  carry_len_ = old_len;  // this block's bytes are pushed again by Push
+  ReplayCarry();
+  return 0;
+}
+
+// The carried bytes through the nibble path, as the blocks they came from
+// (each part with its own index), from the state at the packet's start.
+void StpDecoder::ReplayCarry() {
+  carrying_ = false;
+  const bool fast = fast_path_;
+  fast_path_ = false;
+  size_t from = 0;
+  if (carry_high_) {
+    // As when the nibble path goes on with a byte's high nibble: the packet
+    // is indexed at the byte after it (Push with no bytes reads it).
+    pending_valid_ = true;
+    pending_ = static_cast<uint8_t>(carry_[0] >> 4);
+    nibble_byte_index_ = carry_index_[0];
+    from = 1;
+  }
+  for (size_t b = 0; b < carry_blocks_; ++b) {
+    const size_t start = std::max<size_t>(carry_block_start_[b], from);
+    const size_t end = b + 1 < carry_blocks_ ? carry_block_start_[b + 1] : carry_len_;
+    const uint64_t index = carry_index_[carry_block_start_[b]] + (start - carry_block_start_[b]);
+    Push(index, carry_ + start, end - start);
+  }
+  fast_path_ = fast;
+  carry_len_ = carry_blocks_ = 0;
+}
+
+// One packet at nibble *qp of p (byte0: the index of p[0]; nibbles before
+// qend are the stream's, and 8 bytes from any of their bytes are readable).
+// Returns kNotFast / kNeedMore, having changed nothing, when the packet is
+// not one for the fast path / does not end before qend.
+StpDecoder::Fast StpDecoder::FastPacket(const uint8_t* p, uint64_t byte0, size_t qend, size_t* qp) {
   const size_t q0 = *qp;
-  if (q0 >= qend) return false;
+  if (q0 >= qend) return Fast::kNeedMore;
   // Opcode: 1 nibble, F n, or F 0 n.
   size_t q = q0;
   const uint8_t n0 = NibbleAt(p, q);
@@ -76,24 +155,24 @@ bool StpDecoder::FastPacket(const uint8_t* p, size_t base, size_t qend, size_t* 
   uint8_t opn = 1;
   uint16_t opcode = n0;
   if (n0 == 0xF) {
-    if (q + 2 > qend) return false;
+    if (q + 2 > qend) return Fast::kNeedMore;
     const uint8_t n1 = NibbleAt(p, q + 1);
-    if (n1 == 0xF) return false;  // ASYNC
+    if (n1 == 0xF) return Fast::kNotFast;  // ASYNC
     if (n1 != 0) {
       op = kOps2[n1];
       opn = 2;
     } else {
-      if (q + 3 > qend) return false;
+      if (q + 3 > qend) return Fast::kNeedMore;
       op = kOps3[NibbleAt(p, q + 2)];
       opn = 3;
     }
     opcode = static_cast<uint16_t>(FieldAt(p, q, opn));
   }
-  if (!FastType(op.type)) return false;
+  if (!FastType(op.type)) return Fast::kNotFast;
   q += opn;
   // Payload.
   const size_t q_payload = q;
-  if (q + op.payload_nibbles > qend) return false;
+  if (q + op.payload_nibbles > qend) return Fast::kNeedMore;
   const uint64_t payload = op.payload_nibbles ? FieldAt(p, q, op.payload_nibbles) : 0;
   q += op.payload_nibbles;
   // Timestamp: length code, then that many nibbles.
@@ -101,17 +180,17 @@ bool StpDecoder::FastPacket(const uint8_t* p, size_t base, size_t qend, size_t* 
   uint64_t ts = 0;
   const size_t q_ts = q;
   if (op.ts) {
-    if (ts_coding_ == StpTsCoding::kUnknown || q + 1 > qend) return false;
+    if (ts_coding_ == StpTsCoding::kUnknown) return Fast::kNotFast;  // an error
+    if (q + 1 > qend) return Fast::kNeedMore;
     ts_code = NibbleAt(p, q);
-    if (ts_code == 0xF) return false;
+    if (ts_code == 0xF) return Fast::kNotFast;  // an error
     ts_len = TsLength(ts_code);
-    if (q + 1 + ts_len > qend) return false;
+    if (q + 1 + ts_len > qend) return Fast::kNeedMore;
     if (ts_len) ts = FieldAt(p, q + 1, ts_len);
     q += 1 + ts_len;
   }
 
   // The packet is complete: commit it as the nibble path would.
-  const uint64_t byte0 = block_index_ + base;  // index of p[0]
   pkt_.offset = byte0 + (q0 + 1) / 2;
   // Emit() already put the byte of a starting high nibble (masked) in raw.
   pkt_.raw.insert(pkt_.raw.end(), p + (q0 + 1) / 2, p + (q + 1) / 2);
@@ -120,19 +199,24 @@ bool StpDecoder::FastPacket(const uint8_t* p, size_t base, size_t qend, size_t* 
   pkt_.opcode_nibbles = opn;
   pkt_.payload = payload;
   pkt_.payload_bits = PayloadBits(op);
-  SyncField(opcode, opn, byte0, q0);
-  if (op.payload_nibbles) SyncField(payload, op.payload_nibbles, byte0, q_payload);
-  if (op.ts) {
-    SyncField(ts_code, 1, byte0, q_ts);
-    if (ts_len) SyncField(ts, ts_len, byte0, q_ts + 1);
-    UpdateTimestamp(ts, ts_len);
+  // F-run tracking. Without an open run and without F's in payload and
+  // timestamp, nothing changes: the opcode alone cannot leave a run open
+  // (its last nibble is never F here), and the length code is not F.
+  if (sync_start_ || (FNibbles(payload) | FNibbles(ts)) != 0) {
+    SyncField(opcode, opn, byte0, q0);
+    if (op.payload_nibbles) SyncField(payload, op.payload_nibbles, byte0, q_payload);
+    if (op.ts) {
+      SyncField(ts_code, 1, byte0, q_ts);
+      if (ts_len) SyncField(ts, ts_len, byte0, q_ts + 1);
+    }
   }
+  if (op.ts) UpdateTimestamp(ts, ts_len);
   pending_valid_ = (q & 1) != 0;
   if (pending_valid_) pending_ = static_cast<uint8_t>(p[q / 2] >> 4);
   nibble_byte_index_ = byte0 + (q - 1) / 2;
   *qp = q;
   Complete();  // master/channel updates, Emit()
-  return true;
+  return Fast::kDecoded;
 }
 
 // SyncNibble over the `nibbles` nibbles of `value` (most significant first,
