@@ -220,11 +220,11 @@ StpDecoder::Fast StpDecoder::FastPacket(const uint8_t* p, uint64_t byte0, size_t
 }
 
 // SyncNibble over the `nibbles` nibbles of `value` (most significant first,
-// nibble k of the field at block nibble q + k; byte0 = index of byte 0 of the
+// nibble k of the field at nibble q + k; byte0 = index of byte 0 of the
 // view), in O(1) unless the field's last non-F nibble is a 0 that could end
-// an ASYNC-long run. Only the state after the field is exact: sync_index_ of
-// a run that starts and breaks inside the field is not kept, which nothing
-// can observe (it is read only while a run is open, and every opening sets it).
+// an ASYNC-long run (every other non-F nibble ends the open run). Only the state after the field is exact: sync_index_
+// of a run that starts and breaks inside the field is not kept, which nothing can observe (it is read only while a run
+// is open, and every opening sets it).
 void StpDecoder::SyncField(uint64_t value, unsigned nibbles, uint64_t byte0, size_t q) {
   const uint64_t lsbs = nibbles >= 16 ? kNibbleLsbs : kNibbleLsbs & ((1ull << (4 * nibbles)) - 1);
   const uint64_t f = FNibbles(value) & lsbs;
@@ -238,9 +238,10 @@ void StpDecoder::SyncField(uint64_t value, unsigned nibbles, uint64_t byte0, siz
   }
   const unsigned trailing_f = static_cast<unsigned>(std::countr_zero(~f & lsbs)) / 4;
   const unsigned last = static_cast<unsigned>((value >> (4 * trailing_f)) & 0xF);  // the last non-F nibble
-  const uint64_t earlier_f = trailing_f + 1 < 16 ? f >> (4 * (trailing_f + 1)) : 0;
-  if (last == 0 && (sync_start_ || earlier_f != 0)) {
-    // A 0 after F's may complete an ASYNC pattern: nibble by nibble.
+  // A 0 after 21 F's completes an ASYNC pattern; the run reaching it has at
+  // most f_count_ + nibbles - 1 F's. Only then nibble by nibble.
+  const uint32_t open_run = sync_start_ ? f_count_ : 0;
+  if (last == 0 && open_run + nibbles > kAsyncFNibbles) {
     for (unsigned k = 0; k < nibbles; ++k)
       SyncNibble(static_cast<uint8_t>((value >> (4 * (nibbles - 1 - k))) & 0xF), byte0 + (q + k) / 2);
     return;
