@@ -21,7 +21,8 @@
 // load change on the shared machine hits both; the report gives per decoder
 // the median and the range (min..max) in MB/s (1 MB = 10^6 bytes of framed
 // input, thread CPU time) and the ratio of the medians. --json prints one
-// JSON object per layer.
+// JSON object per layer; --nibble-path runs ours without the whole-packet
+// fast path (the decoder before issue 20) for a before/after in one run.
 #include <opencsd/c_api/opencsd_c_api.h>
 #include <CLI/CLI.hpp>
 
@@ -53,6 +54,7 @@ struct Args {
   int trace_id = 0x20;
   std::string layers = "packets,messages";
   bool json = false;
+  bool nibble_path = false;  // ours without the fast path (the before state)
 };
 
 // One memory-aligned CoreSight frame (arm-trace-facts.md §3) per 15 bytes of
@@ -146,17 +148,19 @@ struct OurMessages final : stm::StmMessageSink {
   }
 };
 
-Count RunOurs(const std::vector<uint8_t>& in, uint8_t id, bool messages) {
+Count RunOurs(const std::vector<uint8_t>& in, uint8_t id, bool messages, bool fast) {
   std::vector<std::string> warnings;
   if (messages) {
     OurMessages sink;
     stm::StmMessageDecoder md(&sink);
     stm::StpDecoder dec(&md);
+    dec.set_fast_path(fast);
     stm::FeedBytes(in.data(), in.size(), true, id, &dec, &warnings);
     return sink.c;
   }
   OurPackets sink;
   stm::StpDecoder dec(&sink);
+  dec.set_fast_path(fast);
   stm::FeedBytes(in.data(), in.size(), true, id, &dec, &warnings);
   return sink.c;
 }
@@ -258,6 +262,7 @@ int main(int argc, char** argv) {
   app.add_option("--trace-id", a.trace_id, "STM trace ID in the frames")->check(CLI::Range(1, 0x6F));
   app.add_option("--layers", a.layers, "packets,messages or one of them");
   app.add_flag("--json", a.json, "one JSON line per layer instead of text");
+  app.add_flag("--nibble-path", a.nibble_path, "ours without the whole-packet fast path (StpDecoder::set_fast_path)");
   CLI11_PARSE(app, argc, argv);
   ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
   const std::vector<uint8_t> in = BuildInput(a);
@@ -271,7 +276,7 @@ int main(int argc, char** argv) {
     if (a.layers.find(layer) == std::string::npos) continue;
     Series ours, ocsd;
     for (int i = 0; i < a.repeat; ++i) {
-      Time(&ours, mb, [&] { return RunOurs(in, id, messages); });
+      Time(&ours, mb, [&] { return RunOurs(in, id, messages, !a.nibble_path); });
       Time(&ocsd, mb, [&] { return RunOpenCsd(in, id, messages, a.chunk); });
     }
     Report(a, layer, in.size(), ours, ocsd);
