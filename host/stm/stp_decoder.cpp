@@ -5,76 +5,11 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "stp_opcodes.h"
+
 namespace mabutrace::stm {
-namespace {
 
-// One row of the opcode table (stp_decoder.h; MIPI STPv2 §7, facts §3.4).
-struct OpSpec {
-  StpType type;
-  uint8_t payload_nibbles;  // fixed payload (USER: the length nibble only)
-  bool ts;
-  bool marker;
-};
-
-constexpr OpSpec kReservedOp{StpType::kReserved, 0, false, false};
-
-// 1-nibble opcodes 0..E (F escapes).
-constexpr OpSpec kOps1[15] = {
-    {StpType::kNull, 0, false, false}, {StpType::kM8, 2, false, false},   {StpType::kMerr, 2, false, false},
-    {StpType::kC8, 2, false, false},   {StpType::kD8, 2, false, false},   {StpType::kD16, 4, false, false},
-    {StpType::kD32, 8, false, false},  {StpType::kD64, 16, false, false}, {StpType::kD8, 2, true, true},
-    {StpType::kD16, 4, true, true},    {StpType::kD32, 8, true, true},    {StpType::kD64, 16, true, true},
-    {StpType::kD4, 1, false, false},   {StpType::kD4, 1, true, true},     {StpType::kFlag, 0, true, false},
-};
-// 2-nibble opcodes F1..FE (F0 escapes, FF is ASYNC).
-constexpr OpSpec kOps2[16] = {
-    kReservedOp,
-    {StpType::kM16, 4, false, false},
-    {StpType::kGerr, 2, false, false},
-    {StpType::kC16, 4, false, false},
-    {StpType::kD8, 2, true, false},
-    {StpType::kD16, 4, true, false},
-    {StpType::kD32, 8, true, false},
-    {StpType::kD64, 16, true, false},
-    {StpType::kD8, 2, false, true},
-    {StpType::kD16, 4, false, true},
-    {StpType::kD32, 8, false, true},
-    {StpType::kD64, 16, false, true},
-    {StpType::kD4, 1, true, false},
-    {StpType::kD4, 1, false, true},
-    {StpType::kFlag, 0, false, false},
-    kReservedOp,
-};
-// 3-nibble opcodes F00..F0F.
-constexpr OpSpec kOps3[16] = {
-    {StpType::kVersion, 1, false, false},
-    {StpType::kNull, 0, true, false},
-    {StpType::kUser, 1, false, false},
-    {StpType::kUser, 1, true, false},
-    {StpType::kTime, 2, false, false},
-    {StpType::kTime, 2, true, false},
-    {StpType::kTrig, 2, false, false},
-    {StpType::kTrig, 2, true, false},
-    {StpType::kFreq, 8, false, false},
-    {StpType::kFreq, 8, true, false},
-    {StpType::kXsync, 2, false, false},
-    {StpType::kXsync, 2, true, false},
-    kReservedOp,
-    kReservedOp,
-    kReservedOp,
-    kReservedOp,
-};
-
-constexpr uint32_t kAsyncFNibbles = 21;  // ASYNC = 21 x F then 0 (STPv2 §7.2)
-constexpr uint32_t kAsyncNibbles = 22;
-
-uint64_t BinToGray(uint64_t v) { return v ^ (v >> 1); }
-uint64_t GrayToBin(uint64_t g) {
-  for (int s = 1; s < 64; s <<= 1) g ^= g >> s;
-  return g;
-}
-
-}  // namespace
+using namespace stp;  // the opcode table and helpers (stp_opcodes.h)
 
 const char* StpTypeBaseName(StpType t) {
   switch (t) {
@@ -134,6 +69,8 @@ void StpDecoder::Reset() {
   ts_coding_ = StpTsCoding::kUnknown;
   ClearSync();
   sync_index_ = 0;
+  carrying_ = false;
+  carry_len_ = carry_blocks_ = 0;
   StartPacket();
 }
 
@@ -167,8 +104,15 @@ bool StpDecoder::ReadNibble(const uint8_t* data, size_t n, size_t* used, uint8_t
   return true;
 }
 
-// F runs are tracked on every nibble, across packet boundaries (OpenCSD).
+// OpenCSD's formula for the index of a run's first F, bounded by the byte
+// the nibble came from: the nibble count may include F's of a run that was
+// since broken, and a packet may span blocks with gaps between them.
 void StpDecoder::CheckSync(uint8_t nib) {
+  SyncNibble(nib, std::min<uint64_t>(pkt_.offset + (num_nibbles_ - 1) / 2, nibble_byte_index_));
+}
+
+// F runs are tracked on every nibble, across packet boundaries (OpenCSD).
+void StpDecoder::SyncNibble(uint8_t nib, uint64_t byte_index) {
   if (nib != 0xF) {
     if (!sync_start_) return;
     if (nib == 0 && f_count_ >= kAsyncFNibbles)
@@ -180,21 +124,30 @@ void StpDecoder::CheckSync(uint8_t nib) {
   ++f_count_;
   if (!sync_start_) {
     sync_start_ = true;
-    // OpenCSD's formula, bounded by the byte the nibble came from: the
-    // nibble count may include F's of a run that was since broken.
-    sync_index_ = std::min<uint64_t>(pkt_.offset + (num_nibbles_ - 1) / 2, nibble_byte_index_);
+    sync_index_ = byte_index;
   }
 }
 
 void StpDecoder::Push(uint64_t block_index, const uint8_t* data, size_t n) {
   block_index_ = block_index;
   size_t used = 0;
+  if (carrying_) {
+    used = ContinueCarry(block_index, data, n);
+    block_index_ = block_index;  // a replay pushed the carried blocks again
+  }
   while (used < n || pending_valid_) {
     if (!synced_) {
       WaitSync(block_index, data, n, &used);
       continue;
     }
     if (!in_packet_) {
+      // Whole packets inside the block go the fast way; what it leaves
+      // (a packet crossing the block end, ASYNC, errors, rare opcodes)
+      // goes on nibble by nibble.
+      if (fast_path_) {
+        used = FastPackets(data, n, used);
+        if (used == n && !pending_valid_) break;
+      }
       in_packet_ = true;
       pkt_.offset = block_index + used;
     }
@@ -265,7 +218,7 @@ void StpDecoder::Step(uint8_t nib) {
       return;
     case Phase::kTsLen:
       if (nib == 0xF) return Fail(StpType::kBadSequence, "invalid timestamp size 0xF");
-      ts_len_ = nib == 0xD ? 14 : nib == 0xE ? 16 : nib;
+      ts_len_ = TsLength(nib);
       ts_left_ = ts_len_;
       ts_value_ = 0;
       phase_ = Phase::kTs;
@@ -299,18 +252,7 @@ void StpDecoder::Decide(uint16_t opcode, uint8_t nibbles) {
   pkt_.marker = op.marker;
   needs_ts_ = op.ts;
   payload_left_ = op.payload_nibbles;
-  switch (op.type) {
-    case StpType::kD4:
-    case StpType::kD8:
-    case StpType::kD16:
-    case StpType::kD32:
-    case StpType::kD64:
-    case StpType::kFreq: pkt_.payload_bits = static_cast<uint8_t>(4 * op.payload_nibbles); break;
-    case StpType::kTrig:
-    case StpType::kMerr:
-    case StpType::kGerr: pkt_.payload_bits = 8; break;
-    default: break;
-  }
+  pkt_.payload_bits = PayloadBits(op);
   if (op.type == StpType::kUser) {
     phase_ = Phase::kUserLen;
     return;
@@ -353,19 +295,24 @@ void StpDecoder::ApplyTs() {
     }
     return Complete();
   }
-  const unsigned bits = 4u * ts_len_;
+  if (ts_coding_ == StpTsCoding::kUnknown) return Fail(StpType::kBadSequence, "timestamp before any VERSION packet");
+  UpdateTimestamp(ts_value_, ts_len_);
+  Complete();
+}
+
+// The field's `len` nibbles replace the low bits of the running timestamp
+// (binary) or of its Gray code; needs a known coding.
+void StpDecoder::UpdateTimestamp(uint64_t value, uint8_t len) {
+  const unsigned bits = 4u * len;
   const uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
   if (ts_coding_ == StpTsCoding::kBinary) {
-    timestamp_ = (timestamp_ & ~mask) | (ts_value_ & mask);
-  } else if (ts_coding_ == StpTsCoding::kGray) {
-    const uint64_t gray = (BinToGray(timestamp_) & ~mask) | (ts_value_ & mask);
-    timestamp_ = GrayToBin(gray);
+    timestamp_ = (timestamp_ & ~mask) | (value & mask);
   } else {
-    return Fail(StpType::kBadSequence, "timestamp before any VERSION packet");
+    const uint64_t gray = (BinToGray(timestamp_) & ~mask) | (value & mask);
+    timestamp_ = GrayToBin(gray);
   }
   pkt_.has_ts = true;
   pkt_.ts_bits = static_cast<uint8_t>(bits);
-  Complete();
 }
 
 void StpDecoder::Complete() {
@@ -411,16 +358,30 @@ void StpDecoder::Emit() {
   pkt_.timestamp = timestamp_;
   ++stats_.packets;
   sink_->OnPacket(pkt_);
-  std::vector<uint8_t> raw = std::move(pkt_.raw);
-  raw.clear();
-  pkt_ = StpPacket{};
-  pkt_.raw = std::move(raw);
+  ClearPacket();
   StartPacket();
   // The unread high nibble starts the next packet: show its byte padded.
   if (pending_valid_) pkt_.raw.push_back(static_cast<uint8_t>(pending_ << 4));
 }
 
+// pkt_ = StpPacket{} field by field, keeping raw's and error's storage (one
+// packet per few bytes: no allocation per packet). Keep in step with StpPacket.
+void StpDecoder::ClearPacket() {
+  pkt_.offset = 0;
+  pkt_.raw.clear();
+  pkt_.type = pkt_.err_type = StpType::kUnknown;
+  pkt_.marker = pkt_.has_ts = false;
+  pkt_.ts_bits = 0;
+  pkt_.timestamp = 0;
+  pkt_.payload = 0;
+  pkt_.payload_bits = 0;
+  pkt_.master = pkt_.channel = 0;
+  pkt_.opcode_nibbles = 0;
+  pkt_.error.clear();
+}
+
 void StpDecoder::Finish() {
+  if (carrying_) ReplayCarry();  // the nibble path reports the partial packet
   if (num_nibbles_ > 0) {
     pkt_.err_type = pkt_.type;
     pkt_.type = StpType::kIncompleteEot;

@@ -152,10 +152,16 @@ class StpDecoder {
 
   const StpStats& stats() const { return stats_; }
 
+  // The whole-packet fast path (on by default). Off, every packet is read a
+  // nibble at a time; the output is the same either way (tests compare the
+  // two on random and real input).
+  void set_fast_path(bool on) { fast_path_ = on; }
+
  private:
   enum class Phase : uint8_t { kOpcode, kPayload, kTsLen, kTs, kAsync, kUserLen };
   bool ReadNibble(const uint8_t* data, size_t n, size_t* used, uint8_t* nib);
   void CheckSync(uint8_t nib);
+  void SyncNibble(uint8_t nib, uint64_t byte_index);
   void ClearSync() {
     f_count_ = 0;
     sync_start_ = false;
@@ -168,8 +174,18 @@ class StpDecoder {
   void ApplyTs();
   void Complete();
   void Fail(StpType kind, const char* why);
+  void UpdateTimestamp(uint64_t value, uint8_t len);
   void Emit();
+  void ClearPacket();
   void StartPacket();
+  // Fast path (stp_fast_path.cpp).
+  enum class Fast : uint8_t { kDecoded, kNeedMore, kNotFast };
+  size_t FastPackets(const uint8_t* data, size_t n, size_t used);
+  Fast FastPacket(const uint8_t* p, uint64_t byte0, size_t qend, size_t* q);
+  void SyncField(uint64_t value, unsigned nibbles, uint64_t byte0, size_t q);
+  void StartCarry(const uint8_t* p, uint64_t byte0, size_t q, size_t len);
+  size_t ContinueCarry(uint64_t block_index, const uint8_t* data, size_t n);
+  void ReplayCarry();
 
   StpPacketSink* sink_;
   StpStats stats_;
@@ -198,6 +214,21 @@ class StpDecoder {
   uint64_t ts_value_ = 0;
   bool needs_ts_ = false;
   uint8_t time_stage_ = 0;  // TIME: 0 clock-id nibble, 1 version nibble
+  // Fast path.
+  bool fast_path_ = true;
+  // A block's last bytes, zero padded so that 8-byte loads stay inside.
+  static constexpr size_t kScratchBytes = 64;
+  uint8_t scratch_[kScratchBytes + 8] = {};
+  // A packet crossing block ends (the de-formatter's runs are <= 15 bytes):
+  // its bytes so far, each one's index, where each pushed block's part
+  // starts, and whether it starts in the high nibble of carry_[0].
+  static constexpr size_t kCarryBytes = 24;  // > the longest fast-path packet (19)
+  bool carrying_ = false;
+  bool carry_high_ = false;
+  size_t carry_len_ = 0, carry_blocks_ = 0;
+  uint8_t carry_[kCarryBytes + 8] = {};
+  uint64_t carry_index_[kCarryBytes] = {};
+  uint8_t carry_block_start_[kCarryBytes] = {};
 };
 
 }  // namespace mabutrace::stm

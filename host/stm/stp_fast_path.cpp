@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+// stp_fast_path.cpp: StpDecoder's whole-packet fast path (see stp_decoder.h).
+//
+// Why: reading one nibble at a time through the phase machine costs a call,
+// a sync check and a switch per nibble (docs/performance.md, STM). Here a
+// packet that lies entirely inside the pushed block is decoded in one go:
+// its opcode from the table, each field (payload, timestamp) with one 8-byte
+// load, the F-run tracking of OpenCSD's ASYNC search per field with bit
+// masks. The result is exactly what the nibble path produces (packet, raw
+// bytes, offset, stream state); everything else - ASYNC, VERSION, USER,
+// TIME, reserved opcodes, timestamp errors - is left to the nibble path.
+// A packet crossing the block end (a de-formatter run is <= 15 bytes, so
+// that is one packet in three) is carried: its bytes wait in carry_ until
+// the next block completes it; if it then turns out not to be one for the
+// fast path, the carried bytes are pushed again through the nibble path,
+// block by block with their own indexes, which gives what that path would
+// have given on the first push.
+#include <algorithm>
+#include <cstring>
+
+#include "stp_decoder.h"
+#include "stp_opcodes.h"
+
+namespace mabutrace::stm {
+
+using namespace stp;
+
+namespace {
+
+// Bytes a packet of the fast path can span: 3 opcode + 16 payload + 1 length
+// + 16 timestamp nibbles, starting in a high nibble: 19 bytes; its field
+// loads read up to 7 bytes past its last byte.
+constexpr size_t kInPlaceMargin = 19 + 8;
+
+// Types the fast path decodes; the others have side effects or errors of
+// their own in the nibble path.
+bool FastType(StpType t) {
+  switch (t) {
+    case StpType::kReserved:
+    case StpType::kVersion:
+    case StpType::kUser:
+    case StpType::kTime: return false;
+    default: return true;
+  }
+}
+
+}  // namespace
+
+// Decodes packets from byte `used` (or its pending high nibble) on while they
+// fit in the block; returns the new `used`. pending_valid_ / pending_ then
+// describe the last byte, as after ReadNibble.
+size_t StpDecoder::FastPackets(const uint8_t* data, size_t n, size_t used) {
+  // A pending nibble from the previous block (left by the nibble path): its
+  // byte is not in `data`.
+  if (pending_valid_ && used == 0) return 0;
+  size_t q = 2 * used - (pending_valid_ ? 1 : 0);  // next nibble, in block nibbles
+  // In place while every load stays inside the block (large blocks).
+  while (n - q / 2 >= kInPlaceMargin)
+    if (FastPacket(data, block_index_, 2 * n, &q) != Fast::kDecoded) return (q + 1) / 2;
+  // The rest (all of a de-formatter run of <= 15 bytes) from a padded copy.
+  const size_t base = q / 2;
+  const size_t len = n - base;
+  if (len == 0 || len > kScratchBytes) return (q + 1) / 2;
+  std::memcpy(scratch_, data + base, len);
+  std::memset(scratch_ + len, 0, 8);
+  size_t qs = q - 2 * base;
+  Fast r;
+  while ((r = FastPacket(scratch_, block_index_ + base, 2 * len, &qs)) == Fast::kDecoded) {
+  }
+  if (r == Fast::kNeedMore && qs < 2 * len) {
+    StartCarry(scratch_, block_index_ + base, qs, len);
+    return n;
+  }
+  return base + (qs + 1) / 2;
+}
+
+// Keeps the bytes of the packet starting at nibble q of p (block byte index
+// byte0 + k for p[k]; len bytes) for the next block; the block is consumed.
+void StpDecoder::StartCarry(const uint8_t* p, uint64_t byte0, size_t q, size_t len) {
+  const size_t first = q / 2;
+  carry_len_ = len - first;
+  std::memcpy(carry_, p + first, carry_len_);
+  for (size_t i = 0; i < carry_len_; ++i) carry_index_[i] = byte0 + first + i;
+  carry_high_ = (q & 1) != 0;
+  carry_block_start_[0] = 0;
+  carry_blocks_ = 1;
+  carrying_ = true;
+  pending_valid_ = false;  // a starting high nibble is carry_[0]'s
+}
+
+// Adds the block's first bytes to the carried packet; returns how many bytes
+// of the block that packet took (all of them while it goes on), or 0 after
+// giving the carried bytes to the nibble path.
+size_t StpDecoder::ContinueCarry(uint64_t block_index, const uint8_t* data, size_t n) {
+  if (n == 0) return 0;
+  const size_t old_len = carry_len_;
+  const size_t take = std::min(n, kCarryBytes - old_len);
+  std::memcpy(carry_ + old_len, data, take);
+  std::memset(carry_ + old_len + take, 0, 8);
+  for (size_t i = 0; i < take; ++i) carry_index_[old_len + i] = block_index + i;
+  carry_len_ = old_len + take;
+  size_t q = carry_high_ ? 1 : 0;
+  // Offsets: carry_[0]'s index, +1 for a high-nibble start (as in a block).
+  const Fast r = FastPacket(carry_, carry_index_[0], 2 * carry_len_, &q);
+  if (r == Fast::kDecoded) {
+    carrying_ = false;
+    nibble_byte_index_ = carry_index_[(q - 1) / 2];
+    return (q + 1) / 2 - old_len;
+  }
+  if (r == Fast::kNeedMore && take == n && take > 0) {
+    carry_block_start_[carry_blocks_++] = static_cast<uint8_t>(old_len);
+    return n;
+  }
+  carry_len_ = old_len;  // this block's bytes are pushed again by Push
+  ReplayCarry();
+  return 0;
+}
+
+// The carried bytes through the nibble path, as the blocks they came from
+// (each part with its own index), from the state at the packet's start.
+void StpDecoder::ReplayCarry() {
+  carrying_ = false;
+  const bool fast = fast_path_;
+  fast_path_ = false;
+  size_t from = 0;
+  if (carry_high_) {
+    // As when the nibble path goes on with a byte's high nibble: the packet
+    // is indexed at the byte after it (Push with no bytes reads it).
+    pending_valid_ = true;
+    pending_ = static_cast<uint8_t>(carry_[0] >> 4);
+    nibble_byte_index_ = carry_index_[0];
+    from = 1;
+  }
+  for (size_t b = 0; b < carry_blocks_; ++b) {
+    const size_t start = std::max<size_t>(carry_block_start_[b], from);
+    const size_t end = b + 1 < carry_blocks_ ? carry_block_start_[b + 1] : carry_len_;
+    const uint64_t index = carry_index_[carry_block_start_[b]] + (start - carry_block_start_[b]);
+    Push(index, carry_ + start, end - start);
+  }
+  fast_path_ = fast;
+  carry_len_ = carry_blocks_ = 0;
+}
+
+// One packet at nibble *qp of p (byte0: the index of p[0]; nibbles before
+// qend are the stream's, and 8 bytes from any of their bytes are readable).
+// Returns kNotFast / kNeedMore, having changed nothing, when the packet is
+// not one for the fast path / does not end before qend.
+StpDecoder::Fast StpDecoder::FastPacket(const uint8_t* p, uint64_t byte0, size_t qend, size_t* qp) {
+  const size_t q0 = *qp;
+  if (q0 >= qend) return Fast::kNeedMore;
+  // Opcode: 1 nibble, F n, or F 0 n.
+  size_t q = q0;
+  const uint8_t n0 = NibbleAt(p, q);
+  OpSpec op = kOps1[n0 & 0xF];
+  uint8_t opn = 1;
+  uint16_t opcode = n0;
+  if (n0 == 0xF) {
+    if (q + 2 > qend) return Fast::kNeedMore;
+    const uint8_t n1 = NibbleAt(p, q + 1);
+    if (n1 == 0xF) return Fast::kNotFast;  // ASYNC
+    if (n1 != 0) {
+      op = kOps2[n1];
+      opn = 2;
+    } else {
+      if (q + 3 > qend) return Fast::kNeedMore;
+      op = kOps3[NibbleAt(p, q + 2)];
+      opn = 3;
+    }
+    opcode = static_cast<uint16_t>(FieldAt(p, q, opn));
+  }
+  if (!FastType(op.type)) return Fast::kNotFast;
+  q += opn;
+  // Payload.
+  const size_t q_payload = q;
+  if (q + op.payload_nibbles > qend) return Fast::kNeedMore;
+  const uint64_t payload = op.payload_nibbles ? FieldAt(p, q, op.payload_nibbles) : 0;
+  q += op.payload_nibbles;
+  // Timestamp: length code, then that many nibbles.
+  uint8_t ts_code = 0, ts_len = 0;
+  uint64_t ts = 0;
+  const size_t q_ts = q;
+  if (op.ts) {
+    if (ts_coding_ == StpTsCoding::kUnknown) return Fast::kNotFast;  // an error
+    if (q + 1 > qend) return Fast::kNeedMore;
+    ts_code = NibbleAt(p, q);
+    if (ts_code == 0xF) return Fast::kNotFast;  // an error
+    ts_len = TsLength(ts_code);
+    if (q + 1 + ts_len > qend) return Fast::kNeedMore;
+    if (ts_len) ts = FieldAt(p, q + 1, ts_len);
+    q += 1 + ts_len;
+  }
+
+  // The packet is complete: commit it as the nibble path would.
+  pkt_.offset = byte0 + (q0 + 1) / 2;
+  // Emit() already put the byte of a starting high nibble (masked) in raw.
+  pkt_.raw.insert(pkt_.raw.end(), p + (q0 + 1) / 2, p + (q + 1) / 2);
+  pkt_.type = op.type;
+  pkt_.marker = op.marker;
+  pkt_.opcode_nibbles = opn;
+  pkt_.payload = payload;
+  pkt_.payload_bits = PayloadBits(op);
+  // F-run tracking. Without an open run and without F's in payload and
+  // timestamp, nothing changes: the opcode alone cannot leave a run open
+  // (its last nibble is never F here), and the length code is not F.
+  if (sync_start_ || (FNibbles(payload) | FNibbles(ts)) != 0) {
+    SyncField(opcode, opn, byte0, q0);
+    if (op.payload_nibbles) SyncField(payload, op.payload_nibbles, byte0, q_payload);
+    if (op.ts) {
+      SyncField(ts_code, 1, byte0, q_ts);
+      if (ts_len) SyncField(ts, ts_len, byte0, q_ts + 1);
+    }
+  }
+  if (op.ts) UpdateTimestamp(ts, ts_len);
+  pending_valid_ = (q & 1) != 0;
+  if (pending_valid_) pending_ = static_cast<uint8_t>(p[q / 2] >> 4);
+  nibble_byte_index_ = byte0 + (q - 1) / 2;
+  *qp = q;
+  Complete();  // master/channel updates, Emit()
+  return Fast::kDecoded;
+}
+
+// SyncNibble over the `nibbles` nibbles of `value` (most significant first,
+// nibble k of the field at nibble q + k; byte0 = index of byte 0 of the
+// view), in O(1) unless the field's last non-F nibble is a 0 that could end
+// an ASYNC-long run (every other non-F nibble ends the open run). Only the state after the field is exact: sync_index_
+// of a run that starts and breaks inside the field is not kept, which nothing can observe (it is read only while a run
+// is open, and every opening sets it).
+void StpDecoder::SyncField(uint64_t value, unsigned nibbles, uint64_t byte0, size_t q) {
+  const uint64_t lsbs = nibbles >= 16 ? kNibbleLsbs : kNibbleLsbs & ((1ull << (4 * nibbles)) - 1);
+  const uint64_t f = FNibbles(value) & lsbs;
+  if (f == lsbs) {  // all F: the run goes on (or starts here)
+    if (!sync_start_) {
+      sync_start_ = true;
+      sync_index_ = byte0 + q / 2;
+    }
+    f_count_ += nibbles;
+    return;
+  }
+  const unsigned trailing_f = static_cast<unsigned>(std::countr_zero(~f & lsbs)) / 4;
+  const unsigned last = static_cast<unsigned>((value >> (4 * trailing_f)) & 0xF);  // the last non-F nibble
+  // A 0 after 21 F's completes an ASYNC pattern; the run reaching it has at
+  // most f_count_ + nibbles - 1 F's. Only then nibble by nibble.
+  const uint32_t open_run = sync_start_ ? f_count_ : 0;
+  if (last == 0 && open_run + nibbles > kAsyncFNibbles) {
+    for (unsigned k = 0; k < nibbles; ++k)
+      SyncNibble(static_cast<uint8_t>((value >> (4 * (nibbles - 1 - k))) & 0xF), byte0 + (q + k) / 2);
+    return;
+  }
+  // Any open run ends at that nibble (a non-F other than an ASYNC's 0).
+  ClearSync();
+  if (trailing_f > 0) {
+    sync_start_ = true;
+    f_count_ = trailing_f;
+    sync_index_ = byte0 + (q + nibbles - trailing_f) / 2;
+  }
+}
+
+}  // namespace mabutrace::stm

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// stp_fast_path_test.cpp: StpDecoder's whole-packet fast path against its
+// nibble-at-a-time path (set_fast_path(false)), the reference: every packet
+// field (offset, raw bytes, type, error text, timestamp, master/channel) and
+// the stats must be equal, on encoder streams with every opcode, on mutated
+// and random bytes (ASYNC searches, errors, F runs across packets), on the
+// real captures, for raw blocks of many sizes and through the CoreSight frame
+// de-formatter.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "stm_capture.h"
+#include "stp_decoder.h"
+#include "stp_encoder.h"
+
+namespace mabutrace::stm {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Record final : StpPacketSink {
+  std::vector<StpPacket> pkts;
+  void OnPacket(const StpPacket& p) override { pkts.push_back(p); }
+};
+
+struct Result {
+  std::vector<StpPacket> pkts;
+  StpStats stats;
+};
+
+// `feed` pushes the input into the decoder and finishes it.
+template <typename Feed>
+Result Decode(bool fast, Feed&& feed) {
+  Record r;
+  StpDecoder d(&r);
+  d.set_fast_path(fast);
+  feed(&d);
+  return {std::move(r.pkts), d.stats()};
+}
+
+// Raw STP in `block`-byte blocks, with gaps between the block indexes as the
+// de-formatter's runs have (a packet's nibbles then are not at offset + k/2).
+auto Blocks(const std::vector<uint8_t>& b, size_t block) {
+  return [&b, block](StpDecoder* d) {
+    for (size_t at = 0, index = 0; at < b.size(); at += block, index += block + 1)
+      d->Push(index, b.data() + at, std::min(block, b.size() - at));
+    d->Finish();
+  };
+}
+
+std::string Describe(const StpPacket& p) {
+  std::string s = StpTypeName(p) + " off=" + std::to_string(p.offset) + " raw=";
+  for (uint8_t b : p.raw) s += std::to_string(b) + ",";
+  s += " err=" + std::to_string(static_cast<int>(p.err_type)) + " m=" + std::to_string(p.marker) +
+       " ts=" + std::to_string(p.has_ts) + "/" + std::to_string(p.ts_bits) + "/" + std::to_string(p.timestamp) +
+       " pl=" + std::to_string(p.payload) + "/" + std::to_string(p.payload_bits) + " ma=" + std::to_string(p.master) +
+       " ch=" + std::to_string(p.channel) + " op=" + std::to_string(p.opcode_nibbles) + " " + p.error;
+  return s;
+}
+
+// Returns "" when equal, else the first difference.
+template <typename Feed>
+std::string Compare(Feed&& feed) {
+  const Result slow = Decode(false, feed), fast = Decode(true, feed);
+  const size_t n = std::min(slow.pkts.size(), fast.pkts.size());
+  for (size_t i = 0; i < n; ++i) {
+    const std::string a = Describe(slow.pkts[i]), c = Describe(fast.pkts[i]);
+    if (a != c) return "packet " + std::to_string(i) + ": nibble path " + a + " | fast path " + c;
+  }
+  if (slow.pkts.size() != fast.pkts.size())
+    return "packet count " + std::to_string(slow.pkts.size()) + " vs " + std::to_string(fast.pkts.size());
+  if (slow.stats.packets != fast.stats.packets || slow.stats.notsync_bytes != fast.stats.notsync_bytes ||
+      slow.stats.bad_packets != fast.stats.bad_packets || slow.stats.asyncs != fast.stats.asyncs)
+    return "stats differ";
+  return "";
+}
+
+// A stream with every opcode the encoder writes, random values (many F and 0
+// nibbles so that F runs cross fields and packets), both timestamp codings.
+std::vector<uint8_t> MixedStream(std::mt19937_64& rng, int packets) {
+  StpEncoder e;
+  e.Async();
+  e.Version(rng() & 1 ? 3 : 4);
+  auto value = [&]() -> uint64_t {
+    const uint64_t r = rng();
+    switch (r & 3) {
+      case 0: return ~0ull;                   // all F
+      case 1: return r & 0xF0F0F0FFF0FF0ull;  // F's and 0's
+      default: return rng();
+    }
+  };
+  const unsigned sizes[] = {4, 8, 16, 32, 64};
+  for (int i = 0; i < packets; ++i) {
+    const uint64_t r = rng();
+    e.set_ts_nibbles(1 + (r >> 40) % 16);
+    switch (r % 14) {
+      case 0: e.Master8(static_cast<uint8_t>(value())); break;
+      case 1: e.Master16(static_cast<uint16_t>(value())); break;
+      case 2: e.Channel8(static_cast<uint8_t>(value())); break;
+      case 3: e.Channel16(static_cast<uint16_t>(value())); break;
+      case 4: e.Freq(static_cast<uint32_t>(value())); break;
+      case 5: e.Null(); break;
+      case 6: e.Flag((r >> 8) & 1, value()); break;
+      case 7: e.Trigger(static_cast<uint8_t>(value())); break;
+      case 8: e.Async(); break;
+      case 9: e.Version(3); break;
+      case 10:
+        for (int k = 0; k < 1 + static_cast<int>((r >> 8) % 24); ++k) e.Nibble(0xF);  // F runs
+        e.Nibble(static_cast<uint8_t>((r >> 16) & 1 ? 0 : r >> 20));
+        break;
+      case 11: e.Nibble(static_cast<uint8_t>(r >> 8)); break;  // any opcode, resync
+      default: e.Data(sizes[(r >> 8) % 5], value(), (r >> 12) & 1, (r >> 13) & 1, value()); break;
+    }
+  }
+  return e.Bytes();
+}
+
+TEST(StpFastPath, EqualsNibblePathOnEncoderStreams) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 300; ++round) {
+    const auto b = MixedStream(rng, 1 + static_cast<int>(rng() % 200));
+    for (size_t block : {1, 2, 3, 5, 8, 15, 16, 27, 28, 40, 100, 4096})
+      ASSERT_EQ(Compare(Blocks(b, block)), "") << "round " << round << " block " << block;
+  }
+}
+
+TEST(StpFastPath, EqualsNibblePathOnMutatedAndRandomBytes) {
+  std::mt19937_64 rng(12);
+  for (int round = 0; round < 400; ++round) {
+    auto b = MixedStream(rng, 50);
+    for (int k = 0; k < 1 + static_cast<int>(rng() % 8); ++k) b[rng() % b.size()] = static_cast<uint8_t>(rng());
+    if (round % 4 == 0)
+      for (auto& x : b) x = static_cast<uint8_t>(rng() % 3 == 0 ? 0xFF : rng() % 3 == 0 ? 0 : rng());
+    for (size_t block : {1, 4, 15, 33, 1000}) ASSERT_EQ(Compare(Blocks(b, block)), "") << "round " << round;
+  }
+}
+
+TEST(StpFastPath, EqualsNibblePathOnFramedCaptures) {
+  const fs::path root = fs::path(MABUTRACE_SHARED_DIR) / "data/stm-snapshots";
+  if (!fs::exists(root)) GTEST_SKIP() << root << " not found";
+  int captures = 0;
+  for (const auto& e : fs::directory_iterator(root)) {
+    if (!fs::exists(e.path() / "snapshot.ini")) continue;
+    ASSERT_EQ(Compare([&](StpDecoder* d) {
+                CaptureInfo info;
+                std::string error;
+                ASSERT_TRUE(FeedCapture(e.path(), CaptureOptions{}, d, &info, &error)) << error;
+              }),
+              "")
+        << e.path();
+    ++captures;
+  }
+  EXPECT_GE(captures, 4);
+}
+
+}  // namespace
+}  // namespace mabutrace::stm
