@@ -212,6 +212,7 @@ void FormatJson(const Etm3Packet& p, std::string_view source, std::string* out) 
   o.String("source", source)
       .Unsigned("trace_id", p.trace_id)
       .Unsigned("offset", p.index)
+      .Unsigned("stream_offset", p.stream_offset)
       .String("raw", raw)
       .String("type", PacketTypeName(p.type))
       .String("ocsd", ocsd);
