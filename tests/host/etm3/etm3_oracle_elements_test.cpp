@@ -48,7 +48,7 @@ TEST(Etm3OracleElements, Tc2ElementsEqualOpenCsd180) {
     ASSERT_EQ(w.size(), g.size());
     compared += n;
   }
-  EXPECT_GT(compared, 26000u);  // 26.5k element lines for the three IDs
+  EXPECT_EQ(compared, 26504u);  // 11737 + 11660 + 3107 element lines
   ::testing::Test::RecordProperty("elements_compared", static_cast<int>(compared));
 }
 
