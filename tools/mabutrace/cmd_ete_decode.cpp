@@ -3,7 +3,7 @@
 // the same as `mabutrace ete decode|export` (SPEC §4 R-F2, R-F3, R-F6;
 // docs/ete-decode.md, docs/arm-trace.md). ETE and ETMv4 sources are decoded,
 // and by `decode` ETMv3 sources too (host/etm3, after the buffer's ETE/ETMv4
-// ones; `export` does not take them yet); a source of another protocol is
+// ones; `export` puts them on tracks after the others); a source of another protocol is
 // named on stderr (exit code 1) and skipped.
 //
 //   ete decode SNAPSHOT_DIR [--format text|jsonl] [-o FILE]
@@ -198,6 +198,7 @@ void OnExportError(void* c, const ete_decode::DecodeBuffer& buffer, size_t sourc
   auto* err = static_cast<ErrorSink*>(c);
   err->file = buffer.buffer.file.string();
   err->sources = &buffer.sources;
+  err->etm3_sources = nullptr;
   ReportError(err, source, message);
 }
 
@@ -210,15 +211,7 @@ int RunExport(const ExportOptions& opt) {
   }
   ete_decode::LoadedSnapshot snap;
   std::vector<etm3::Etm3DecodeBuffer> etm3_buffers;
-  const bool loaded = LoadOrReport(opt.input, &snap, &etm3_buffers);
-  for (const etm3::Etm3DecodeBuffer& b : etm3_buffers)
-    for (const etm3::Etm3SourceSpec& src : b.sources)
-      std::fprintf(stderr,
-                   "%s: source %s (ETMv3, buffer %s): not exported by `arm export` yet (see `arm decode`); "
-                   "skipped\n",
-                   opt.input.c_str(), src.name.c_str(), b.buffer.name.c_str());
-  if (!loaded) return kExitBadInput;
-  if (snap.buffers.empty()) return kExitBadInput;  // only ETMv3 sources: nothing to export
+  if (!LoadOrReport(opt.input, &snap, &etm3_buffers)) return kExitBadInput;
   ete_decode::SymbolTable symbols;
   for (const std::string& spec : opt.elfs) {
     std::string path, error;
@@ -239,6 +232,25 @@ int RunExport(const ExportOptions& opt) {
   ete_decode::ExportOptions eopt;
   eopt.timestamp_hz = opt.ts_hz;
   eopt.symbols = opt.elfs.empty() ? nullptr : &symbols;
+  ErrorSink err;
+  for (const etm3::Etm3DecodeBuffer& b : etm3_buffers) {  // ETMv3 sources: host/etm3, tracks after the others
+    ete_decode::ExportExtra x;
+    x.protocol = "ETMv3";
+    for (const etm3::Etm3SourceSpec& src : b.sources) {
+      const snapshot::Device* core = snap.snap.CoreOfSource(src.name);
+      x.tracks.push_back(core ? core->name + " (" + src.name + ")" : src.name);
+    }
+    const etm3::Etm3DecodeBuffer* buf = &b;
+    x.decode = [buf](ete_decode::SourceElementCallback on_element, ete_decode::SourceDecodeErrorCallback on_error,
+                     void* ctx) { return etm3::DecodeEtm3BufferFile(*buf, on_element, on_error, ctx); };
+    x.on_error = [buf, &err](size_t source, const std::string& message) {
+      err.file = buf->buffer.file.string();
+      err.sources = nullptr;
+      err.etm3_sources = &buf->sources;
+      ReportError(&err, source, message);
+    };
+    eopt.extra.push_back(std::move(x));
+  }
   std::optional<OutputFile> file = OutputFile::Create(opt.output);
   if (!file) return kExitBadInput;
   auto writer = MakeWriter(*fmt, file->Writer());
@@ -246,7 +258,6 @@ int RunExport(const ExportOptions& opt) {
     std::fprintf(stderr, "ete export: writer not available\n");
     return kExitUsage;
   }
-  ErrorSink err;
   const ete_decode::ExportSummary s =
       ete_decode::ExportTimeline(snap, opt.input, writer.get(), eopt, &OnExportError, &err);
   if (s.elf_mismatch) {
@@ -276,7 +287,7 @@ int RunExport(const ExportOptions& opt) {
     std::fprintf(stderr, "%s: %llu range slices, time base %s\n", opt.output.c_str(),
                  static_cast<unsigned long long>(s.range_slices), ete_decode::TimeBaseName(s.base));
   }
-  return (s.read_ok && !s.decode_errors && snap.undecoded.empty() && etm3_buffers.empty()) ? kExitOk : kExitBadInput;
+  return (s.read_ok && !s.decode_errors && snap.undecoded.empty()) ? kExitOk : kExitBadInput;
 }
 
 Runner SetupDecode(CLI::App& app, const char* parent_name) {
