@@ -31,7 +31,7 @@ struct TraceProtocolInfo {
   TraceProtocol protocol;
   const char* name;       // "ETE", "ETMv4", "ETMv3", "PTM", "ITM", "STM", "unknown"
   const char* types;      // the device types that select it, for messages
-  const char* decoder;    // what decodes it ("ete": host/ete + host/ete_decode), or nullptr: not decoded yet
+  const char* decoder;    // what decodes it ("ete": host/ete + host/ete_decode, "etm3": host/etm3), or nullptr
   const char* elsewhere;  // another command that decodes it ("mabutrace stm"), or nullptr
 };
 

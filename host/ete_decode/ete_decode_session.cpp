@@ -9,41 +9,44 @@
 
 namespace mabutrace::ete_decode {
 
+const armisa::MemoryImage* CoreImage(LoadedSnapshot* snap, const snapshot::Device* core) {
+  LoadedSnapshot& out = *snap;
+  if (out.images.empty()) out.images.push_back(std::make_unique<armisa::MemoryImage>());  // [0]: empty
+  if (!core) return out.images[0].get();
+  if (auto it = out.image_of_core.find(core->name); it != out.image_of_core.end()) return it->second;
+  auto img = std::make_unique<armisa::MemoryImage>();
+  for (const snapshot::MemoryDump& d : core->dumps) {
+    std::error_code ec;
+    if (!std::filesystem::exists(d.file, ec)) {
+      out.warnings.push_back(core->ini_file.string() + ": [" + d.section + "] file " + d.file.string() +
+                             " not found; its addresses will be reported as not accessible");
+      continue;
+    }
+    uint8_t space = armisa::kMemAny;
+    if (!d.space.empty()) {
+      auto s = armisa::ParseMemSpace(d.space);
+      if (!s) {
+        out.warnings.push_back(core->ini_file.string() + ": [" + d.section + "] unknown space '" + d.space +
+                               "', using ANY");
+      } else {
+        space = *s;
+      }
+    }
+    std::string error;
+    if (!img->AddFile(d.file.string(), d.address, space, &error, d.offset, d.length))
+      out.warnings.push_back(core->ini_file.string() + ": [" + d.section + "] " + error);
+  }
+  const armisa::MemoryImage* p = img.get();
+  out.images.push_back(std::move(img));
+  out.image_of_core[core->name] = p;
+  return p;
+}
+
 LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir) {
   LoadedSnapshot out;
   out.snap = snapshot::ReadSnapshot(dir);
   out.images.push_back(std::make_unique<armisa::MemoryImage>());  // [0]: empty, for sources without a core
-  std::map<std::string, const armisa::MemoryImage*> by_core;
-  auto image_of = [&](const snapshot::Device* core) -> const armisa::MemoryImage* {
-    if (!core) return out.images[0].get();
-    if (auto it = by_core.find(core->name); it != by_core.end()) return it->second;
-    auto img = std::make_unique<armisa::MemoryImage>();
-    for (const snapshot::MemoryDump& d : core->dumps) {
-      std::error_code ec;
-      if (!std::filesystem::exists(d.file, ec)) {
-        out.warnings.push_back(core->ini_file.string() + ": [" + d.section + "] file " + d.file.string() +
-                               " not found; its addresses will be reported as not accessible");
-        continue;
-      }
-      uint8_t space = armisa::kMemAny;
-      if (!d.space.empty()) {
-        auto s = armisa::ParseMemSpace(d.space);
-        if (!s) {
-          out.warnings.push_back(core->ini_file.string() + ": [" + d.section + "] unknown space '" + d.space +
-                                 "', using ANY");
-        } else {
-          space = *s;
-        }
-      }
-      std::string error;
-      if (!img->AddFile(d.file.string(), d.address, space, &error, d.offset, d.length))
-        out.warnings.push_back(core->ini_file.string() + ": [" + d.section + "] " + error);
-    }
-    const armisa::MemoryImage* p = img.get();
-    out.images.push_back(std::move(img));
-    by_core[core->name] = p;
-    return p;
-  };
+  auto image_of = [&](const snapshot::Device* core) { return CoreImage(&out, core); };
   for (const snapshot::TraceBuffer& buf : out.snap.buffers) {
     for (const ete::UndecodedSource& u : ete::UndecodedSources(out.snap, buf))
       out.undecoded.push_back(u.Message(buf.name));

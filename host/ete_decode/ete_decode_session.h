@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,7 +47,13 @@ struct LoadedSnapshot {
   // Trace sources no decoder of this build handles (ITM, PTM, ETMv3...:
   // ete/trace_protocol.h), one message each; their data is skipped.
   std::vector<std::string> undecoded;
+  std::map<std::string, const armisa::MemoryImage*> image_of_core;  // CoreImage's cache, by core name
 };
+
+// The memory image of `core`'s [dumpN] sections, read once per core and
+// kept in `snap` (a missing or bad dump adds a warning); the empty image
+// for nullptr. For the decoders of other protocols (host/etm3).
+const armisa::MemoryImage* CoreImage(LoadedSnapshot* snap, const snapshot::Device* core);
 
 // Reads the snapshot, its ETE and ETMv4 sources and their cores' memory
 // images (and names the sources of other protocols in `undecoded`).

@@ -34,6 +34,7 @@ constexpr Names kNames[] = {
     {"OCSD_GEN_TRC_ELEM_MEMTRANS", "memtrans"},
     {"OCSD_GEN_TRC_ELEM_INSTRUMENTATION", "instrumentation"},
     {"MABUTRACE_GEN_TRC_ELEM_INSTR_LIMIT", "instr_limit"},  // ours: OpenCSD has no such element
+    {"OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN", "addr_unknown"},
 };
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(ElemType::kCount));
 
@@ -110,8 +111,9 @@ void FormatElementOcsd(const EteElement& e, std::string* out) {
     case ElemType::kEoTrace: Appendf(out, " [%s]", UnsyncText(e.unsync)); break;
     case ElemType::kTraceOn: Appendf(out, " [%s]", TraceOnText(e.trace_on)); break;
     case ElemType::kPeContext:
-      Appendf(out, "(ISA=%.*s) EL%u%s; %s; ", static_cast<int>(isa.size()), isa.data(), e.el, SecurityText(e.security),
-              e.bits64 ? "64-bit" : "32-bit");
+      Appendf(out, "(ISA=%.*s) ", static_cast<int>(isa.size()), isa.data());
+      if (e.el_valid) Appendf(out, "EL%u", e.el);
+      Appendf(out, "%s; %s; ", SecurityText(e.security), e.bits64 ? "64-bit" : "32-bit");
       if (e.vmid_valid) Appendf(out, "VMID=0x%x; ", e.vmid);
       if (e.context_id_valid) Appendf(out, "CTXTID=0x%x; ", e.context_id);
       break;
@@ -137,7 +139,12 @@ void FormatElementOcsd(const EteElement& e, std::string* out) {
     case ElemType::kExceptionRet: break;
     case ElemType::kTimestamp: Appendf(out, " [ TS=0x%012" PRIx64 "]; ", e.timestamp); break;
     case ElemType::kCycleCount: break;
-    case ElemType::kEvent: Appendf(out, " Numbered:%u; ", e.event); break;
+    case ElemType::kEvent:
+      if (e.event_trigger)
+        out->append(" Trigger; ");
+      else
+        Appendf(out, " Numbered:%u; ", e.event);
+      break;
     case ElemType::kSyncMarker: out->append(" [Timestamp marker(0x00000000)]"); break;
     case ElemType::kMemTrans: out->append(MemTransText(e.mem_trans)); break;
     case ElemType::kInstrumentation: Appendf(out, "EL%u; 0x%016" PRIx64, e.ite_el, e.ite_value); break;
@@ -145,6 +152,7 @@ void FormatElementOcsd(const EteElement& e, std::string* out) {
       Appendf(out, "first 0x%" PRIx64 ":[stop 0x%" PRIx64 "] num_i(%u) no P0 instruction within the walk limit",
               e.start, e.end, e.num_instr);
       break;
+    case ElemType::kAddrUnknown:
     case ElemType::kCount: break;
   }
   if (e.has_cc) Appendf(out, " [CC=%u]; ", e.cycle_count);
@@ -168,7 +176,9 @@ void FormatElementJson(const EteElement& e, std::string_view source, std::string
     case ElemType::kEoTrace: o.String("reason", UnsyncText(e.unsync)); break;
     case ElemType::kTraceOn: o.String("reason", TraceOnText(e.trace_on)); break;
     case ElemType::kPeContext:
-      o.String("isa", isa).Unsigned("el", e.el).String("security", SecurityText(e.security)).Bool("bits64", e.bits64);
+      o.String("isa", isa);
+      if (e.el_valid) o.Unsigned("el", e.el);
+      o.String("security", SecurityText(e.security)).Bool("bits64", e.bits64);
       if (e.vmid_valid) o.Hex("vmid", e.vmid);
       if (e.context_id_valid) o.Hex("context_id", e.context_id);
       break;
@@ -196,7 +206,12 @@ void FormatElementJson(const EteElement& e, std::string_view source, std::string
       if (e.exception_prev_same) o.Bool("prev_same", true);
       break;
     case ElemType::kTimestamp: o.Unsigned("timestamp", e.timestamp); break;
-    case ElemType::kEvent: o.Unsigned("event", e.event); break;
+    case ElemType::kEvent:
+      if (e.event_trigger)
+        o.Bool("trigger", true);
+      else
+        o.Unsigned("event", e.event);
+      break;
     case ElemType::kMemTrans: o.String("kind", MemTransText(e.mem_trans)); break;
     case ElemType::kInstrumentation: o.Unsigned("el", e.ite_el).Hex("value", e.ite_value); break;
     default: break;

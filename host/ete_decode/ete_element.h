@@ -45,6 +45,9 @@ enum class ElemType : uint8_t {
   // stopped. Nothing is reported as executed (the image most likely does not
   // match the trace); decoding waits for the next address.
   kInstrLimit,
+  // ADDR_UNKNOWN: atoms while the decoder has no address (ETMv3, after an
+  // indirect branch whose branch-address packet has not come yet).
+  kAddrUnknown,
   kCount
 };
 
@@ -90,6 +93,7 @@ struct EteElement {
 
   // kPeContext
   uint8_t el = 0;
+  bool el_valid = true;  // false: the trace does not say the EL (ETMv3 outside Hyp): none printed
   Security security = Security::kSecure;
   bool bits64 = false;
   bool vmid_valid = false, context_id_valid = false;
@@ -104,8 +108,9 @@ struct EteElement {
   UnsyncReason unsync = UnsyncReason::kInitDecoder;
   TraceOnReason trace_on = TraceOnReason::kNormal;
   MemTrans mem_trans = MemTrans::kStart;
-  uint16_t event = 0;     // OpenCSD "Numbered": the packet's 4-bit mask (§4.11)
-  uint8_t mem_space = 0;  // kAddrNacc: armisa::MemSpace bit of the access
+  uint16_t event = 0;          // OpenCSD "Numbered": the packet's 4-bit mask (§4.11)
+  bool event_trigger = false;  // kEvent: a trigger event (ETMv3 TRIGGER packet), not a numbered one
+  uint8_t mem_space = 0;       // kAddrNacc: armisa::MemSpace bit of the access
   uint8_t ite_el = 0;
   uint64_t ite_value = 0;
 };

@@ -18,6 +18,7 @@ struct Pass {
   TimelineBuilder* timeline = nullptr;  // pass 2
   size_t track_base = 0;                // tracks of the buffers before this one
   const DecodeBuffer* buffer = nullptr;
+  const ExportExtra* extra = nullptr;  // set while an ExportExtra decodes (instead of buffer)
   ExportErrorCallback on_error = nullptr;
   void* ctx = nullptr;
   uint64_t errors = 0;
@@ -37,12 +38,17 @@ void OnError(void* c, size_t source, uint64_t, const std::string& message) {
   auto* p = static_cast<Pass*>(c);
   if (!p->timeline) return;  // reported once, in the second pass
   ++p->errors;
+  if (p->extra) {
+    if (p->extra->on_error) p->extra->on_error(source, message);
+    return;
+  }
   if (p->on_error) p->on_error(p->ctx, *p->buffer, source, message);
 }
 
-std::string ProcessName(const LoadedSnapshot& snap) {
+std::string ProcessName(const LoadedSnapshot& snap, const std::vector<ExportExtra>& extra) {
   std::string name = snap.snap.dir.filename().string();
   if (name.empty()) name = snap.snap.dir.parent_path().filename().string();  // "dir/"
+  if (snap.buffers.empty() && !extra.empty()) return extra.front().protocol + " " + name;
   // "ETE name" / "ETMv4 name" after the trace units' protocol.
   bool ete = true, etm4 = true;
   for (const DecodeBuffer& b : snap.buffers)
@@ -50,11 +56,12 @@ std::string ProcessName(const LoadedSnapshot& snap) {
   return std::string(ete ? "ETE " : etm4 ? "ETMv4 " : "ETE/ETMv4 ") + name;
 }
 
-std::vector<std::string> TrackNames(const LoadedSnapshot& snap) {
+std::vector<std::string> TrackNames(const LoadedSnapshot& snap, const std::vector<ExportExtra>& extra) {
   std::vector<std::string> tracks;
   for (const DecodeBuffer& b : snap.buffers)
     for (size_t i = 0; i < b.sources.size(); ++i)
       tracks.push_back(b.cores[i].empty() ? b.sources[i].name : b.cores[i] + " (" + b.sources[i].name + ")");
+  for (const ExportExtra& x : extra) tracks.insert(tracks.end(), x.tracks.begin(), x.tracks.end());
   return tracks;
 }
 
@@ -88,6 +95,7 @@ ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source
   count.times = &times;
   count.symbols = options.symbols;
   for (const DecodeBuffer& b : snap.buffers) DecodeBufferFile(b, &OnElement, &OnError, &count);
+  for (const ExportExtra& x : options.extra) x.decode(&OnElement, &OnError, &count);
   summary.base = times.Choose();
   if (options.symbols && count.ranges && !count.ranges_with_symbol) {
     summary.elf_mismatch = true;
@@ -117,7 +125,8 @@ ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source
     return summary;
   }
   model::Normalizer norm(*sink);
-  TimelineBuilder timeline(&norm, ProcessName(snap), TrackNames(snap), summary.base, topt);
+  TimelineBuilder timeline(&norm, ProcessName(snap, options.extra), TrackNames(snap, options.extra), summary.base,
+                           topt);
   Pass write;
   write.timeline = &timeline;
   write.on_error = on_error;
@@ -126,6 +135,12 @@ ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source
     write.buffer = &b;
     if (!DecodeBufferFile(b, &OnElement, &OnError, &write)) summary.read_ok = false;
     write.track_base += b.sources.size();
+  }
+  write.buffer = nullptr;
+  for (const ExportExtra& x : options.extra) {
+    write.extra = &x;
+    if (!x.decode(&OnElement, &OnError, &write)) summary.read_ok = false;
+    write.track_base += x.tracks.size();
   }
   norm.OnMetadata("source", source_label);
   summary.write_ok = timeline.Finish();

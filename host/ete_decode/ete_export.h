@@ -40,6 +40,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ete_decode_session.h"
 #include "ete_timeline.h"
@@ -49,9 +50,22 @@ namespace mabutrace::ete_decode {
 
 class SymbolTable;
 
+// The element streams of another protocol's decoder (host/etm3), on tracks
+// of their own after the ETE/ETMv4 sources' (the timeline only needs
+// elements). decode() decodes all of its sources once per pass, calling
+// on_element / on_error with a source index < tracks.size(); false when its
+// input could not be read. on_error gets the errors of the writing pass.
+struct ExportExtra {
+  std::string protocol;             // "ETMv3" (process name when there is no ETE/ETMv4 source)
+  std::vector<std::string> tracks;  // one per source: "cpu_0 (ETM_0)"
+  std::function<bool(SourceElementCallback, SourceDecodeErrorCallback, void*)> decode;
+  std::function<void(size_t source, const std::string& message)> on_error;
+};
+
 struct ExportOptions {
   double timestamp_hz = 0;               // --ts-hz (0: none)
   const SymbolTable* symbols = nullptr;  // --elf (nullptr: a slice per range)
+  std::vector<ExportExtra> extra;        // other protocols' sources
 };
 
 struct ExportSummary {

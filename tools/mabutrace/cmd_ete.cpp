@@ -4,7 +4,8 @@
 // packets of a snapshot's trace buffers, or of a raw trace file described by
 // a trace-unit .ini (--config). The protocol is chosen per trace unit
 // (ete/trace_protocol.h): ETE and ETMv4 units are decoded by the ETE/ETMv4
-// packet processor; a source of another protocol (ITM, PTM, ETMv3, STM) is
+// packet processor, ETMv3 units by host/etm3 (listed after the buffer's
+// ETE/ETMv4 sources); a source of another protocol (ITM, PTM, STM) is
 // named on stderr as not decoded (exit code 1) and the others are listed.
 //
 //   text:  OpenCSD-lister lines, "Idx:12; ID:0; [0x01 0x00 ];\tI_TRACE_INFO : ..."
@@ -25,6 +26,8 @@
 #include "ete/ete_packet_text.h"
 #include "ete/ete_source.h"
 #include "ete/trace_protocol.h"
+#include "etm3/etm3_packet_text.h"
+#include "etm3/etm3_source.h"
 #include "snapshot/snapshot.h"
 
 namespace mabutrace::cli {
@@ -64,6 +67,16 @@ void OnPacket(void* c, size_t source, const ete::EtePacket& p) {
   if (o->buf.size() > (1u << 16)) o->Flush();
 }
 
+void OnEtm3Packet(void* c, size_t source, const etm3::Etm3Packet& p) {
+  auto* o = static_cast<Output*>(c);
+  if (o->jsonl)
+    etm3::FormatJson(p, o->source_names[source], &o->buf);
+  else
+    etm3::FormatLine(p, &o->buf);
+  o->buf.push_back('\n');
+  if (o->buf.size() > (1u << 16)) o->Flush();
+}
+
 void OnError(void* c, size_t source, uint64_t, const std::string& message) {
   auto* o = static_cast<Output*>(c);
   ++o->errors;
@@ -74,7 +87,8 @@ void OnError(void* c, size_t source, uint64_t, const std::string& message) {
 }
 
 // Streams `path` ('-' = stdin) through `dec` in 1 MiB chunks.
-bool Feed(const std::string& path, ete::BufferDecoder* dec) {
+template <typename Decoder>
+bool Feed(const std::string& path, Decoder* dec) {
   std::optional<InputFile> in = InputFile::Open(path);
   if (!in) return false;
   std::vector<uint8_t> chunk(1 << 20);
@@ -98,6 +112,24 @@ int DecodeBuffer(const snapshot::BufferFormat format, std::vector<ete::SourceSpe
   }
   ete::BufferDecoder dec(format, std::move(sources), &OnPacket, &OnError, out,
                          opt.opencsd ? ete::ErrorPolicy::kOpenCsd : ete::ErrorPolicy::kResync);
+  bool ok = Feed(file, &dec);
+  out->Flush();
+  return ok ? kExitOk : kExitBadInput;
+}
+
+// The ETMv3 sources of a buffer (host/etm3), listed like DecodeBuffer's.
+int DecodeEtm3Buffer(const snapshot::BufferFormat format, std::vector<etm3::Etm3SourceSpec> sources,
+                     const std::string& file, const std::string& buffer_name, const EteOptions& opt, Output* out) {
+  out->source_names.clear();
+  for (const auto& s : sources) out->source_names.push_back(s.name);
+  out->file = file;
+  if (!out->jsonl) {
+    for (const auto& s : sources)
+      out->buf += "# source " + s.name + " buffer " + buffer_name + " (" + file + ", " +
+                  snapshot::BufferFormatName(format) + "): " + s.config.Describe() + "\n";
+  }
+  etm3::Etm3BufferDecoder dec(format, std::move(sources), &OnEtm3Packet, &OnError, out,
+                              opt.opencsd ? etm3::ErrorPolicy::kOpenCsd : etm3::ErrorPolicy::kResync);
   bool ok = Feed(file, &dec);
   out->Flush();
   return ok ? kExitOk : kExitBadInput;
@@ -133,13 +165,22 @@ int RunEtePackets(const EteOptions& opt) {
             if (s.name == opt.source) keep.push_back(s);
           sources.swap(keep);
         }
-        if (sources.empty()) continue;
-        any = true;
-        int r = DecodeBuffer(buf.format, std::move(sources), buf.file.string(), buf.name, opt, &out);
-        if (r != kExitOk) rc = r;
+        if (!sources.empty()) {
+          any = true;
+          int r = DecodeBuffer(buf.format, std::move(sources), buf.file.string(), buf.name, opt, &out);
+          if (r != kExitOk) rc = r;
+        }
+        std::vector<etm3::Etm3SourceSpec> etm3_sources;
+        for (auto& s : etm3::SnapshotEtm3Sources(snap, buf))
+          if (opt.source.empty() || s.name == opt.source) etm3_sources.push_back(s);
+        if (!etm3_sources.empty()) {
+          any = true;
+          int r = DecodeEtm3Buffer(buf.format, std::move(etm3_sources), buf.file.string(), buf.name, opt, &out);
+          if (r != kExitOk) rc = r;
+        }
       }
       if (!any) {
-        std::fprintf(stderr, "%s: no ETE or ETMv4 trace source%s%s%s\n", opt.input.c_str(),
+        std::fprintf(stderr, "%s: no ETE, ETMv4 or ETMv3 trace source%s%s%s\n", opt.input.c_str(),
                      opt.source.empty() ? "" : " named ", opt.source.c_str(),
                      opt.buffer.empty() ? "" : (" in buffer " + opt.buffer).c_str());
         rc = kExitBadInput;
@@ -165,8 +206,13 @@ int RunEtePackets(const EteOptions& opt) {
         std::fprintf(stderr, "ete packets: unknown --input-format %s\n", opt.input_format.c_str());
         return kExitUsage;
       }
-      std::vector<ete::SourceSpec> sources{ete::SourceOf(dev)};
-      rc = DecodeBuffer(fmt, std::move(sources), opt.input, "-", opt, &out);
+      if (ete::ProtocolOfType(dev.type) == ete::TraceProtocol::kEtmV3) {
+        std::vector<etm3::Etm3SourceSpec> sources{{dev.name, etm3::Etm3Config::FromDevice(dev)}};
+        rc = DecodeEtm3Buffer(fmt, std::move(sources), opt.input, "-", opt, &out);
+      } else {
+        std::vector<ete::SourceSpec> sources{ete::SourceOf(dev)};
+        rc = DecodeBuffer(fmt, std::move(sources), opt.input, "-", opt, &out);
+      }
     }
   } catch (const snapshot::SnapshotError& e) {
     out.Flush();
@@ -206,8 +252,8 @@ Runner SetupPackets(CLI::App& app, const char* parent_name, const char* parent_h
 Registration reg_arm{"arm",
                      [](CLI::App& app) {
                        return SetupPackets(app, "arm",
-                                           "Arm trace units (ETE, ETMv4 A/R and M profile; protocol chosen per trace "
-                                           "unit): packets, full decode and timeline export");
+                                           "Arm trace units (ETE, ETMv4 A/R and M profile, ETMv3; protocol chosen per "
+                                           "trace unit): packets, full decode and timeline export");
                      },
                      36};
 Registration reg{"ete",

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // cmd_ete_decode.cpp: `mabutrace arm decode` and `mabutrace arm export`, and
 // the same as `mabutrace ete decode|export` (SPEC §4 R-F2, R-F3, R-F6;
-// docs/ete-decode.md, docs/arm-trace.md). ETE and ETMv4 sources are decoded;
-// a source of another protocol is named on stderr (exit code 1) and skipped.
+// docs/ete-decode.md, docs/arm-trace.md). ETE and ETMv4 sources are decoded,
+// and by `decode` ETMv3 sources too (host/etm3, after the buffer's ETE/ETMv4
+// ones; `export` puts them on tracks after the others); a source of another protocol is
+// named on stderr (exit code 1) and skipped.
 //
 //   ete decode SNAPSHOT_DIR [--format text|jsonl] [-o FILE]
 //     text:  OpenCSD-lister element lines,
@@ -33,6 +35,7 @@
 #include "ete_decode/elf_symbols.h"
 #include "ete_decode/ete_decode_session.h"
 #include "ete_decode/ete_export.h"
+#include "etm3/etm3_decode_session.h"
 #include "formats.h"
 #include "input_kinds.h"
 #include "snapshot.h"
@@ -58,6 +61,7 @@ struct ExportOptions {
 struct ErrorSink {
   std::string file;
   const std::vector<ete::SourceSpec>* sources = nullptr;
+  const std::vector<etm3::Etm3SourceSpec>* etm3_sources = nullptr;  // instead of sources, for ETMv3 buffers
   uint64_t errors = 0;
   FILE* flush_first = nullptr;
 };
@@ -65,14 +69,16 @@ struct ErrorSink {
 void ReportError(ErrorSink* s, size_t source, const std::string& message) {
   ++s->errors;
   if (s->flush_first) std::fflush(s->flush_first);
-  std::fprintf(stderr, "%s: %s%s\n", s->file.c_str(),
-               (source == SIZE_MAX || !s->sources || source >= s->sources->size())
-                   ? ""
-                   : ((*s->sources)[source].name + ": ").c_str(),
-               message.c_str());
+  std::string name;
+  if (s->etm3_sources && source < s->etm3_sources->size())
+    name = (*s->etm3_sources)[source].name + ": ";
+  else if (!s->etm3_sources && s->sources && source < s->sources->size())
+    name = (*s->sources)[source].name + ": ";
+  std::fprintf(stderr, "%s: %s%s\n", s->file.c_str(), name.c_str(), message.c_str());
 }
 
-bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out) {
+bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out,
+                  std::vector<etm3::Etm3DecodeBuffer>* etm3_buffers = nullptr) {
   std::error_code ec;
   if (!std::filesystem::is_directory(input, ec)) {
     std::fprintf(stderr, "%s: not a snapshot directory\n", input.c_str());
@@ -80,14 +86,15 @@ bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out) {
   }
   try {
     *out = ete_decode::LoadSnapshotForDecode(input);
+    if (etm3_buffers) *etm3_buffers = etm3::Etm3Buffers(out);
   } catch (const snapshot::SnapshotError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return false;
   }
   for (const std::string& w : out->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   for (const std::string& u : out->undecoded) std::fprintf(stderr, "%s: %s\n", input.c_str(), u.c_str());
-  if (out->buffers.empty()) {
-    std::fprintf(stderr, "%s: no ETE or ETMv4 trace source\n", input.c_str());
+  if (out->buffers.empty() && (!etm3_buffers || etm3_buffers->empty())) {
+    std::fprintf(stderr, "%s: no ETE or ETMv4%s trace source\n", input.c_str(), etm3_buffers ? " or ETMv3" : "");
     return false;
   }
   return true;
@@ -100,7 +107,8 @@ struct DecodeOut {
   std::string buf;
   bool jsonl = false;
   const std::vector<ete::SourceSpec>* sources = nullptr;
-  long only = -1;  // source filter
+  const std::vector<etm3::Etm3SourceSpec>* etm3_sources = nullptr;  // instead of sources, for ETMv3 buffers
+  long only = -1;                                                   // source filter
   ErrorSink err;
   void Flush() {
     if (!buf.empty()) std::fwrite(buf.data(), 1, buf.size(), f);
@@ -112,7 +120,8 @@ void OnDecodeElement(void* c, size_t source, const ete_decode::EteElement& e) {
   auto* o = static_cast<DecodeOut*>(c);
   if (o->only >= 0 && static_cast<long>(source) != o->only) return;
   if (o->jsonl) {
-    ete_decode::FormatElementJson(e, (*o->sources)[source].name, &o->buf);
+    ete_decode::FormatElementJson(e, o->etm3_sources ? (*o->etm3_sources)[source].name : (*o->sources)[source].name,
+                                  &o->buf);
   } else {
     ete_decode::FormatElementLine(e, &o->buf);
   }
@@ -128,7 +137,8 @@ void OnDecodeError(void* c, size_t source, uint64_t, const std::string& message)
 
 int RunDecode(const DecodeOptions& opt) {
   ete_decode::LoadedSnapshot snap;
-  if (!LoadOrReport(opt.input, &snap)) return kExitBadInput;
+  std::vector<etm3::Etm3DecodeBuffer> etm3_buffers;
+  if (!LoadOrReport(opt.input, &snap, &etm3_buffers)) return kExitBadInput;
   DecodeOut out;
   out.jsonl = opt.format == "jsonl";
   std::optional<OutputFile> file = OutputFile::Create(opt.output);
@@ -158,7 +168,30 @@ int RunDecode(const DecodeOptions& opt) {
     if (!ete_decode::DecodeBufferFile(b, &OnDecodeElement, &OnDecodeError, &out)) ok = false;
     out.Flush();
   }
-  if (!any) std::fprintf(stderr, "%s: no ETE or ETMv4 trace source named %s\n", opt.input.c_str(), opt.source.c_str());
+  for (const etm3::Etm3DecodeBuffer& b : etm3_buffers) {  // ETMv3 sources: host/etm3
+    out.etm3_sources = &b.sources;
+    out.err.etm3_sources = &b.sources;
+    out.only = -1;
+    if (!opt.source.empty()) {
+      for (size_t i = 0; i < b.sources.size(); ++i)
+        if (b.sources[i].name == opt.source) out.only = static_cast<long>(i);
+      if (out.only < 0) continue;
+    }
+    any = true;
+    out.err.file = b.buffer.file.string();
+    if (!out.jsonl) {
+      for (size_t i = 0; i < b.sources.size(); ++i) {
+        if (out.only >= 0 && static_cast<long>(i) != out.only) continue;
+        const snapshot::Device* core = snap.snap.CoreOfSource(b.sources[i].name);
+        out.buf += "# source " + b.sources[i].name + " buffer " + b.buffer.name + " (" + b.buffer.file.string() +
+                   ") core " + (core ? core->name : "-") + ": " + b.sources[i].config.Describe() + "\n";
+      }
+    }
+    if (!etm3::DecodeEtm3BufferFile(b, &OnDecodeElement, &OnDecodeError, &out)) ok = false;
+    out.Flush();
+  }
+  if (!any)
+    std::fprintf(stderr, "%s: no ETE, ETMv4 or ETMv3 trace source named %s\n", opt.input.c_str(), opt.source.c_str());
   out.Flush();
   if (!file->Finish()) ok = false;
   return (ok && any && !out.err.errors && snap.undecoded.empty()) ? kExitOk : kExitBadInput;
@@ -170,6 +203,7 @@ void OnExportError(void* c, const ete_decode::DecodeBuffer& buffer, size_t sourc
   auto* err = static_cast<ErrorSink*>(c);
   err->file = buffer.buffer.file.string();
   err->sources = &buffer.sources;
+  err->etm3_sources = nullptr;
   ReportError(err, source, message);
 }
 
@@ -183,7 +217,8 @@ ReadResult ReadArm(const std::string& input, const std::vector<std::string>& elf
   ReadResult res;
   res.rc = kExitBadInput;
   ete_decode::LoadedSnapshot snap;
-  if (!LoadOrReport(input, &snap)) return res;
+  std::vector<etm3::Etm3DecodeBuffer> etm3_buffers;
+  if (!LoadOrReport(input, &snap, &etm3_buffers)) return res;
   ete_decode::SymbolTable symbols;
   for (const std::string& spec : elfs) {
     std::string path, error;
@@ -206,6 +241,24 @@ ReadResult ReadArm(const std::string& input, const std::vector<std::string>& elf
   eopt.timestamp_hz = ts_hz;
   eopt.symbols = elfs.empty() ? nullptr : &symbols;
   ErrorSink err;
+  for (const etm3::Etm3DecodeBuffer& b : etm3_buffers) {  // ETMv3 sources: host/etm3, tracks after the others
+    ete_decode::ExportExtra x;
+    x.protocol = "ETMv3";
+    for (const etm3::Etm3SourceSpec& src : b.sources) {
+      const snapshot::Device* core = snap.snap.CoreOfSource(src.name);
+      x.tracks.push_back(core ? core->name + " (" + src.name + ")" : src.name);
+    }
+    const etm3::Etm3DecodeBuffer* buf = &b;
+    x.decode = [buf](ete_decode::SourceElementCallback on_element, ete_decode::SourceDecodeErrorCallback on_error,
+                     void* ctx) { return etm3::DecodeEtm3BufferFile(*buf, on_element, on_error, ctx); };
+    x.on_error = [buf, &err](size_t source, const std::string& message) {
+      err.file = buf->buffer.file.string();
+      err.sources = nullptr;
+      err.etm3_sources = &buf->sources;
+      ReportError(&err, source, message);
+    };
+    eopt.extra.push_back(std::move(x));
+  }
   const ete_decode::ExportSummary s = ete_decode::ExportTimeline(
       snap, input,
       [&]() -> model::EventSink* {

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// etm3_config.cpp: ETMv3 registers from a snapshot device (etm3_config.h).
+#include "etm3/etm3_config.h"
+
+#include <cctype>
+#include <cstdio>
+
+#include "snapshot/snapshot.h"
+
+namespace mabutrace::etm3 {
+
+Etm3Config Etm3Config::FromDevice(const snapshot::Device& d, const snapshot::Device* core) {
+  auto req = [&](const char* name) -> uint32_t {
+    auto v = d.Reg(name);
+    if (!v) throw snapshot::SnapshotError(d.ini_file.string(), std::string("[regs] ") + name, "missing register");
+    return static_cast<uint32_t>(*v);
+  };
+  Etm3Config c;
+  c.etmcr = req("ETMCR");
+  c.etmtraceidr = req("ETMTRACEIDR");
+  c.etmidr = static_cast<uint32_t>(d.RegOr("ETMIDR", c.etmidr));
+  c.etmccer = static_cast<uint32_t>(d.RegOr("ETMCCER", 0));
+  if (core) {
+    std::string t;
+    for (char ch : core->type) t += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    c.v7m = t.rfind("CORTEX-M", 0) == 0 || t == "ARMV7-M" || t == "ARMV6-M";
+  }
+  return c;
+}
+
+std::string Etm3Config::Describe() const {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "ETMv%u.%u trace_id=0x%x%s%s%s ctxtid=%uB %s%s", major(), minor(), trace_id(),
+                cycle_accurate() ? " cycle-accurate" : "",
+                timestamps_enabled() ? (ts_64bit() ? " timestamps(64-bit)" : " timestamps(48-bit)") : "",
+                alt_branch() ? " alt-branch" : "", context_id_bytes(),
+                instr_trace() ? (data_trace() ? "instruction+data" : "instruction-only") : "data-only",
+                v7m ? " v7-M" : "");
+  return buf;
+}
+
+}  // namespace mabutrace::etm3
