@@ -4,7 +4,7 @@
 // packets of a snapshot's trace buffers, or of a raw trace file described by
 // a trace-unit .ini (--config). The protocol is chosen per trace unit
 // (ete/trace_protocol.h): ETE and ETMv4 units are decoded by the ETE/ETMv4
-// packet processor; a source of another protocol (ITM, PTM, ETMv3, STM) is
+// packet processor, PTM units by host/ptm (cmd_ptm.cpp); a source of another protocol (ITM, ETMv3, STM) is
 // named on stderr as not decoded (exit code 1) and the others are listed.
 //
 //   text:  OpenCSD-lister lines, "Idx:12; ID:0; [0x01 0x00 ];\tI_TRACE_INFO : ..."
@@ -25,6 +25,7 @@
 #include "ete/ete_packet_text.h"
 #include "ete/ete_source.h"
 #include "ete/trace_protocol.h"
+#include "ptm_cli.h"
 #include "snapshot/snapshot.h"
 
 namespace mabutrace::cli {
@@ -133,6 +134,10 @@ int RunEtePackets(const EteOptions& opt) {
             if (s.name == opt.source) keep.push_back(s);
           sources.swap(keep);
         }
+        out.Flush();  // PTM sources: host/ptm (ptm_cli.h)
+        bool read_ok = true;
+        if (ListPtmPackets(snap, buf, {out.jsonl, opt.opencsd, opt.source}, out.f, &out.errors, &read_ok)) any = true;
+        if (!read_ok) rc = kExitBadInput;
         if (sources.empty()) continue;
         any = true;
         int r = DecodeBuffer(buf.format, std::move(sources), buf.file.string(), buf.name, opt, &out);
