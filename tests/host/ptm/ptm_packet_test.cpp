@@ -134,6 +134,17 @@ TEST(PtmPacket, Pft10TimestampIsTakenAsBinary) {
       << r.lines[1];
 }
 
+TEST(PtmPacket, Full64BitTimestampTakesAllEightBitsOfItsLastByte) {
+  PtmConfig cfg;
+  cfg.etmidr = 0x411CF312;
+  cfg.etmccer = (1u << 28) | (1u << 29);  // PFT 1.1, 64-bit natural binary
+  Result r = Decode(Synced({0x42, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x81, 0x84}), cfg);
+  ASSERT_EQ(r.lines.size(), 3u);
+  EXPECT_NE(r.lines[1].find("TS=0x81FFFFFFFFFFFFFF ~[0x81FFFFFFFFFFFFFF](9367487224930631679); "), std::string::npos)
+      << r.lines[1];
+  EXPECT_NE(r.lines[2].find("ATOM"), std::string::npos);
+}
+
 TEST(PtmPacket, SplitPushesGiveTheSamePackets) {
   PtmConfig cfg;
   cfg.etmcr = (1u << 12) | (2u << 14);
