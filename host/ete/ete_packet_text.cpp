@@ -262,6 +262,10 @@ void FormatOcsd(const EtePacket& p, std::string* out) {
   }
 }
 
+void FormatOcsdValue(std::string* out, int total_bits, int valid_bits, uint64_t value, int update_bits) {
+  ValStr(out, total_bits, valid_bits, value, update_bits);
+}
+
 void FormatLine(const EtePacket& p, std::string* out) {
   Appendf(out, "Idx:%" PRIu64 "; ID:%x; [", p.index, p.trace_id);
   for (int i = 0; i < p.size; ++i) Appendf(out, "0x%02x ", p.raw[i]);

@@ -28,6 +28,10 @@ const char* ExceptionTypeName(uint16_t type);
 // "IRQ7" (0x10-0x17), "DebugHalt", "LazyFP Push", "Lockup"; 0x208-0x3EF are
 // "IRQ<n>" with n = TYPE - 0x200 (written to `buf`, which is returned).
 const char* MExceptionTypeName(uint16_t type, char (&buf)[16]);
+// OpenCSD's trcPrintableElem::getValStr: "0x8000055C ~[0x5C]" (hex value of
+// `valid_bits` of `total_bits`, '?' for unknown digits, "~[..]" the
+// `update_bits` this packet carried). Shared by the PTM packet printer.
+void FormatOcsdValue(std::string* out, int total_bits, int valid_bits, uint64_t value, int update_bits);
 // Appends the description (everything after the tab of a lister line).
 void FormatOcsd(const EtePacket& p, std::string* out);
 // Appends "Idx:<index>; ID:<hex id>; [0x.. ];\t<description>".

@@ -4,8 +4,9 @@
 // packets of a snapshot's trace buffers, or of a raw trace file described by
 // a trace-unit .ini (--config). The protocol is chosen per trace unit
 // (ete/trace_protocol.h): ETE and ETMv4 units are decoded by the ETE/ETMv4
-// packet processor, ETMv3 units by host/etm3 (listed after the buffer's
-// ETE/ETMv4 sources); a source of another protocol (ITM, PTM, STM) is
+// packet processor, ETMv3 units by host/etm3 and PTM units by host/ptm
+// (cmd_ptm.cpp), listed after the buffer's ETE/ETMv4 sources; a source of
+// another protocol (ITM, STM) is
 // named on stderr as not decoded (exit code 1) and the others are listed.
 //
 //   text:  OpenCSD-lister lines, "Idx:12; ID:0; [0x01 0x00 ];\tI_TRACE_INFO : ..."
@@ -28,6 +29,7 @@
 #include "ete/trace_protocol.h"
 #include "etm3/etm3_packet_text.h"
 #include "etm3/etm3_source.h"
+#include "ptm_cli.h"
 #include "snapshot/snapshot.h"
 
 namespace mabutrace::cli {
@@ -178,9 +180,13 @@ int RunEtePackets(const EteOptions& opt) {
           int r = DecodeEtm3Buffer(buf.format, std::move(etm3_sources), buf.file.string(), buf.name, opt, &out);
           if (r != kExitOk) rc = r;
         }
+        out.Flush();  // PTM sources: host/ptm (ptm_cli.h)
+        bool read_ok = true;
+        if (ListPtmPackets(snap, buf, {out.jsonl, opt.opencsd, opt.source}, out.f, &out.errors, &read_ok)) any = true;
+        if (!read_ok) rc = kExitBadInput;
       }
       if (!any) {
-        std::fprintf(stderr, "%s: no ETE, ETMv4 or ETMv3 trace source%s%s%s\n", opt.input.c_str(),
+        std::fprintf(stderr, "%s: no ETE, ETMv4, ETMv3 or PTM trace source%s%s%s\n", opt.input.c_str(),
                      opt.source.empty() ? "" : " named ", opt.source.c_str(),
                      opt.buffer.empty() ? "" : (" in buffer " + opt.buffer).c_str());
         rc = kExitBadInput;
