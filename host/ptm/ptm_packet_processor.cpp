@@ -158,7 +158,12 @@ void PtmPacketProcessor::Unsynced(uint64_t index, const uint8_t* data, size_t n,
         cur += entry;
       }
       const size_t avail = scan_start < n ? n - scan_start : 0;
-      Emit(data + scan_start, std::min(unsynced, avail), cur);
+      // Bytes of this push only: a run counted in an earlier push that has
+      // none left here is not a packet of 0 bytes (fuzz finding).
+      // At most kMaxPacketBytes a packet (a thrown-away zero run can be longer).
+      const size_t len = std::min(unsynced, avail);
+      for (size_t at = 0; at < len; at += kMaxPacketBytes)
+        Emit(data + scan_start + at, std::min(kMaxPacketBytes, len - at), cur + at);
       scan_start += unsynced;
       cur += unsynced;
       unsynced = 0;

@@ -89,7 +89,6 @@ class PtmPacketProcessor {
   // unsynchronised scan
   bool zeros_ = false;  // pend_ holds a run of 00 that may be an A-sync
   int async_zeros_ = 0;
-  bool notsync_sent_ = false;  // kNotSync handed out once per sync loss (the decoder's NO_SYNC)
   uint64_t packets_ = 0, errors_ = 0;
 };
 
