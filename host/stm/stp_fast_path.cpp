@@ -151,7 +151,8 @@ StpDecoder::Fast StpDecoder::FastPacket(const uint8_t* p, uint64_t byte0, size_t
   // Opcode: 1 nibble, F n, or F 0 n.
   size_t q = q0;
   const uint8_t n0 = NibbleAt(p, q);
-  OpSpec op = kOps1[n0 & 0xF];
+  // kOps1 has no entry for F: that nibble only prefixes the longer opcodes.
+  OpSpec op = n0 < 0xF ? kOps1[n0] : kReservedOp;
   uint8_t opn = 1;
   uint16_t opcode = n0;
   if (n0 == 0xF) {
