@@ -17,6 +17,9 @@
 //   BM_ExportJson     a full 16 MiB flight recorder exported as JSON into a
 //                     sink that only counts bytes; bytes/s are of the buffer.
 //   BM_ExportPerfetto the same as Perfetto protobuf.
+//   BM_ExportJsonFmtBaseline  (when {fmt} is installed) the peer of
+//                     BM_ExportJson: the same events written by {fmt}'s
+//                     compiled format strings (json_fmt_baseline.h).
 //   BM_LttngScope     (mabutrace_lttng_bench only) the peer: an LTTng-UST
 //                     begin + end tracepoint pair (bench/lttng/), recorded
 //                     by a live session that bench/compare.py --lttng
@@ -44,6 +47,9 @@
 #include <vector>
 
 #include "mabutrace/mabutrace.h"
+#if defined(MABUTRACE_BENCH_FMT)
+#include "json_fmt_baseline.h"
+#endif
 
 #if defined(MABUTRACE_BENCH_LTTNG)
 #include "mabutrace_bench_tp.h"
@@ -323,6 +329,42 @@ void BM_Export(benchmark::State& state) {
 }
 
 void BM_ExportJson(benchmark::State& state) { BM_Export<mabutrace_export_json>(state); }
+
+#if defined(MABUTRACE_BENCH_FMT)
+// The peer of BM_ExportJson (json_fmt_baseline.h): the events of one export
+// of the same buffer, written again by {fmt}'s compiled format strings into
+// the same sink. bytes/s are of the buffer, as in BM_ExportJson, so the two
+// rates compare directly; bench/compare.py prints their ratio.
+void BM_ExportJsonFmtBaseline(benchmark::State& state) {
+  mabutrace_stats_t stats;
+  std::string json;
+  if (mabutrace_get_stats(&stats) != MABUTRACE_OK || mabutrace_export_json(
+                                                         [](void* user, const char* data, size_t n) {
+                                                           static_cast<std::string*>(user)->append(data, n);
+                                                           return 0;
+                                                         },
+                                                         &json) != MABUTRACE_OK) {
+    state.SkipWithError("runtime not initialized");
+    return;
+  }
+  mabutrace::bench::JsonFmtBaseline baseline;
+  std::string error;
+  if (!baseline.Load(json, &error)) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  CountingSink sink;
+  for (auto _ : state) {
+    baseline.Write(&CountingSink::Write, &sink);
+    benchmark::ClobberMemory();
+  }
+  const auto iters = static_cast<int64_t>(state.iterations());
+  state.SetBytesProcessed(iters * int64_t(stats.bytes_in_use));
+  state.SetItemsProcessed(iters * int64_t(baseline.events()));
+  state.counters["json_bytes"] = benchmark::Counter(double(sink.bytes), benchmark::Counter::kAvgIterations);
+  state.counters["json_bytes_per_second"] = benchmark::Counter(double(sink.bytes), benchmark::Counter::kIsRate);
+}
+#endif
 // The same buffer as Perfetto protobuf (json_bytes: the .pftrace bytes).
 void BM_ExportPerfetto(benchmark::State& state) { BM_Export<mabutrace_export_perfetto>(state); }
 
@@ -343,6 +385,9 @@ HOT_PATH(BM_TraceFlow);
 BENCHMARK(BM_LttngScope)->Threads(1)->Threads(2);
 #endif
 BENCHMARK(BM_ExportJson)->Setup(SetupExport)->Unit(benchmark::kMillisecond);
+#if defined(MABUTRACE_BENCH_FMT)
+BENCHMARK(BM_ExportJsonFmtBaseline)->Setup(SetupExport)->Unit(benchmark::kMillisecond);
+#endif
 BENCHMARK(BM_ExportPerfetto)->Setup(SetupExport)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {

@@ -12,7 +12,7 @@ demo_packages=(build-essential cmake pkg-config libcpp-httplib-dev libcli11-dev)
 packages=(
   build-essential cmake pkg-config git clang-format
   googletest libgtest-dev libbenchmark-dev
-  libcpp-httplib-dev nlohmann-json3-dev libcli11-dev
+  libcpp-httplib-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   protobuf-compiler socat
   clang libclang-rt-14-dev
   curl python3 chromium

@@ -9,7 +9,12 @@ format::PerfettoSequence* HostPerfettoTables::Sequence(format::Track t) {
 }
 
 uint64_t HostPerfettoTables::NameIid(std::string_view name) {
-  return names_.try_emplace(std::string(name), names_.size() + 1).first->second;
+  Recent& r = recent_[(reinterpret_cast<uintptr_t>(name.data()) >> 3) % kRecent];
+  if (r.key && *r.key == name) return r.iid;
+  auto it = names_.find(name);
+  if (it == names_.end()) it = names_.emplace(std::string(name), names_.size() + 1).first;
+  r = Recent{&it->first, it->second};
+  return it->second;
 }
 
 uint64_t HostPerfettoTables::CounterTrack(uint32_t pid, std::string_view name, uint64_t fresh_uuid, bool* fresh) {

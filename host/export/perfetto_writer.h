@@ -8,8 +8,10 @@
 #ifndef MABUTRACE_HOST_EXPORT_PERFETTO_WRITER_H
 #define MABUTRACE_HOST_EXPORT_PERFETTO_WRITER_H
 
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -33,7 +35,21 @@ class HostPerfettoTables : public format::PerfettoTables {
 
  private:
   std::map<std::pair<uint32_t, uint32_t>, format::PerfettoSequence> sequences_;  // stable nodes
-  std::unordered_map<std::string, uint64_t> names_;
+  // Looked up by view (no string made per event): a transparent hash.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, uint64_t, NameHash, std::equal_to<>> names_;
+  // In front of names_: the entry last found for a name at this address
+  // (producers pass the same interned text again and again). A hit still
+  // compares the text, so a reused buffer cannot give a wrong iid.
+  struct Recent {
+    const std::string* key = nullptr;  // names_'s own (node keys do not move)
+    uint64_t iid = 0;
+  };
+  static constexpr size_t kRecent = 64;
+  Recent recent_[kRecent];
   std::map<std::pair<uint32_t, std::string>, uint64_t, std::less<>> counters_;
   std::map<uint32_t, uint64_t> processes_;
 };

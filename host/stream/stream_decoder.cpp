@@ -52,8 +52,14 @@ uint64_t StreamDecoder::TicksToNs(uint64_t ticks) const {
     return ns > UINT64_MAX ? UINT64_MAX : uint64_t(ns);
   }
   const uint64_t at = format::SamplesNs(samples_.data(), samples_.size(), info_.clock_hz, ticks);
-  const uint64_t zero = format::SamplesNs(samples_.data(), samples_.size(), info_.clock_hz, info_.origin_ticks);
-  return at > zero ? at - zero : 0;
+  return at > origin_on_map_ ? at - origin_on_map_ : 0;
+}
+
+void StreamDecoder::AddSample(const format::ClockSync& s) {
+  samples_.push_back(s);
+  // The origin's place on the map moves only while the first segment is
+  // being drawn, but working it out once per sample costs nothing.
+  origin_on_map_ = MonotonicAtOrigin();
 }
 
 uint64_t StreamDecoder::MonotonicAtOrigin() const {
@@ -170,7 +176,7 @@ size_t StreamDecoder::ParseHeader(const uint8_t* p, size_t n) {
     info_.clock_init.monotonic_ns = U64(c + fmt::kClkMonotonic);
     info_.clock_init.boottime_ns = U64(c + fmt::kClkBoottime);
     info_.clock_source = c[fmt::kClkSource];
-    if (info_.clock_init.valid()) samples_.push_back(info_.clock_init);
+    if (info_.clock_init.valid()) AddSample(info_.clock_init);
   }
   header_done_ = true;
   return hdr_len;
@@ -230,7 +236,7 @@ size_t StreamDecoder::ParseRecord(const uint8_t* p, size_t n) {
       // or one that did not move on, is left alone).
       if (!samples_.empty() && s.valid() && s.ticks > samples_.back().ticks &&
           s.monotonic_ns >= samples_.back().monotonic_ns)
-        samples_.push_back(s);
+        AddSample(s);
       break;
     }
     default: break;  // a kind from a later writer: skipped (forward compatible)

@@ -144,6 +144,8 @@ class StreamDecoder {
   // The init sample and every CLOCK record's, in tick order: the map
   // TicksToNs converts with (format::SamplesNs).
   std::vector<format::ClockSync> samples_;
+  uint64_t origin_on_map_ = 0;  // SamplesNs of the origin: what TicksToNs subtracts
+  void AddSample(const format::ClockSync& s);
   uint64_t lost_ = 0, dropped_ = 0, events_ = 0, http_cut_ = 0;
   bool has_http_cut_ = false;
 };

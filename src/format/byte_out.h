@@ -13,6 +13,12 @@
 
 #include "mabutrace/mabutrace.h"
 
+#if defined(__GNUC__)
+#define MT_FORMAT_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define MT_FORMAT_LIKELY(x) (x)
+#endif
+
 namespace mabutrace {
 
 class ByteOut {
@@ -33,6 +39,33 @@ class ByteOut {
     len_ = 0;
   }
   void Raw(const char* s, size_t n) {
+    // Nearly every piece fits what is left: one compare and a copy that,
+    // for a literal, the compiler makes a few moves.
+    if (MT_FORMAT_LIKELY(n <= cap_ - len_)) {
+      memcpy(buf_ + len_, s, n);
+      len_ += uint32_t(n);
+      return;
+    }
+    RawSplit(s, n);
+  }
+  void Raw(const char* s) { Raw(s, strlen(s)); }
+  void Char(char c) {
+    if (len_ == cap_) Flush();
+    buf_[len_++] = c;
+  }
+
+  // Room for n more bytes at the returned pointer, flushing first when
+  // they do not fit; nullptr when the buffer is smaller than n (then write
+  // through Raw). Commit(k) (k <= n) makes the first k of them output.
+  char* Room(uint32_t n) {
+    if (MT_FORMAT_LIKELY(n <= cap_ - len_)) return buf_ + len_;
+    Flush();
+    return n <= cap_ ? buf_ : nullptr;
+  }
+  void Commit(uint32_t k) { len_ += k; }
+
+ private:
+  void RawSplit(const char* s, size_t n) {
     while (n) {
       if (len_ == cap_) Flush();
       size_t k = cap_ - len_ < n ? cap_ - len_ : n;
@@ -42,13 +75,7 @@ class ByteOut {
       n -= k;
     }
   }
-  void Raw(const char* s) { Raw(s, strlen(s)); }
-  void Char(char c) {
-    if (len_ == cap_) Flush();
-    buf_[len_++] = c;
-  }
 
- private:
   char* buf_;
   uint32_t cap_;
   uint32_t len_ = 0;

@@ -5,6 +5,8 @@
 
 #include "chrome_json_writer.h"
 
+#include <string.h>
+
 #include "chrome_colors.h"
 #include "trace_vocabulary.h"
 #include "utf8.h"
@@ -35,13 +37,39 @@ void ChromeJsonWriter::Ids(Track t) {
 }
 
 // `{"ph":..,"name":..,"cat":..,"pid":..,"tid":..,"ts":..` (object left open).
-void ChromeJsonWriter::Head(Track t, char ph, std::string_view name, uint64_t ns, const char* cat) {
+void ChromeJsonWriter::Head(Track t, char ph, std::string_view name, uint64_t ns, std::string_view cat) {
+  // Nearly every head has a plain name and fits the staging buffer: written
+  // with one bounds check.
+  const size_t kept = KeptNameBytes(name.data(), name.size());
+  const size_t cat_len = cat.size();
+  constexpr size_t kFixed =
+      sizeof "{\"ph\":\"X\",\"name\":\"\",\"cat\":\"\",\"pid\":,\"tid\":,\"ts\":" + 2 * JsonOut::kMaxU64Chars +
+      JsonOut::kMaxMicrosChars;
+  if (JsonOut::PlainString(name.data(), kept) && cat_len <= 64) {
+    if (char* room = out_.Room(uint32_t(kFixed + kept + cat_len))) {
+      JsonOut::Cursor c(out_, room);
+      c.Lit("{\"ph\":\"");
+      c.Char(ph);
+      c.Lit("\",\"name\":");
+      c.PlainString(name.data(), kept);
+      c.Lit(",\"cat\":\"");
+      c.Raw(cat.data(), cat_len);
+      c.Lit("\",\"pid\":");
+      c.U64(t.pid);
+      c.Lit(",\"tid\":");
+      c.U64(t.tid);
+      c.Lit(",\"ts\":");
+      c.Micros(ns);
+      c.Done();
+      return;
+    }
+  }
   out_.Raw("{\"ph\":\"");
   out_.Char(ph);
   out_.Raw("\",\"name\":");
   Name(name);
   out_.Raw(",\"cat\":\"");
-  out_.Raw(cat);
+  out_.Raw(cat.data(), cat.size());
   out_.Char('"');
   Ids(t);
   out_.Raw(",\"ts\":");
@@ -50,9 +78,36 @@ void ChromeJsonWriter::Head(Track t, char ph, std::string_view name, uint64_t ns
 
 // `[,"cname":..],"args":{"cpu":N[,"color":"#rrggbb"]}` (event left open).
 void ChromeJsonWriter::Args(uint32_t cpu, uint32_t color, bool later) {
+  const char* cname = color ? NearestReservedColor(color & 0xFFFFFF) : "";
+  const size_t cname_len = strlen(cname);
+  constexpr size_t kFixed = sizeof ",\"cname\":\"\",\"args\":{\"cpu\":,\"color\":\"#rrggbb\",\"\":true}" +
+                            JsonOut::kMaxU64Chars + sizeof kArrowLater;
+  if (char* room = cname_len <= 64 ? out_.Room(uint32_t(kFixed + cname_len)) : nullptr) {
+    JsonOut::Cursor c(out_, room);
+    if (color) {
+      c.Lit(",\"cname\":\"");
+      c.Raw(cname, cname_len);
+      c.Char('"');
+    }
+    c.Lit(",\"args\":{\"cpu\":");
+    c.U64(cpu);
+    if (color) {
+      c.Lit(",\"color\":\"");
+      c.Hex6(color & 0xFFFFFF);
+      c.Char('"');
+    }
+    if (later) {
+      c.Lit(",\"");
+      c.Lit(kArrowLater);
+      c.Lit("\":true");
+    }
+    c.Char('}');
+    c.Done();
+    return;
+  }
   if (color) {
     out_.Raw(",\"cname\":\"");
-    out_.Raw(NearestReservedColor(color & 0xFFFFFF));
+    out_.Raw(cname, cname_len);
     out_.Char('"');
   }
   out_.Raw(",\"args\":{\"cpu\":");
@@ -122,6 +177,27 @@ void ChromeJsonWriter::OnInstant(Track t, std::string_view name, uint64_t ns, ui
 
 void ChromeJsonWriter::OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) {
   if (!BeginEvent()) return;
+  const size_t kept = KeptNameBytes(name.data(), name.size());
+  constexpr size_t kFixed = sizeof "{\"ph\":\"C\",\"name\":\"\",\"pid\":,\"tid\":,\"ts\":,\"args\":{\"value\":-}}" +
+                            3 * JsonOut::kMaxU64Chars + JsonOut::kMaxMicrosChars;
+  char* room = JsonOut::PlainString(name.data(), kept) ? out_.Room(uint32_t(kFixed + kept)) : nullptr;
+  if (room) {
+    JsonOut::Cursor c(out_, room);
+    c.Lit("{\"ph\":\"C\",\"name\":");
+    c.PlainString(name.data(), kept);
+    c.Lit(",\"pid\":");
+    c.U64(t.pid);
+    c.Lit(",\"tid\":");
+    c.U64(t.tid);
+    c.Lit(",\"ts\":");
+    c.Micros(ns);
+    c.Lit(",\"args\":{\"value\":");
+    if (value < 0) c.Char('-');
+    c.U64(value < 0 ? uint64_t(0) - uint64_t(value) : uint64_t(value));
+    c.Lit("}}");
+    c.Done();
+    return;
+  }
   out_.Raw("{\"ph\":\"C\",\"name\":");
   Name(name);
   Ids(t);
@@ -162,16 +238,37 @@ void ChromeJsonWriter::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) { A
 
 void ChromeJsonWriter::Arrow(Track t, bool start, uint64_t id, uint64_t ns, bool point, uint32_t cpu, uint32_t color) {
   if (!BeginEvent()) return;
-  out_.Raw(start ? "{\"ph\":\"s\"" : "{\"ph\":\"f\"");
-  out_.Raw(",\"name\":\"");
-  out_.Raw(kFlowName);
-  out_.Raw("\",\"cat\":\"");
-  out_.Raw(kFlowCategory);
-  out_.Raw("\",\"id\":");
-  out_.U64(id);
-  Ids(t);
-  out_.Raw(",\"ts\":");
-  out_.Micros(ns);
+  constexpr size_t kFixed =
+      sizeof "{\"ph\":\"s\",\"name\":\"\",\"cat\":\"\",\"id\":,\"pid\":,\"tid\":,\"ts\":,\"bp\":\"e\"}" +
+      sizeof kFlowName + sizeof kFlowCategory + 3 * JsonOut::kMaxU64Chars + JsonOut::kMaxMicrosChars;
+  if (char* room = out_.Room(kFixed)) {
+    JsonOut::Cursor c(out_, room);
+    c.Lit("{\"ph\":\"s\",\"name\":\"");
+    if (!start) room[7] = 'f';
+    c.Lit(kFlowName);
+    c.Lit("\",\"cat\":\"");
+    c.Lit(kFlowCategory);
+    c.Lit("\",\"id\":");
+    c.U64(id);
+    c.Lit(",\"pid\":");
+    c.U64(t.pid);
+    c.Lit(",\"tid\":");
+    c.U64(t.tid);
+    c.Lit(",\"ts\":");
+    c.Micros(ns);
+    c.Done();
+  } else {
+    out_.Raw(start ? "{\"ph\":\"s\"" : "{\"ph\":\"f\"");
+    out_.Raw(",\"name\":\"");
+    out_.Raw(kFlowName);
+    out_.Raw("\",\"cat\":\"");
+    out_.Raw(kFlowCategory);
+    out_.Raw("\",\"id\":");
+    out_.U64(id);
+    Ids(t);
+    out_.Raw(",\"ts\":");
+    out_.Micros(ns);
+  }
   if (point) Args(cpu, color);
   out_.Raw(start ? "}" : ",\"bp\":\"e\"}");
 }

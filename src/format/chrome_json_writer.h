@@ -61,7 +61,7 @@ class ChromeJsonWriter : public EventSink {
 
  private:
   bool BeginEvent();  // false (event dropped) once metadata has begun
-  void Head(Track t, char ph, std::string_view name, uint64_t ns, const char* cat = kCategory);
+  void Head(Track t, char ph, std::string_view name, uint64_t ns, std::string_view cat = kCategory);
   // `later`: the point's arrow end comes later (OnFlow), so a reader does
   // not join it with the s/f event that may follow.
   void Args(uint32_t cpu, uint32_t color, bool later = false);

@@ -59,7 +59,14 @@ inline uint64_t LineNs(const ClockSync& a, const ClockSync& b, uint64_t hz, uint
   }
   const u128 base = a.monotonic_ns;
   if (ticks >= a.ticks) {
-    const u128 ns = base + u128(ticks - a.ticks) * num / den;
+    const uint64_t delta = ticks - a.ticks;
+    if ((delta >> 32) == 0 && (num >> 32) == 0) {
+      // The product fits 64 bits: the same quotient without a 128-bit
+      // division (a library call on x86-64).
+      const u128 ns = base + uint64_t(delta * uint64_t(num)) / uint64_t(den);
+      return ns > u128(UINT64_MAX) ? UINT64_MAX : uint64_t(ns);
+    }
+    const u128 ns = base + u128(delta) * num / den;
     return ns > u128(UINT64_MAX) ? UINT64_MAX : uint64_t(ns);
   }
   const u128 back = (u128(a.ticks - ticks) * num + (den - 1)) / den;
@@ -98,7 +105,22 @@ struct ClockMap {
   ClockSync last;   // a later one, or none
 
   // ns since the origin for `ticks` (0 before it).
-  uint64_t NsSinceOrigin(uint64_t ticks) const {
+  uint64_t NsSinceOrigin(uint64_t ticks) const { return NsSince(ticks, OriginOnMap()); }
+
+  // What NsSinceOrigin subtracts: the origin's place on the map (0 without
+  // samples). A caller converting many ticks with one map works it out once
+  // and calls NsSince.
+  uint64_t OriginOnMap() const {
+#if MABUTRACE_CLOCK_SAMPLES
+    if (first.valid()) {
+      const ClockSync s[2] = {first, last};
+      return SamplesNs(s, SampleCount(), hz, origin);
+    }
+#endif
+    return 0;
+  }
+  // NsSinceOrigin(ticks), given origin_on_map == OriginOnMap().
+  uint64_t NsSince(uint64_t ticks, uint64_t origin_on_map) const {
     if (ticks <= origin) return 0;
     if (!MABUTRACE_CLOCK_SAMPLES || !first.valid()) {
       // No OS clock: the rate alone (split so that t * 1e9 cannot overflow).
@@ -108,11 +130,10 @@ struct ClockMap {
     }
 #if MABUTRACE_CLOCK_SAMPLES
     const ClockSync s[2] = {first, last};
-    const size_t n = last.valid() && last.ticks > first.ticks ? 2 : 1;
-    const uint64_t at = SamplesNs(s, n, hz, ticks);
-    const uint64_t zero = SamplesNs(s, n, hz, origin);
-    return at > zero ? at - zero : 0;
+    const uint64_t at = SamplesNs(s, SampleCount(), hz, ticks);
+    return at > origin_on_map ? at - origin_on_map : 0;
 #else
+    (void)origin_on_map;
     return 0;  // (not reached: no samples)
 #endif
   }
@@ -126,6 +147,75 @@ struct ClockMap {
   uint64_t BoottimeAtOrigin() const {
     return first.valid() ? MonotonicAtOrigin() + (first.boottime_ns - first.monotonic_ns) : 0;
   }
+
+ private:
+  size_t SampleCount() const { return last.valid() && last.ticks > first.ticks ? 2 : 1; }
+};
+
+// ClockMap::NsSinceOrigin for a run of ticks (a walk over a buffer),
+// exactly, without a 128-bit division per call: the quotient and remainder
+// of the previous tick's product are carried to the next, so a tick close
+// after the one before (under 2^32 ticks later) costs one 64-bit division.
+// Other ticks take the map's own path. One per walk; the map must outlive
+// it. Not thread-safe.
+class ClockCursor {
+ public:
+  explicit ClockCursor(const ClockMap& m) : map_(m), zero_(m.OriginOnMap()) {
+#if MABUTRACE_CLOCK_SAMPLES
+    if (!m.first.valid()) return;
+    // The line SamplesNs takes for every tick at or after first.ticks with
+    // at most two samples (LineNs's choice of slope).
+    const bool two = m.last.valid() && m.last.ticks > m.first.ticks;
+    num_ = 1000000000u;
+    den_ = m.hz ? m.hz : 1;
+    if (two && m.last.monotonic_ns >= m.first.monotonic_ns) {
+      num_ = m.last.monotonic_ns - m.first.monotonic_ns;
+      den_ = m.last.ticks - m.first.ticks;
+    }
+    line_ = num_ >> 32 == 0;
+#endif
+  }
+
+  uint64_t NsSinceOrigin(uint64_t ticks) {
+#if MABUTRACE_CLOCK_SAMPLES
+    if (!line_ || ticks <= map_.origin || ticks < map_.first.ticks) return map_.NsSince(ticks, zero_);
+    using u128 = unsigned __int128;
+    if (carried_ && ticks >= ticks_ && ticks - ticks_ < (uint64_t(1) << 32)) {
+      // r_ < den_ and the step's product is below 2^64: the sum fits 65 bits.
+      const u128 sum = u128(r_) + (ticks - ticks_) * num_;
+      if (sum >> 64 == 0) {
+        q_ += uint64_t(sum) / den_;
+        r_ = uint64_t(sum) % den_;
+      } else {
+        q_ += sum / den_;
+        r_ = uint64_t(sum % den_);
+      }
+    } else {
+      const u128 x = u128(ticks - map_.first.ticks) * num_;
+      q_ = x / den_;
+      r_ = uint64_t(x % den_);
+    }
+    ticks_ = ticks;
+    carried_ = true;
+    const u128 ns = u128(map_.first.monotonic_ns) + q_;
+    const uint64_t at = ns > u128(UINT64_MAX) ? UINT64_MAX : uint64_t(ns);
+    return at > zero_ ? at - zero_ : 0;
+#else
+    return map_.NsSince(ticks, zero_);
+#endif
+  }
+
+ private:
+  const ClockMap& map_;
+  const uint64_t zero_;
+#if MABUTRACE_CLOCK_SAMPLES
+  uint64_t num_ = 0, den_ = 1;  // the line's slope, ns per tick
+  bool line_ = false;           // the carried path applies (slope numerator < 2^32)
+  bool carried_ = false;        // ticks_, q_, r_ hold a previous tick's product
+  uint64_t ticks_ = 0;
+  unsigned __int128 q_ = 0;  // (ticks_ - first.ticks) * num_ / den_
+  uint64_t r_ = 0;           // ... and its remainder
+#endif
 };
 
 }  // namespace mabutrace::format

@@ -6,7 +6,7 @@
 
 namespace mabutrace {
 
-void JsonOut::String(const char* s, size_t n) {
+void JsonOut::Escaped(const char* s, size_t n) {
   JsonEscape(s, n, [this](const char* p, size_t k) { Raw(p, k); });
 }
 

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "byte_out.h"
 
@@ -17,13 +18,15 @@ class JsonOut : public ByteOut {
   using ByteOut::ByteOut;
 
   void U64(uint64_t v) {
+    const unsigned n = DigitCount(v);
+    if (char* p = Room(n)) {
+      Digits(v, p + n);
+      Commit(n);
+      return;
+    }
     char tmp[20];
-    int n = 0;
-    do {
-      tmp[n++] = char('0' + v % 10);
-      v /= 10;
-    } while (v);
-    while (n) Char(tmp[--n]);
+    Digits(v, tmp + n);
+    Raw(tmp, n);
   }
   void I64(int64_t v) {
     if (v < 0) {
@@ -36,12 +39,21 @@ class JsonOut : public ByteOut {
   // ns as microseconds with 3 decimals ("%llu.%03llu"): exact, never a
   // double (trace-formats.md P6).
   void Micros(uint64_t ns) {
-    U64(ns / 1000);
+    const uint64_t us = ns / 1000;
     const unsigned frac = unsigned(ns % 1000);
-    Char('.');
-    Char(char('0' + frac / 100));
-    Char(char('0' + frac / 10 % 10));
-    Char(char('0' + frac % 10));
+    const unsigned n = DigitCount(us);
+    char tmp[24];
+    char* p = Room(n + 4);
+    if (!p) p = tmp;
+    Digits(us, p + n);
+    p[n] = '.';
+    p[n + 1] = char('0' + frac / 100);
+    memcpy(p + n + 2, kPairs + 2 * (frac % 100), 2);
+    if (p == tmp) {
+      Raw(tmp, n + 4);
+    } else {
+      Commit(n + 4);
+    }
   }
   // "#rrggbb" without the quotes.
   void Hex6(uint32_t rgb) {
@@ -49,10 +61,146 @@ class JsonOut : public ByteOut {
     Char('#');
     for (int shift = 20; shift >= 0; shift -= 4) Char(kDigits[(rgb >> shift) & 0xF]);
   }
+  // Unchecked writes into room taken with Room(): for an event whose
+  // largest size is known, one bounds check instead of one per piece.
+  // Done() commits what was written (never more than the room taken).
+  class Cursor {
+   public:
+    Cursor(JsonOut& out, char* room) : out_(out), begin_(room), p_(room) {}
+    template <size_t N>
+    void Lit(const char (&s)[N]) {
+      memcpy(p_, s, N - 1);
+      p_ += N - 1;
+    }
+    void Raw(const char* s, size_t n) {
+      SmallCopy(p_, s, n);
+      p_ += n;
+    }
+    void Char(char c) { *p_++ = c; }
+    void U64(uint64_t v) {
+      const unsigned n = DigitCount(v);
+      Digits(v, p_ + n);
+      p_ += n;
+    }
+    void Micros(uint64_t ns) {
+      U64(ns / 1000);
+      const unsigned frac = unsigned(ns % 1000);
+      p_[0] = '.';
+      p_[1] = char('0' + frac / 100);
+      memcpy(p_ + 2, kPairs + 2 * (frac % 100), 2);
+      p_ += 4;
+    }
+    // s[0 .. n) quoted; PlainString(s, n) must hold.
+    void PlainString(const char* s, size_t n) {
+      *p_++ = '"';
+      Raw(s, n);
+      *p_++ = '"';
+    }
+    void Hex6(uint32_t rgb) {
+      static const char kDigits[] = "0123456789abcdef";
+      *p_++ = '#';
+      for (int shift = 20; shift >= 0; shift -= 4) *p_++ = kDigits[(rgb >> shift) & 0xF];
+    }
+    void Done() { out_.Commit(uint32_t(p_ - begin_)); }
+
+   private:
+    JsonOut& out_;
+    char* begin_;
+    char* p_;
+  };
+  static constexpr size_t kMaxU64Chars = 20;
+  static constexpr size_t kMaxMicrosChars = 20 + 4;
+  // s[0 .. n) is short and needs no escaping: Cursor::PlainString writes it.
+  static bool PlainString(const char* s, size_t n) { return n <= kPlainMax && Plain(s, n); }
+
   // A quoted string (json_escape.h); NULL is written as "(null)".
   void String(const char* s);
   // s[0 .. n) quoted; an embedded NUL is written as \u0000.
-  void String(const char* s, size_t n);
+  void String(const char* s, size_t n) {
+    // Names are nearly always short printable ASCII: copied as they are.
+    if (n <= kPlainMax && Plain(s, n)) {
+      if (char* p = Room(uint32_t(n) + 2)) {
+        p[0] = '"';
+        SmallCopy(p + 1, s, n);
+        p[n + 1] = '"';
+        Commit(uint32_t(n) + 2);
+        return;
+      }
+    }
+    Escaped(s, n);
+  }
+
+ private:
+  static constexpr size_t kPlainMax = 256;
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+
+  static unsigned DigitCount(uint64_t v) {
+    unsigned n = 1;
+    for (; v >= 10000; v /= 10000) n += 4;
+    return n + unsigned(v >= 10) + unsigned(v >= 100) + unsigned(v >= 1000);
+  }
+  // v's decimal digits (DigitCount(v) of them), ending just before `end`.
+  static void Digits(uint64_t v, char* end) {
+    char* p = end;
+    while (v >= 100) {
+      p -= 2;
+      memcpy(p, kPairs + 2 * (v % 100), 2);
+      v /= 100;
+    }
+    if (v >= 10) {
+      memcpy(p - 2, kPairs + 2 * v, 2);
+    } else {
+      p[-1] = char('0' + v);
+    }
+  }
+  // No byte of s[0 .. n) needs an escape or a UTF-8 check (json_escape.h):
+  // eight bytes at a time, the last word overlapping the one before (a
+  // byte is bad if below 0x20, at or above 0x80, '"' or '\\').
+  static bool Plain(const char* s, size_t n) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+    if (n < 8) {
+      unsigned bad = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        bad |= unsigned(c < 0x20) | unsigned(c >= 0x80) | unsigned(c == '"') | unsigned(c == '\\');
+      }
+      return bad == 0;
+    }
+    auto bad = [&](size_t i) {
+      uint64_t w;
+      memcpy(&w, s + i, 8);
+      const uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
+      return w | ((w - kOnes * 0x20) & ~w) | ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash);
+    };
+    uint64_t any = bad(n - 8);
+    for (size_t i = 0; i + 8 < n; i += 8) any |= bad(i);
+    return (any & kHigh) == 0;
+  }
+  // s[0 .. n) into p: overlapping word moves instead of a copy call (short
+  // strings; reads and writes stay within both).
+  static void SmallCopy(char* p, const char* s, size_t n) {
+    if (n >= 8) {
+      uint64_t w;
+      for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&w, s + i, 8);
+        memcpy(p + i, &w, 8);
+      }
+      memcpy(&w, s + n - 8, 8);
+      memcpy(p + n - 8, &w, 8);
+    } else if (n >= 4) {
+      uint32_t a, b;
+      memcpy(&a, s, 4);
+      memcpy(&b, s + n - 4, 4);
+      memcpy(p, &a, 4);
+      memcpy(p + n - 4, &b, 4);
+    } else {
+      for (size_t i = 0; i < n; ++i) p[i] = s[i];
+    }
+  }
+  void Escaped(const char* s, size_t n);
 };
 
 }  // namespace mabutrace

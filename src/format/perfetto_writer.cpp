@@ -57,28 +57,31 @@ void PerfettoWriter::Name(uint32_t field, std::string_view s) {
   p_.End(slot);
 }
 
-// Frames the encoded packet as Trace.packet (field 1) and writes it.
+void PerfettoWriter::StartPacket() {
+  char* room = out_.Room(packet_cap_);
+  in_place_ = room != nullptr;
+  p_.Rebind(in_place_ ? reinterpret_cast<uint8_t*>(room) : scratch_, packet_cap_);
+  frame_ = p_.Begin(pb::kTracePacket);
+}
+
+// Ends the packet's Trace.packet frame (field 1) and writes it.
 void PerfettoWriter::Emit() {
+  p_.End(frame_);
   if (p_.overflow()) {
     ++packets_dropped_;
     return;
   }
-  char head[6];
-  uint32_t n = 0, len = p_.size();
-  head[n++] = char(pb::kTracePacket << 3 | ProtoOut::kLengthDelimited);
-  while (len >= 0x80) {
-    head[n++] = char(len | 0x80);
-    len >>= 7;
+  if (in_place_) {
+    out_.Commit(p_.size());
+  } else {
+    out_.Raw(reinterpret_cast<const char*>(p_.data()), p_.size());
   }
-  head[n++] = char(len);
-  out_.Raw(head, n);
-  out_.Raw(reinterpret_cast<const char*>(p_.data()), p_.size());
 }
 
 // Starts a packet on sequence 1 at absolute time `ns`; the first one
 // clears the sequence (which interns nothing).
 void PerfettoWriter::GlobalPacket(uint64_t ns) {
-  p_.Reset();
+  StartPacket();
   p_.U64(pb::kTimestamp, ns + boot_zero_);
   p_.U64(pb::kSequenceId, kGlobalSequence);
   if (!global_cleared_) {
@@ -92,7 +95,7 @@ void PerfettoWriter::OnClock(uint64_t monotonic_ns_at_zero, uint64_t boottime_ns
   boot_zero_ = boottime_ns_at_zero;
   // The snapshot alone in its packet (one payload per packet); the packet's
   // own timestamp is not used for a snapshot, so it has none.
-  p_.Reset();
+  StartPacket();
   p_.U64(pb::kSequenceId, kGlobalSequence);
   p_.U64(pb::kSequenceFlags, pb::kIncrementalStateCleared);
   global_cleared_ = true;
@@ -113,7 +116,7 @@ void PerfettoWriter::OnClock(uint64_t monotonic_ns_at_zero, uint64_t boottime_ns
 // so trace processor can relate the input's own timestamps too.
 void PerfettoWriter::OnClockSnapshot(uint32_t clock_id, uint64_t trace_ns, uint64_t clock_ns) {
   if (!Accept()) return;
-  p_.Reset();
+  StartPacket();
   p_.U64(pb::kSequenceId, kGlobalSequence);
   if (!global_cleared_) {
     global_cleared_ = true;
@@ -214,7 +217,7 @@ PerfettoSequence* PerfettoWriter::NewThread(Track t, std::string_view name) {
 // starts at 0 ns of the default clock (§2.8), events default to clock 64
 // and to the thread's track, and the annotation names are interned.
 void PerfettoWriter::StartSequence(const PerfettoSequence& s) {
-  p_.Reset();
+  StartPacket();
   p_.U64(pb::kSequenceId, s.sequence_id);
   p_.U64(pb::kSequenceFlags, pb::kIncrementalStateCleared);
   const uint32_t cs = p_.Begin(pb::kClockSnapshot);
@@ -271,7 +274,7 @@ uint32_t PerfettoWriter::ColorIid(uint32_t color) {
 // the open TrackEvent.
 uint32_t PerfettoWriter::EventPacket(PerfettoSequence& s, uint64_t ns, std::string_view name, uint32_t color) {
   if (ns > max_ns_) max_ns_ = ns;
-  p_.Reset();
+  StartPacket();
   if (ns >= s.last_ns) {
     p_.U64(pb::kTimestamp, ns - s.last_ns);
     s.last_ns = ns;

@@ -88,7 +88,7 @@ class PerfettoWriter : public EventSink {
   // every packet but those with names near kMaxNameBytes. All three must
   // outlive the writer.
   PerfettoWriter(PerfettoTables& tables, uint8_t* packet, uint32_t packet_cap, ByteOut& out)
-      : tables_(tables), p_(packet, packet_cap), out_(out) {}
+      : tables_(tables), p_(packet, packet_cap), out_(out), scratch_(packet), packet_cap_(packet_cap) {}
 
   // Before any other call (else ignored): see the layout above.
   void OnClock(uint64_t monotonic_ns_at_zero, uint64_t boottime_ns_at_zero) override;
@@ -127,6 +127,10 @@ class PerfettoWriter : public EventSink {
   void MetadataAnnotation(std::string_view key, size_t value_bytes);
   void CloseMetadata();
   void Name(uint32_t field, std::string_view s);
+  // Every packet is framed as Trace.packet and encoded straight into the
+  // output's staging buffer when packet_cap bytes are free there (Emit then
+  // only commits it), else into `packet` and copied at Emit.
+  void StartPacket();
   void Emit();
 
   static constexpr uint32_t kColorSlots = 64;
@@ -134,6 +138,10 @@ class PerfettoWriter : public EventSink {
   PerfettoTables& tables_;
   ProtoOut p_;
   ByteOut& out_;
+  uint8_t* const scratch_;
+  const uint32_t packet_cap_;
+  uint32_t frame_ = 0;     // the open Trace.packet's length slot
+  bool in_place_ = false;  // the open packet is in out_'s staging buffer
   uint64_t next_uuid_ = 1;
   uint32_t next_sequence_ = 2;  // 1 is the global sequence
   uint64_t first_process_ = 0;

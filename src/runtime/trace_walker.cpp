@@ -80,7 +80,7 @@ bool ExportTrace(Runtime& rt, format::EventSink& sink, const ByteOut& out) {
 }
 
 TraceWalker::TraceWalker(const Runtime& rt, const format::ClockMap& clock)
-    : rt_(rt), clock_(clock), ws_(*rt.workspace), snap_(rt) {}
+    : rt_(rt), ticks_to_ns_(clock), ws_(*rt.workspace), snap_(rt) {}
 
 void TraceWalker::Run(format::EventSink& sink, const ByteOut* out) {
   sink_ = &sink;
@@ -235,7 +235,7 @@ ThreadState& TraceWalker::Thread(const ChunkCopy& info) {
 
 void TraceWalker::Write(ThreadState& t, const Record& r) {
   ++counts_.records;
-  uint64_t ns = clock_.NsSinceOrigin(r.ticks);
+  uint64_t ns = ticks_to_ns_.NsSinceOrigin(r.ticks);
   const uint64_t taken_ns = ns;        // before the clamp below
   if (ns < t.last_ns) ns = t.last_ns;  // also a tie moved up by an end's 1 ns
   switch (r.type) {

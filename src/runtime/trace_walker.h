@@ -87,7 +87,7 @@ class TraceWalker {
   bool Failed() const { return out_ && out_->failed(); }
 
   const Runtime& rt_;
-  const format::ClockMap& clock_;
+  format::ClockCursor ticks_to_ns_;  // the walk's clock (it must outlive the walker)
   ExportWorkspace& ws_;
   ChunkReader snap_;
   format::EventSink* sink_ = nullptr;

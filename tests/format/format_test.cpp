@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "format/chrome_json_writer.h"
+#include "format/clock_map.h"
 #include "format/json_escape.h"
 #include "format/perfetto_writer.h"
 #include "format/trace_rules.h"
@@ -70,6 +71,104 @@ TEST(Utf8Prefix, CutsAtACharacterAndCountsReplacements) {
   EXPECT_EQ(mabutrace::Utf8Prefix(bad.data(), bad.size(), 6), 2u);
 }
 
+// ---- JSON primitives (json_out.h) ----------------------------------------------
+
+// The output of `write` through a JsonOut with a staging buffer of `cap`
+// bytes (a small one makes every number and string take the slow path).
+template <class Write>
+std::string Through(uint32_t cap, Write&& write) {
+  std::string text;
+  std::vector<char> buf(cap);
+  mabutrace::JsonOut out(
+      buf.data(), cap,
+      [](void* u, const char* d, size_t n) {
+        static_cast<std::string*>(u)->append(d, n);
+        return 0;
+      },
+      &text);
+  write(out);
+  out.Flush();
+  return text;
+}
+
+TEST(JsonOut, StringsTakeTheFastPathOnlyWhereTheEscaperWouldCopy) {
+  // Bytes drawn from every class the escaper treats apart, in strings of
+  // every length around the 8-byte words and the fast path's limit.
+  const char kBytes[] = {'a', 'Z', ' ', '~', '"', '\\', '\x01', '\x1f', '\x7f', '\x80', '\xC3', '\xA9', '\xff', '/'};
+  uint32_t seed = 12345;
+  for (size_t len = 0; len <= 300; ++len) {
+    for (int round = 0; round < 6; ++round) {
+      std::string s(len, 'x');
+      // Round 0 is all plain; the others put 1..3 special bytes anywhere.
+      for (int k = 0; round && k < round % 3 + 1 && len; ++k) {
+        seed = seed * 1103515245u + 12345u;
+        s[(seed >> 8) % len] = kBytes[(seed >> 20) % sizeof kBytes];
+      }
+      const std::string want = Escape(s);
+      EXPECT_EQ(Through(4096, [&](mabutrace::JsonOut& o) { o.String(s.data(), s.size()); }), want) << len;
+      EXPECT_EQ(Through(3, [&](mabutrace::JsonOut& o) { o.String(s.data(), s.size()); }), want) << len;
+    }
+  }
+}
+
+TEST(JsonOut, NumbersAndMicrosecondsAreExactAtEveryDigitCount) {
+  std::vector<uint64_t> values = {0, UINT64_MAX, UINT64_MAX - 1};
+  for (uint64_t p = 1; p <= UINT64_MAX / 10; p *= 10) {
+    values.insert(values.end(), {p - 1, p, p + 1, p * 10 - 1});
+  }
+  for (uint32_t cap : {3u, 4096u}) {
+    for (uint64_t v : values) {
+      EXPECT_EQ(Through(cap, [&](mabutrace::JsonOut& o) { o.U64(v); }), std::to_string(v)) << cap;
+      char micros[32];
+      snprintf(micros, sizeof micros, "%llu.%03llu", (unsigned long long)(v / 1000), (unsigned long long)(v % 1000));
+      EXPECT_EQ(Through(cap, [&](mabutrace::JsonOut& o) { o.Micros(v); }), micros) << cap;
+      const int64_t i = int64_t(v);
+      EXPECT_EQ(Through(cap, [&](mabutrace::JsonOut& o) { o.I64(i); }), std::to_string(i)) << cap;
+    }
+  }
+}
+
+// ---- ClockCursor (clock_map.h) -------------------------------------------------
+
+TEST(ClockCursor, EqualsTheMapOnEveryTickOfAWalk) {
+  using mabutrace::format::ClockMap;
+  using mabutrace::format::ClockSync;
+  // Maps as the runtime makes them: rate only, one sample, two samples (a
+  // counter slower and faster than its nominal rate), and one whose slope
+  // is too steep for the carried path.
+  std::vector<ClockMap> maps(5);
+  maps[0].hz = 2'600'000'000u;
+  maps[0].origin = 1000;
+  maps[1] = maps[0];
+  maps[1].first = ClockSync{5000, 7'000'000'000u, 9'000'000'000u};
+  maps[2] = maps[1];
+  maps[2].last = ClockSync{5000 + 26'000'000'000ull, 7'000'000'000u + 9'999'999'937ull, 1};
+  maps[3] = maps[2];
+  maps[3].last.monotonic_ns = 7'000'000'000u + 10'000'000'123ull;
+  maps[4] = maps[2];
+  maps[4].last = ClockSync{6000, 7'000'000'000u + (uint64_t(1) << 40), 1};
+  uint64_t seed = 99;
+  auto next = [&] { return seed = seed * 6364136223846793005ull + 1442695040888963407ull; };
+  for (const ClockMap& m : maps) {
+    mabutrace::format::ClockCursor cursor(m);
+    uint64_t ticks = 0;
+    for (int i = 0; i < 200000; ++i) {
+      const uint64_t r = next();
+      // Mostly small steps forward; sometimes a jump, a step back, or a
+      // tick before the origin or the first sample.
+      switch (r % 16) {
+        case 0: ticks = r >> 24; break;
+        case 1: ticks -= ticks > 4096 ? (r >> 40) % 4096 : 0; break;
+        case 2: ticks = (r >> 8) % 8000; break;
+        case 3: ticks += uint64_t(1) << 32; break;
+        default: ticks += (r >> 32) % 100000;
+      }
+      ASSERT_EQ(cursor.NsSinceOrigin(ticks), m.NsSinceOrigin(ticks))
+          << "map " << (&m - maps.data()) << " tick " << ticks;
+    }
+  }
+}
+
 // ---- Chrome JSON writer -------------------------------------------------------
 
 struct JsonCapture {
@@ -81,6 +180,53 @@ struct JsonCapture {
     return 0;
   }
 };
+
+// Every kind of event, with names that need escaping and names that do
+// not, colors, flags, negative counters and flows.
+void WriteEveryEventKind(mabutrace::format::ChromeJsonWriter& w) {
+  const Track t{7, 4242};
+  w.OnProcess(7, "proc \"p\"");
+  w.OnThread(t, "worker");
+  w.OnThread({7, 9}, "");
+  for (uint64_t i = 0; i < 40; ++i) {
+    const std::string plain = "Renderer::DrawFrame#" + std::to_string(i);
+    const std::string odd = "tab\there \xE2\x9C\x93 \xff" + std::string(i, 'q');
+    const std::string& name = i % 3 ? plain : odd;
+    const uint64_t ns = i * 123456789ull + i;
+    w.OnBegin(t, name, ns, uint32_t(i % 4), i % 2 ? 0 : 0x1000000u | uint32_t(i * 0x10203u));
+    w.OnInstant(t, name, ns + 1, 3, i % 5 ? 0 : 0x1FF0000u);
+    w.OnCounter(t, name, ns + 2, i % 2 ? -int64_t(i) * 1000003 : int64_t(i));
+    w.OnFlowPoint(t, true, i, i % 4 ? "handoff" : "", ns + 3, 1, 0, i % 2 == 0);
+    w.OnFlowPoint(t, false, i + 1, "", ns + 4, 1, 0x1000000u | 0x336699u, true);
+    w.OnFlow(t, false, i + 100, ns + 5);
+    w.OnEnd(t, name, ns + 6, i % 7 ? "" : "open_at_end");
+  }
+  w.OnMetadata("k", -5);
+  w.OnMetadata("s", "v\"");
+  ASSERT_TRUE(w.Finish());
+}
+
+TEST(ChromeJsonWriter, EventsWrittenInOnePieceEqualThoseWrittenPieceByPiece) {
+  // A large staging buffer takes each event's one-check path, a small one
+  // the piece-by-piece path: the text must be the same, and valid JSON.
+  const std::string big = Through(1 << 16, [](mabutrace::JsonOut& o) {
+    mabutrace::format::ChromeJsonWriter w(o);
+    WriteEveryEventKind(w);
+  });
+  const std::string small = Through(16, [](mabutrace::JsonOut& o) {
+    mabutrace::format::ChromeJsonWriter w(o);
+    WriteEveryEventKind(w);
+  });
+  EXPECT_EQ(big, small);
+  const json doc = json::parse(big);
+  size_t counters = 0, escaped = 0;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] == "C") ++counters;
+    if (e["ph"] == "B" && e["name"].get<std::string>().rfind("tab\there \xE2\x9C\x93 \xEF\xBF\xBD", 0) == 0) ++escaped;
+  }
+  EXPECT_EQ(counters, 40u);
+  EXPECT_EQ(escaped, 14u);  // i % 3 == 0 for i < 40
+}
 
 TEST(ChromeJsonWriter, EventsAfterMetadataAreCountedNotWritten) {
   JsonCapture c;
