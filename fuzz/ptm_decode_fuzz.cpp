@@ -34,7 +34,6 @@ void CheckElement(State* s, const mabutrace::ete_decode::EteElement& e) {
   if (s->ended) abort();  // nothing after EO_TRACE
   if (e.index >= s->size + 1) abort();
   if (e.type == ElemType::kInstrRange) {
-    if (e.end <= e.start && e.end > 0xFFFFFFFFull) abort();
     if (e.num_instr == 0) abort();
     if (e.end > e.start && e.num_instr > (e.end - e.start) / 2) abort();
   }
