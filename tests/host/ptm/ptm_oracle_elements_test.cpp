@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -70,6 +71,8 @@ struct Case {
   const char* dir;
   size_t elements;  // element lines of the PTM IDs in the listing
 };
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.dir; }
 
 class PtmOracleElements : public ::testing::TestWithParam<Case> {};
 
