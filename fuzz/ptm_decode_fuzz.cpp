@@ -5,10 +5,10 @@
 // Input layout: byte 0 selects: bit 0 cycle accurate, bits [2:1] the
 // CONTEXTIDR size, bit 3 PFT 1.1 (64-bit binary timestamps, return stack
 // enabled), bit 4 DSB/DMB waypoints, bit 5 CoreSight frames (else raw), bit
-// 6 one-byte pushes; bytes 1..256 (if present) are a program image at 0x1000
-// and at 0x8000 (read as A32 or T32, as the trace says), in both security
-// states; the rest is the trace (ErrorPolicy::kOpenCsd, so bad packets reach
-// the decoder). Invariants: element indexes stay inside the input, executed
+// 6 one-byte pushes; the rest is the trace (ErrorPolicy::kOpenCsd, so bad
+// packets reach the decoder), and its first 256 bytes are also a program
+// image at 0x1000 and at 0x8000 (read as A32 or T32, as the trace says), in
+// both security states. Invariants: element indexes stay inside the input, executed
 // ranges are non-empty with at most (end - start) / 2 instructions, every
 // element renders as text and JSON, EO_TRACE comes once and last; ASan/UBSan
 // catch the rest.
