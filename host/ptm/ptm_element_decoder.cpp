@@ -176,7 +176,8 @@ void PtmElementDecoder::Decode(const PtmPacket& p) {
       }
       break;
     case PtmPacketType::kAtom:
-      for (unsigned i = 0; i < p.atom_count && addr_valid_; ++i) AtomRange(p, (p.atom_bits >> i) & 1);
+      // atom_bits holds 8 atoms at most (PFT packs up to 5)
+      for (unsigned i = 0; i < p.atom_count && i < 8 && addr_valid_; ++i) AtomRange(p, (p.atom_bits >> i) & 1);
       break;
     case PtmPacketType::kTimestamp: {
       EteElement e = Make(ElemType::kTimestamp);
