@@ -14,7 +14,7 @@ constexpr std::array<TraceProtocolInfo, 7> kProtocols = {{
     {TraceProtocol::kEte, "ETE", "ETE", "ete", nullptr},
     {TraceProtocol::kEtmV4, "ETMv4", "ETM4, ETM4.m, ETMv4.m", "ete", nullptr},
     {TraceProtocol::kEtmV3, "ETMv3", "ETM3, ETM3.m, ETMv3.m", "etm3", nullptr},  // host/etm3
-    {TraceProtocol::kPtm, "PTM", "PTM1.m, PFT1.m", "ptm", nullptr},              // host/ptm (packets)
+    {TraceProtocol::kPtm, "PTM", "PTM1.m, PFT1.m", "ptm", nullptr},              // host/ptm
     {TraceProtocol::kItm, "ITM", "ITM", nullptr, "mabutrace itm"},
     {TraceProtocol::kStm, "STM", "STM", nullptr, "mabutrace stm"},
     {TraceProtocol::kUnknown, "unknown", "-", nullptr, nullptr},

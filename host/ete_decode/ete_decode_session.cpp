@@ -50,10 +50,6 @@ LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir) {
   for (const snapshot::TraceBuffer& buf : out.snap.buffers) {
     for (const ete::UndecodedSource& u : ete::UndecodedSources(out.snap, buf))
       out.undecoded.push_back(u.Message(buf.name));
-    for (const snapshot::Device* d : out.snap.SourcesOfBuffer(buf.name))  // PTM: host/ptm lists packets only so far
-      if (ete::ProtocolOfType(d->type) == ete::TraceProtocol::kPtm)
-        out.undecoded.push_back("source " + d->name + " (" + d->type + ", buffer " + buf.name +
-                                "): PTM elements are not decoded yet (packets: `mabutrace arm packets`); skipped");
     std::vector<ete::SourceSpec> sources = ete::SnapshotSources(out.snap, buf);
     if (sources.empty()) continue;
     DecodeBuffer db;

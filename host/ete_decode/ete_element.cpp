@@ -92,6 +92,11 @@ const char* MemSpaceText(uint8_t m) {
     default: return "Any";
   }
 }
+// OpenCSD 1.8.0's lister names the combined spaces "Any S" / "Any NS"
+// (PTM ADDR_NACC lines of the Snowball and TC2 listings).
+const char* OcsdMemSpaceText(uint8_t m) {
+  return m == armisa::kMemS ? "Any S" : m == armisa::kMemN ? "Any NS" : MemSpaceText(m);
+}
 
 }  // namespace
 
@@ -126,7 +131,7 @@ void FormatElementOcsd(const EteElement& e, std::string* out) {
       Appendf(out, "first 0x%" PRIx64 ":[next 0x%" PRIx64 "] num_i(%u) ", e.start, e.end, e.num_instr);
       break;
     case ElemType::kAddrNacc:
-      Appendf(out, " 0x%" PRIx64 "; Memspace [0x%x:%s] ", e.start, e.mem_space, MemSpaceText(e.mem_space));
+      Appendf(out, " 0x%" PRIx64 "; Memspace [0x%x:%s] ", e.start, e.mem_space, OcsdMemSpaceText(e.mem_space));
       break;
     case ElemType::kException:
       if (e.exception_has_addr) {

@@ -2,9 +2,9 @@
 // cmd_ete_decode.cpp: `mabutrace arm decode` and `mabutrace arm export`, and
 // the same as `mabutrace ete decode|export` (SPEC §4 R-F2, R-F3, R-F6;
 // docs/ete-decode.md, docs/arm-trace.md). ETE and ETMv4 sources are decoded,
-// and by `decode` ETMv3 sources too (host/etm3, after the buffer's ETE/ETMv4
-// ones; `export` puts them on tracks after the others); a source of another protocol is
-// named on stderr (exit code 1) and skipped.
+// then ETMv3 (host/etm3) and PTM (host/ptm) sources (`export` puts them on
+// tracks after the others); a source of another protocol is named on stderr
+// (exit code 1) and skipped.
 //
 //   ete decode SNAPSHOT_DIR [--format text|jsonl] [-o FILE]
 //     text:  OpenCSD-lister element lines,
@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,7 @@
 #include "etm3/etm3_decode_session.h"
 #include "formats.h"
 #include "input_kinds.h"
+#include "ptm/ptm_decode_session.h"
 #include "snapshot.h"
 
 namespace mabutrace::cli {
@@ -61,7 +63,7 @@ struct ExportOptions {
 struct ErrorSink {
   std::string file;
   const std::vector<ete::SourceSpec>* sources = nullptr;
-  const std::vector<etm3::Etm3SourceSpec>* etm3_sources = nullptr;  // instead of sources, for ETMv3 buffers
+  const std::vector<std::string>* other_names = nullptr;  // instead of sources: ETMv3 / PTM buffers
   uint64_t errors = 0;
   FILE* flush_first = nullptr;
 };
@@ -70,15 +72,60 @@ void ReportError(ErrorSink* s, size_t source, const std::string& message) {
   ++s->errors;
   if (s->flush_first) std::fflush(s->flush_first);
   std::string name;
-  if (s->etm3_sources && source < s->etm3_sources->size())
-    name = (*s->etm3_sources)[source].name + ": ";
-  else if (!s->etm3_sources && s->sources && source < s->sources->size())
+  if (s->other_names && source < s->other_names->size())
+    name = (*s->other_names)[source] + ": ";
+  else if (!s->other_names && s->sources && source < s->sources->size())
     name = (*s->sources)[source].name + ": ";
   std::fprintf(stderr, "%s: %s%s\n", s->file.c_str(), name.c_str(), message.c_str());
 }
 
-bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out,
-                  std::vector<etm3::Etm3DecodeBuffer>* etm3_buffers = nullptr) {
+// A buffer's ETMv3 or PTM sources: their names and configurations, and the
+// decode of the whole buffer file.
+struct OtherBuffer {
+  std::string protocol;  // "ETMv3", "PTM"
+  snapshot::TraceBuffer buffer;
+  std::vector<std::string> names;
+  std::vector<std::string> describe;  // config text per source
+  std::function<bool(ete_decode::SourceElementCallback, ete_decode::SourceDecodeErrorCallback, void*)> decode;
+};
+
+// ETMv3 buffers first, then PTM ones; `keep` holds what the decode closures
+// read (it must outlive the result).
+struct OtherKeep {
+  std::vector<etm3::Etm3DecodeBuffer> etm3;
+  std::vector<ptm::PtmDecodeBuffer> ptm;
+};
+std::vector<OtherBuffer> OtherBuffers(ete_decode::LoadedSnapshot* snap, OtherKeep* keep) {
+  keep->etm3 = etm3::Etm3Buffers(snap);
+  keep->ptm = ptm::PtmBuffers(snap);
+  std::vector<OtherBuffer> out;
+  for (const etm3::Etm3DecodeBuffer& b : keep->etm3) {
+    OtherBuffer o{"ETMv3", b.buffer, {}, {}, {}};
+    for (const etm3::Etm3SourceSpec& src : b.sources) {
+      o.names.push_back(src.name);
+      o.describe.push_back(src.config.Describe());
+    }
+    const etm3::Etm3DecodeBuffer* buf = &b;
+    o.decode = [buf](ete_decode::SourceElementCallback on_element, ete_decode::SourceDecodeErrorCallback on_error,
+                     void* ctx) { return etm3::DecodeEtm3BufferFile(*buf, on_element, on_error, ctx); };
+    out.push_back(std::move(o));
+  }
+  for (const ptm::PtmDecodeBuffer& b : keep->ptm) {
+    OtherBuffer o{"PTM", b.buffer, {}, {}, {}};
+    for (const ptm::PtmSource& src : b.sources) {
+      o.names.push_back(src.name);
+      o.describe.push_back(src.config.Describe());
+    }
+    const ptm::PtmDecodeBuffer* buf = &b;
+    o.decode = [buf](ete_decode::SourceElementCallback on_element, ete_decode::SourceDecodeErrorCallback on_error,
+                     void* ctx) { return ptm::DecodePtmBufferFile(*buf, on_element, on_error, ctx); };
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out, OtherKeep* keep = nullptr,
+                  std::vector<OtherBuffer>* others = nullptr) {
   std::error_code ec;
   if (!std::filesystem::is_directory(input, ec)) {
     std::fprintf(stderr, "%s: not a snapshot directory\n", input.c_str());
@@ -86,15 +133,15 @@ bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out,
   }
   try {
     *out = ete_decode::LoadSnapshotForDecode(input);
-    if (etm3_buffers) *etm3_buffers = etm3::Etm3Buffers(out);
+    if (others) *others = OtherBuffers(out, keep);
   } catch (const snapshot::SnapshotError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return false;
   }
   for (const std::string& w : out->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   for (const std::string& u : out->undecoded) std::fprintf(stderr, "%s: %s\n", input.c_str(), u.c_str());
-  if (out->buffers.empty() && (!etm3_buffers || etm3_buffers->empty())) {
-    std::fprintf(stderr, "%s: no ETE or ETMv4%s trace source\n", input.c_str(), etm3_buffers ? " or ETMv3" : "");
+  if (out->buffers.empty() && (!others || others->empty())) {
+    std::fprintf(stderr, "%s: no ETE or ETMv4%s trace source\n", input.c_str(), others ? ", ETMv3 or PTM" : "");
     return false;
   }
   return true;
@@ -107,8 +154,8 @@ struct DecodeOut {
   std::string buf;
   bool jsonl = false;
   const std::vector<ete::SourceSpec>* sources = nullptr;
-  const std::vector<etm3::Etm3SourceSpec>* etm3_sources = nullptr;  // instead of sources, for ETMv3 buffers
-  long only = -1;                                                   // source filter
+  const std::vector<std::string>* other_names = nullptr;  // instead of sources: ETMv3 / PTM buffers
+  long only = -1;                                         // source filter
   ErrorSink err;
   void Flush() {
     if (!buf.empty()) std::fwrite(buf.data(), 1, buf.size(), f);
@@ -120,8 +167,7 @@ void OnDecodeElement(void* c, size_t source, const ete_decode::EteElement& e) {
   auto* o = static_cast<DecodeOut*>(c);
   if (o->only >= 0 && static_cast<long>(source) != o->only) return;
   if (o->jsonl) {
-    ete_decode::FormatElementJson(e, o->etm3_sources ? (*o->etm3_sources)[source].name : (*o->sources)[source].name,
-                                  &o->buf);
+    ete_decode::FormatElementJson(e, o->other_names ? (*o->other_names)[source] : (*o->sources)[source].name, &o->buf);
   } else {
     ete_decode::FormatElementLine(e, &o->buf);
   }
@@ -137,8 +183,9 @@ void OnDecodeError(void* c, size_t source, uint64_t, const std::string& message)
 
 int RunDecode(const DecodeOptions& opt) {
   ete_decode::LoadedSnapshot snap;
-  std::vector<etm3::Etm3DecodeBuffer> etm3_buffers;
-  if (!LoadOrReport(opt.input, &snap, &etm3_buffers)) return kExitBadInput;
+  OtherKeep keep;
+  std::vector<OtherBuffer> others;
+  if (!LoadOrReport(opt.input, &snap, &keep, &others)) return kExitBadInput;
   DecodeOut out;
   out.jsonl = opt.format == "jsonl";
   std::optional<OutputFile> file = OutputFile::Create(opt.output);
@@ -168,30 +215,31 @@ int RunDecode(const DecodeOptions& opt) {
     if (!ete_decode::DecodeBufferFile(b, &OnDecodeElement, &OnDecodeError, &out)) ok = false;
     out.Flush();
   }
-  for (const etm3::Etm3DecodeBuffer& b : etm3_buffers) {  // ETMv3 sources: host/etm3
-    out.etm3_sources = &b.sources;
-    out.err.etm3_sources = &b.sources;
+  for (const OtherBuffer& b : others) {  // ETMv3 (host/etm3), then PTM (host/ptm) sources
+    out.other_names = &b.names;
+    out.err.other_names = &b.names;
     out.only = -1;
     if (!opt.source.empty()) {
-      for (size_t i = 0; i < b.sources.size(); ++i)
-        if (b.sources[i].name == opt.source) out.only = static_cast<long>(i);
+      for (size_t i = 0; i < b.names.size(); ++i)
+        if (b.names[i] == opt.source) out.only = static_cast<long>(i);
       if (out.only < 0) continue;
     }
     any = true;
     out.err.file = b.buffer.file.string();
     if (!out.jsonl) {
-      for (size_t i = 0; i < b.sources.size(); ++i) {
+      for (size_t i = 0; i < b.names.size(); ++i) {
         if (out.only >= 0 && static_cast<long>(i) != out.only) continue;
-        const snapshot::Device* core = snap.snap.CoreOfSource(b.sources[i].name);
-        out.buf += "# source " + b.sources[i].name + " buffer " + b.buffer.name + " (" + b.buffer.file.string() +
-                   ") core " + (core ? core->name : "-") + ": " + b.sources[i].config.Describe() + "\n";
+        const snapshot::Device* core = snap.snap.CoreOfSource(b.names[i]);
+        out.buf += "# source " + b.names[i] + " buffer " + b.buffer.name + " (" + b.buffer.file.string() + ") core " +
+                   (core ? core->name : "-") + ": " + b.describe[i] + "\n";
       }
     }
-    if (!etm3::DecodeEtm3BufferFile(b, &OnDecodeElement, &OnDecodeError, &out)) ok = false;
+    if (!b.decode(&OnDecodeElement, &OnDecodeError, &out)) ok = false;
     out.Flush();
   }
   if (!any)
-    std::fprintf(stderr, "%s: no ETE, ETMv4 or ETMv3 trace source named %s\n", opt.input.c_str(), opt.source.c_str());
+    std::fprintf(stderr, "%s: no ETE, ETMv4, ETMv3 or PTM trace source named %s\n", opt.input.c_str(),
+                 opt.source.c_str());
   out.Flush();
   if (!file->Finish()) ok = false;
   return (ok && any && !out.err.errors && snap.undecoded.empty()) ? kExitOk : kExitBadInput;
@@ -203,7 +251,7 @@ void OnExportError(void* c, const ete_decode::DecodeBuffer& buffer, size_t sourc
   auto* err = static_cast<ErrorSink*>(c);
   err->file = buffer.buffer.file.string();
   err->sources = &buffer.sources;
-  err->etm3_sources = nullptr;
+  err->other_names = nullptr;
   ReportError(err, source, message);
 }
 
@@ -217,8 +265,9 @@ ReadResult ReadArm(const std::string& input, const std::vector<std::string>& elf
   ReadResult res;
   res.rc = kExitBadInput;
   ete_decode::LoadedSnapshot snap;
-  std::vector<etm3::Etm3DecodeBuffer> etm3_buffers;
-  if (!LoadOrReport(input, &snap, &etm3_buffers)) return res;
+  OtherKeep keep;
+  std::vector<OtherBuffer> others;
+  if (!LoadOrReport(input, &snap, &keep, &others)) return res;
   ete_decode::SymbolTable symbols;
   for (const std::string& spec : elfs) {
     std::string path, error;
@@ -241,20 +290,19 @@ ReadResult ReadArm(const std::string& input, const std::vector<std::string>& elf
   eopt.timestamp_hz = ts_hz;
   eopt.symbols = elfs.empty() ? nullptr : &symbols;
   ErrorSink err;
-  for (const etm3::Etm3DecodeBuffer& b : etm3_buffers) {  // ETMv3 sources: host/etm3, tracks after the others
+  for (const OtherBuffer& b : others) {  // ETMv3 and PTM sources: tracks after the others
     ete_decode::ExportExtra x;
-    x.protocol = "ETMv3";
-    for (const etm3::Etm3SourceSpec& src : b.sources) {
-      const snapshot::Device* core = snap.snap.CoreOfSource(src.name);
-      x.tracks.push_back(core ? core->name + " (" + src.name + ")" : src.name);
+    x.protocol = b.protocol;
+    for (const std::string& name : b.names) {
+      const snapshot::Device* core = snap.snap.CoreOfSource(name);
+      x.tracks.push_back(core ? core->name + " (" + name + ")" : name);
     }
-    const etm3::Etm3DecodeBuffer* buf = &b;
-    x.decode = [buf](ete_decode::SourceElementCallback on_element, ete_decode::SourceDecodeErrorCallback on_error,
-                     void* ctx) { return etm3::DecodeEtm3BufferFile(*buf, on_element, on_error, ctx); };
+    x.decode = b.decode;
+    const OtherBuffer* buf = &b;
     x.on_error = [buf, &err](size_t source, const std::string& message) {
       err.file = buf->buffer.file.string();
       err.sources = nullptr;
-      err.etm3_sources = &buf->sources;
+      err.other_names = &buf->names;
       ReportError(&err, source, message);
     };
     eopt.extra.push_back(std::move(x));
