@@ -94,8 +94,10 @@ void PtmPacketProcessor::Emit(const uint8_t* raw, size_t len, uint64_t index) {
 // might start an A-sync held back until decided.
 void PtmPacketProcessor::Unsynced(uint64_t index, const uint8_t* data, size_t n, size_t* used) {
   size_t p = *used;
-  uint64_t cur = zeros_ ? pend_index_ : index + p;
-  const size_t entry = pend_len_;  // zeros held from the previous chunk
+  // Bytes held from an earlier push (a zero run, or the zeros kept after
+  // one was thrown away) begin at pend_index_.
+  uint64_t cur = (zeros_ || pend_len_) ? pend_index_ : index + p;
+  size_t entry = pend_len_;  // zeros held from the previous chunk, not yet sent
   size_t unsynced = 0, scan_start = p;
   bool send = false, have_async = false, scan = true;
   PtmPacket saved = packet_;
@@ -153,14 +155,19 @@ void PtmPacketProcessor::Unsynced(uint64_t index, const uint8_t* data, size_t n,
       packet_ = saved;
       packet_.type = PtmPacketType::kNotSync;
       static const uint8_t kZeros[kMaxPacketBytes] = {};
-      if (entry) {
-        Emit(kZeros, std::min(entry, kMaxPacketBytes), cur);
-        cur += entry;
+      // The held zeros are counted in `unsynced` too (they came back with
+      // this push's bytes as one run): sent once, as their own packet, and
+      // taken off what this push's bytes account for.
+      const size_t carried = std::min(entry, unsynced);
+      if (carried) {
+        Emit(kZeros, std::min(carried, kMaxPacketBytes), cur);
+        cur += carried;
+        unsynced -= carried;
+        entry -= carried;
       }
       const size_t avail = scan_start < n ? n - scan_start : 0;
-      // Bytes of this push only: a run counted in an earlier push that has
-      // none left here is not a packet of 0 bytes (fuzz finding).
-      // At most kMaxPacketBytes a packet (a thrown-away zero run can be longer).
+      // Bytes of this push only, at most kMaxPacketBytes a packet (a
+      // thrown-away zero run can be longer).
       const size_t len = std::min(unsynced, avail);
       for (size_t at = 0; at < len; at += kMaxPacketBytes)
         Emit(data + scan_start + at, std::min(kMaxPacketBytes, len - at), cur + at);

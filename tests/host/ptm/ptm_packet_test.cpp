@@ -5,6 +5,8 @@
 // next A-sync.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
@@ -171,6 +173,36 @@ TEST(PtmPacket, ExtraZerosBeforeAsyncAreOneAsync) {
   Result r = Decode({0, 0, 0, 0, 0, 0, 0, 0x80});
   ASSERT_EQ(r.lines.size(), 1u);
   EXPECT_NE(r.lines[0].find("[0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x80 ];\tASYNC"), std::string::npos);
+}
+
+// Each line's index and byte count: the packets must tile the input.
+void ExpectContiguous(const Result& r, size_t total) {
+  size_t next = 0;
+  for (const std::string& line : r.lines) {
+    const size_t idx = std::stoul(line.substr(4));
+    const size_t bytes = size_t(std::count(line.begin() + line.find('['), line.begin() + line.find(']'), 'x'));
+    EXPECT_EQ(idx, next) << line;
+    next = idx + bytes;
+  }
+  EXPECT_EQ(next, total);
+}
+
+TEST(PtmPacket, NotSyncZeroRunsAreIndexedAtTheirBytesHoweverPushed) {
+  // A zero run too long for an A-sync (thrown away 16 at a time, the last 5
+  // kept), a byte, and the A-sync: the held-back zeros once counted twice
+  // when they came back in a later push.
+  std::vector<uint8_t> v(40, 0x00);
+  v.push_back(0x33);
+  v.insert(v.end(), kAsync.begin(), kAsync.end());
+  v.push_back(0x84);
+  for (size_t chunk : {size_t(0), size_t(1), size_t(3), size_t(7), size_t(16)}) {
+    SCOPED_TRACE(chunk);
+    const Result r = Decode(v, {}, chunk);
+    ExpectContiguous(r, v.size());
+    ASSERT_GE(r.lines.size(), 2u);
+    EXPECT_EQ(r.lines[r.lines.size() - 2].rfind("Idx:41; ID:0; [0x00 0x00 0x00 0x00 0x00 0x80 ];\tASYNC", 0), 0u)
+        << r.lines[r.lines.size() - 2];
+  }
 }
 
 TEST(PtmDamaged, ReservedHeaderErrorAtItsOffsetThenResyncAtNextAsync) {
