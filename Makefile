@@ -9,7 +9,7 @@ PORT     ?= 8080
 OUT      ?= out
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo demo-timeline package install test test-asan test-tsan test-sanitize bench fuzz clean
+.PHONY: all deps build demo demo-timeline package install test test-asan test-tsan test-sanitize bench bench-decoders fuzz clean
 
 all: build
 
@@ -76,6 +76,11 @@ test-sanitize: test-asan test-tsan
 
 bench: build
 	python3 bench/compare.py --bench $(BUILD)/bench/mabutrace_bench
+
+# Every decoder against OpenCSD on the same >= 64 MiB input, one process
+# each, ratios printed (scripts/bench_decoders.sh; a few minutes).
+bench-decoders: build
+	bash scripts/bench_decoders.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan
