@@ -6,6 +6,7 @@
 # (docs/performance.md says how to read them). `make bench-decoders`.
 #
 #   ETE packets     bench/ete/compare_ete.py (3 runs of ete_packet_bench)
+#   ETMv4 packets   ete_packet_bench --snapshot juno_r1_1 (framing included)
 #   ETE full decode ete_decode_bench
 #   STM             stm_bench, the real capture and an StpEncoder stream
 #   ITM             itm_bench (ours only: OpenCSD has no ITM decoder in 1.3.3)
@@ -49,6 +50,10 @@ if have "ETE packets vs OpenCSD" "$shared/ete-snapshots" "$bench/ete/ete_packet_
   echo "== ETE packets vs OpenCSD ($mib MiB)"
   python3 "$(dirname "$0")/../bench/ete/compare_ete.py" --bench "$bench/ete/ete_packet_bench" \
     --min-mib "$mib" --repeat "$repeat" --runs "$runs" --target 0
+fi
+if have "ETMv4 packets vs OpenCSD" "$shared/arm-trace-snapshots/juno_r1_1" "$bench/ete/ete_packet_bench"; then
+  echo "== ETMv4 packets vs OpenCSD (juno_r1_1: six sources behind a CoreSight formatter, $mib MiB)"
+  "$bench/ete/ete_packet_bench" --snapshot "$shared/arm-trace-snapshots/juno_r1_1" --min-mib "$mib" --repeat "$repeat"
 fi
 if have "ETE full decode vs OpenCSD" "$shared/ete-snapshots" "$bench/ete_decode/ete_decode_bench"; then
   echo "== ETE full decode vs OpenCSD ($mib MiB)"

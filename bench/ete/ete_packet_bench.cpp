@@ -11,6 +11,13 @@
 // Both get the same configuration registers and the same chunking. The best
 // of --repeat runs is reported per decoder: MB/s (1 MB = 10^6 bytes of
 // trace input) and the ratio ours / OpenCSD. --json prints one JSON object.
+//
+// --snapshot DIR (issue 15: ETMv4): instead, the first trace buffer of that
+// snapshot (e.g. arm-trace-snapshots/juno_r1_1: six ETMv4 sources behind a
+// CoreSight formatter) repeated, framing included: ours is
+// ete::BufferDecoder with the snapshot's sources; OpenCSD a frame-formatted
+// decode tree with one ETMv4 packet processor per source, configured from
+// the same registers.
 #include <opencsd/c_api/opencsd_c_api.h>
 #include <CLI/CLI.hpp>
 
@@ -34,8 +41,41 @@ namespace {
 
 struct Args : mabutrace::bench::CommonArgs {
   Args() : CommonArgs(5) {}
-  std::string input;  // optional raw file instead
+  std::string input;     // optional raw file instead
+  std::string snapshot;  // optional: a snapshot's first buffer, framed
 };
+
+// The --snapshot input: the buffer's format, its ETE/ETMv4 sources and bytes.
+struct Framed {
+  mabutrace::snapshot::BufferFormat format = mabutrace::snapshot::BufferFormat::kSourceData;
+  std::vector<ete::SourceSpec> sources;
+  std::vector<uint8_t> unit;
+};
+
+Framed LoadFramed(const std::string& dir) {
+  const auto snap = mabutrace::snapshot::ReadSnapshot(dir);
+  if (snap.buffers.empty()) {
+    std::fprintf(stderr, "%s: no trace buffer\n", dir.c_str());
+    std::exit(1);
+  }
+  Framed f;
+  const auto& b = snap.buffers[0];
+  f.format = b.format;
+  if (f.format != mabutrace::snapshot::BufferFormat::kCoresight &&
+      f.format != mabutrace::snapshot::BufferFormat::kSourceData) {
+    std::fprintf(stderr, "%s: buffer %s: only raw and CoreSight-formatted buffers are benchmarked\n", dir.c_str(),
+                 b.name.c_str());
+    std::exit(1);
+  }
+  for (auto& src : ete::SnapshotSources(snap, b))
+    if (src.supported()) f.sources.push_back(src);
+  f.unit = mabutrace::snapshot::ReadBinaryFile(b.file);
+  if (f.sources.empty() || f.unit.empty()) {
+    std::fprintf(stderr, "%s: no ETE/ETMv4 source or no bytes in buffer %s\n", dir.c_str(), b.name.c_str());
+    std::exit(1);
+  }
+  return f;
+}
 
 // The ETE configuration both decoders use (ETE r3 as in the FEAT_ITE captures:
 // Q elements, ITE, TS markers, COMMOPT=1, 64-bit VA, 32-bit VMID/CONTEXTID).
@@ -95,6 +135,16 @@ Count RunOurs(const std::vector<uint8_t>& in, size_t chunk) {
   return c;
 }
 
+void OurSourcePacket(void* c, size_t, const ete::EtePacket& p) { OurPacket(c, p); }
+
+Count RunOursFramed(const Framed& f, const std::vector<uint8_t>& in, size_t chunk) {
+  Count c;
+  ete::BufferDecoder dec(f.format, f.sources, &OurSourcePacket, nullptr, &c, ete::ErrorPolicy::kOpenCsd);
+  for (size_t i = 0; i < in.size(); i += chunk) dec.Push(in.data() + i, std::min(chunk, in.size() - i));
+  dec.Finish();
+  return c;
+}
+
 ocsd_datapath_resp_t OcsdPacket(const void* ctx, const ocsd_datapath_op_t op, const ocsd_trc_index_t, const void* pkt) {
   auto* k = static_cast<Count*>(const_cast<void*>(ctx));
   if (op == OCSD_OP_DATA && pkt) {
@@ -132,6 +182,49 @@ Count RunOpenCsd(const std::vector<uint8_t>& in, size_t chunk) {
   return c;
 }
 
+// One OpenCSD ETMv4 packet processor per source behind the frame
+// deformatter (memory-aligned frames, as the snapshot's buffer holds them).
+Count RunOpenCsdFramed(const Framed& f, const std::vector<uint8_t>& in, size_t chunk) {
+  Count c;
+  const bool framed = f.format == mabutrace::snapshot::BufferFormat::kCoresight;
+  dcd_tree_handle_t tree = ocsd_create_dcd_tree(framed ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE,
+                                                framed ? OCSD_DFRMTR_FRAME_MEM_ALIGN : 0);
+  if (tree == C_API_INVALID_TREE_HANDLE) {
+    std::fprintf(stderr, "ocsd_create_dcd_tree failed\n");
+    std::exit(1);
+  }
+  ocsd_err_t err = OCSD_OK;
+  for (const ete::SourceSpec& s : f.sources) {
+    if (err != OCSD_OK) break;
+    const ete::EteConfig& e = s.config;
+    ocsd_etmv4_cfg cfg{};
+    cfg.reg_idr0 = e.trcidr0;
+    // ETE's version lives in TRCDEVARCH; OpenCSD reads it from TRCIDR1[11:4]
+    // (see RunOpenCsd). ETMv4's TRCIDR1 holds it already.
+    cfg.reg_idr1 = s.arch.ete ? (e.trcidr1 & ~0xFF0u) | (static_cast<uint32_t>(e.major_version()) << 8) |
+                                    (static_cast<uint32_t>(e.minor_version()) << 4)
+                              : e.trcidr1;
+    cfg.reg_idr2 = e.trcidr2;
+    cfg.reg_idr8 = e.trcidr8;
+    cfg.reg_idr9 = e.trcidr9;
+    cfg.reg_idr10 = e.trcidr10;
+    cfg.reg_idr11 = e.trcidr11;
+    cfg.reg_idr12 = e.trcidr12;
+    cfg.reg_idr13 = e.trcidr13;
+    cfg.reg_configr = e.trcconfigr;
+    cfg.reg_traceidr = e.trctraceidr;
+    cfg.arch_ver = e.m_profile ? ARCH_V8 : ARCH_AA64;
+    cfg.core_prof = e.m_profile ? profile_CortexM : profile_CortexA;
+    unsigned char csid = 0;
+    err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_PACKET_PROC, &cfg, &csid);
+    if (err == OCSD_OK)
+      err =
+          ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK, reinterpret_cast<void*>(&OcsdPacket), &c);
+  }
+  mabutrace::bench::FeedOpenCsd(tree, err, "ETMv4 packet processors", in, chunk);
+  return c;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -139,14 +232,24 @@ int main(int argc, char** argv) {
   CLI::App app{"ETE packet decoding: mabutrace vs OpenCSD on the same input"};
   a.AddTo(app);
   app.add_option("--input", a.input, "a raw ETE byte file instead of the snapshots");
+  app.add_option("--snapshot", a.snapshot, "a snapshot whose first buffer (framing included) is the input")
+      ->check(CLI::ExistingDirectory);
   CLI11_PARSE(app, argc, argv);
   ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
-  const std::vector<uint8_t> in = BuildInput(a);
+  Framed framed;
+  std::vector<uint8_t> in;
+  if (!a.snapshot.empty()) {
+    framed = LoadFramed(a.snapshot);
+    in = mabutrace::bench::Repeat(framed.unit, a.min_mib);
+  } else {
+    in = BuildInput(a);
+  }
+  const bool snap = !a.snapshot.empty();
   Count ours, ocsd;
   const double t_ours = mabutrace::bench::BestSeconds(
-      a.repeat, [&] { return RunOurs(in, a.chunk); }, &ours);
+      a.repeat, [&] { return snap ? RunOursFramed(framed, in, a.chunk) : RunOurs(in, a.chunk); }, &ours);
   const double t_ocsd = mabutrace::bench::BestSeconds(
-      a.repeat, [&] { return RunOpenCsd(in, a.chunk); }, &ocsd);
+      a.repeat, [&] { return snap ? RunOpenCsdFramed(framed, in, a.chunk) : RunOpenCsd(in, a.chunk); }, &ocsd);
   const double mb = static_cast<double>(in.size()) / 1e6;
   const double ours_mbs = mb / t_ours, ocsd_mbs = mb / t_ocsd;
   if (a.json) {
@@ -160,7 +263,9 @@ int main(int argc, char** argv) {
   } else {
     std::printf("input: %.1f MiB (%zu bytes), chunk %zu, best of %d\n", static_cast<double>(in.size()) / 1048576.0,
                 in.size(), a.chunk, a.repeat);
-    std::printf("mabutrace ETE packets : %8.1f MB/s  (%" PRIu64 " packets)\n", ours_mbs, ours.packets);
+    if (snap) std::printf("input: %s, %zu source(s), first buffer\n", a.snapshot.c_str(), framed.sources.size());
+    std::printf("mabutrace %s packets : %8.1f MB/s  (%" PRIu64 " packets)\n", snap ? "ETMv4" : "ETE", ours_mbs,
+                ours.packets);
     std::printf("OpenCSD %-6s packets: %8.1f MB/s  (%" PRIu64 " packets)\n", ocsd_get_version_str(), ocsd_mbs,
                 ocsd.packets);
     std::printf("ratio: %.2fx\n", ours_mbs / ocsd_mbs);
