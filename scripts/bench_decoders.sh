@@ -8,6 +8,7 @@
 #   ETE packets     bench/ete/compare_ete.py (3 runs of ete_packet_bench)
 #   ETMv4 packets   ete_packet_bench --snapshot juno_r1_1 (framing included)
 #   ETE full decode ete_decode_bench
+#   ETMv4 decode    ete_decode_bench --snapshot juno_r1_1
 #   STM             stm_bench, the real capture and an StpEncoder stream
 #   ITM             itm_bench (ours only: OpenCSD has no ITM decoder in 1.3.3)
 #
@@ -58,6 +59,11 @@ fi
 if have "ETE full decode vs OpenCSD" "$shared/ete-snapshots" "$bench/ete_decode/ete_decode_bench"; then
   echo "== ETE full decode vs OpenCSD ($mib MiB)"
   "$bench/ete_decode/ete_decode_bench" --min-mib "$mib" --repeat "$repeat"
+fi
+if have "ETMv4 full decode vs OpenCSD" "$shared/arm-trace-snapshots/juno_r1_1" "$bench/ete_decode/ete_decode_bench"; then
+  echo "== ETMv4 full decode vs OpenCSD (juno_r1_1, framed, kernel image; $mib MiB)"
+  "$bench/ete_decode/ete_decode_bench" --snapshot "$shared/arm-trace-snapshots/juno_r1_1" --min-mib "$mib" \
+    --repeat "$repeat"
 fi
 if have "STM capture vs OpenCSD" "$shared/stm-snapshots" "$bench/stm/stm_bench"; then
   echo "== STM (real capture, CoreSight-framed) vs OpenCSD ($mib MiB)"

@@ -84,22 +84,53 @@ struct Dump {
   std::vector<uint8_t> bytes;
 };
 
-Count RunOpenCsd(const mabutrace::ete::EteConfig& e, const std::vector<Dump>& dumps, const std::vector<uint8_t>& in,
-                 size_t chunk) {
-  Count c;
-  dcd_tree_handle_t tree = mabutrace::bench::NewOpenCsdTree();
-  ocsd_ete_cfg cfg{};
+// One full decoder: "ETE" for an ETE unit, "ETMV4I" for an ETMv4 one.
+ocsd_err_t AddOpenCsdDecoder(dcd_tree_handle_t tree, const mabutrace::ete::SourceSpec& s) {
+  const mabutrace::ete::EteConfig& e = s.config;
+  unsigned char csid = 0;
+  if (s.arch.ete) {
+    ocsd_ete_cfg cfg{};
+    cfg.reg_idr0 = e.trcidr0;
+    cfg.reg_idr1 = e.trcidr1;
+    cfg.reg_idr2 = e.trcidr2;
+    cfg.reg_idr8 = e.trcidr8;
+    cfg.reg_devarch = e.trcdevarch;
+    cfg.reg_configr = e.trcconfigr;
+    cfg.reg_traceidr = e.trctraceidr;
+    cfg.arch_ver = ARCH_AA64;
+    cfg.core_prof = profile_CortexA;
+    return ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETE, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid);
+  }
+  ocsd_etmv4_cfg cfg{};
   cfg.reg_idr0 = e.trcidr0;
   cfg.reg_idr1 = e.trcidr1;
   cfg.reg_idr2 = e.trcidr2;
   cfg.reg_idr8 = e.trcidr8;
-  cfg.reg_devarch = e.trcdevarch;
+  cfg.reg_idr9 = e.trcidr9;
+  cfg.reg_idr10 = e.trcidr10;
+  cfg.reg_idr11 = e.trcidr11;
+  cfg.reg_idr12 = e.trcidr12;
+  cfg.reg_idr13 = e.trcidr13;
   cfg.reg_configr = e.trcconfigr;
   cfg.reg_traceidr = e.trctraceidr;
-  cfg.arch_ver = ARCH_AA64;
-  cfg.core_prof = profile_CortexA;
-  unsigned char csid = 0;
-  ocsd_err_t err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETE, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid);
+  cfg.arch_ver = e.m_profile ? ARCH_V8 : ARCH_AA64;
+  cfg.core_prof = e.m_profile ? profile_CortexM : profile_CortexA;
+  return ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid);
+}
+
+Count RunOpenCsd(const ed::DecodeBuffer& buf, const std::vector<Dump>& dumps, const std::vector<uint8_t>& in,
+                 size_t chunk) {
+  Count c;
+  const bool framed = buf.buffer.format == mabutrace::snapshot::BufferFormat::kCoresight;
+  dcd_tree_handle_t tree = framed ? ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED, OCSD_DFRMTR_FRAME_MEM_ALIGN)
+                                  : mabutrace::bench::NewOpenCsdTree();
+  if (tree == C_API_INVALID_TREE_HANDLE) {
+    std::fprintf(stderr, "ocsd_create_dcd_tree failed\n");
+    std::exit(1);
+  }
+  ocsd_err_t err = OCSD_OK;
+  for (const auto& s : buf.sources)
+    if (err == OCSD_OK) err = AddOpenCsdDecoder(tree, s);
   if (err == OCSD_OK) err = ocsd_dt_set_gen_elem_outfn(tree, &OcsdElement, &c);
   for (const Dump& d : dumps)
     if (err == OCSD_OK)
@@ -117,36 +148,48 @@ int main(int argc, char** argv) {
   a.AddTo(app);
   app.add_option("--capture", a.capture, "snapshot whose trace and memory image are decoded");
   app.add_flag("--ours-only", a.ours_only, "skip OpenCSD (for profiling)");
+  std::string snapshot;
+  app.add_option("--snapshot", snapshot,
+                 "any ETE/ETMv4 snapshot folder instead (its first buffer, raw or CoreSight-framed; every source)")
+      ->check(CLI::ExistingDirectory);
   CLI11_PARSE(app, argc, argv);
   ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
+  if (!snapshot.empty()) a.capture = snapshot;
 
   ed::LoadedSnapshot snap;
   try {
-    snap = ed::LoadSnapshotForDecode(fs::path(a.snapshots) / a.capture);
+    snap = ed::LoadSnapshotForDecode(snapshot.empty() ? fs::path(a.snapshots) / a.capture : fs::path(snapshot));
   } catch (const std::exception& ex) {
     std::fprintf(stderr, "%s\n", ex.what());
     return 1;
   }
-  if (snap.buffers.empty() || snap.buffers[0].buffer.format != mabutrace::snapshot::BufferFormat::kSourceData) {
-    std::fprintf(stderr, "%s: needs a source_data (raw) ETE buffer\n", a.capture.c_str());
+  if (snap.buffers.empty() || (snap.buffers[0].buffer.format != mabutrace::snapshot::BufferFormat::kSourceData &&
+                               snap.buffers[0].buffer.format != mabutrace::snapshot::BufferFormat::kCoresight)) {
+    std::fprintf(stderr, "%s: needs a raw or CoreSight-framed ETE/ETMv4 buffer\n", a.capture.c_str());
     return 1;
   }
   const ed::DecodeBuffer& buf = snap.buffers[0];
   const std::vector<uint8_t> unit = mabutrace::snapshot::ReadBinaryFile(buf.buffer.file);
   const std::vector<uint8_t> in = mabutrace::bench::Repeat(unit, a.min_mib);
 
+  // OpenCSD's memory accessors belong to the tree, not to a core: the dumps
+  // of every traced core, each address once (the cores of one system share
+  // their kernel image).
   std::vector<Dump> dumps;
-  if (const auto* core = snap.snap.CoreOfSource(buf.sources[0].name))
-    for (const auto& d : core->dumps)
-      if (fs::exists(d.file)) dumps.push_back({d.address, mabutrace::snapshot::ReadDump(d)});
+  for (const auto& src : buf.sources)
+    if (const auto* core = snap.snap.CoreOfSource(src.name))
+      for (const auto& d : core->dumps) {
+        const bool seen =
+            std::any_of(dumps.begin(), dumps.end(), [&](const Dump& x) { return x.address == d.address; });
+        if (!seen && fs::exists(d.file)) dumps.push_back({d.address, mabutrace::snapshot::ReadDump(d)});
+      }
 
   Count ours, ocsd;
   const double t_ours = mabutrace::bench::BestSeconds(
       a.repeat, [&] { return RunOurs(buf, in, a.chunk); }, &ours);
-  const double t_ocsd =
-      a.ours_only ? 1e30
-                  : mabutrace::bench::BestSeconds(
-                        a.repeat, [&] { return RunOpenCsd(buf.sources[0].config, dumps, in, a.chunk); }, &ocsd);
+  const double t_ocsd = a.ours_only ? 1e30
+                                    : mabutrace::bench::BestSeconds(
+                                          a.repeat, [&] { return RunOpenCsd(buf, dumps, in, a.chunk); }, &ocsd);
   const double mb = static_cast<double>(in.size()) / 1e6;
   const double ours_mbs = mb / t_ours, ocsd_mbs = mb / t_ocsd;
   if (a.json) {
