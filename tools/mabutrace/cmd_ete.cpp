@@ -4,10 +4,11 @@
 // packets of a snapshot's trace buffers, or of a raw trace file described by
 // a trace-unit .ini (--config). The protocol is chosen per trace unit
 // (ete/trace_protocol.h): ETE and ETMv4 units are decoded by the ETE/ETMv4
-// packet processor, ETMv3 units by host/etm3 and PTM units by host/ptm
-// (cmd_ptm.cpp), listed after the buffer's ETE/ETMv4 sources; a source of
-// another protocol (ITM, STM) is
-// named on stderr as not decoded (exit code 1) and the others are listed.
+// packet processor, ETMv3 units by host/etm3, PTM units by host/ptm
+// (cmd_ptm.cpp) and ITM units by host/itm (cmd_itm.cpp), listed in that
+// order after the buffer's ETE/ETMv4 sources; a source of another protocol
+// (STM) is named on stderr as not decoded (exit code 1) and the others are
+// listed.
 //
 //   text:  OpenCSD-lister lines, "Idx:12; ID:0; [0x01 0x00 ];\tI_TRACE_INFO : ..."
 //          with a "# source ..." line before each source's packets
@@ -29,6 +30,7 @@
 #include "ete/trace_protocol.h"
 #include "etm3/etm3_packet_text.h"
 #include "etm3/etm3_source.h"
+#include "itm_cli.h"
 #include "ptm_cli.h"
 #include "snapshot/snapshot.h"
 
@@ -157,6 +159,7 @@ int RunEtePackets(const EteOptions& opt) {
         if (!opt.buffer.empty() && buf.name != opt.buffer) continue;
         for (const ete::UndecodedSource& u : ete::UndecodedSources(snap, buf)) {
           if (!opt.source.empty() && u.name != opt.source) continue;
+          if (u.protocol == ete::TraceProtocol::kItm) continue;  // host/itm lists it below
           std::fprintf(stderr, "%s: %s\n", buf.file.string().c_str(), u.Message(buf.name).c_str());
           ++out.errors;
         }
@@ -183,10 +186,13 @@ int RunEtePackets(const EteOptions& opt) {
         out.Flush();  // PTM sources: host/ptm (ptm_cli.h)
         bool read_ok = true;
         if (ListPtmPackets(snap, buf, {out.jsonl, opt.opencsd, opt.source}, out.f, &out.errors, &read_ok)) any = true;
+        // ITM sources: host/itm (itm_cli.h), as `mabutrace itm packets` lists them.
+        if (ListItmSources(opt.input, buf.name, {false, out.jsonl, opt.source}, out.f, &out.errors, &read_ok))
+          any = true;
         if (!read_ok) rc = kExitBadInput;
       }
       if (!any) {
-        std::fprintf(stderr, "%s: no ETE, ETMv4, ETMv3 or PTM trace source%s%s%s\n", opt.input.c_str(),
+        std::fprintf(stderr, "%s: no ETE, ETMv4, ETMv3, PTM or ITM trace source%s%s%s\n", opt.input.c_str(),
                      opt.source.empty() ? "" : " named ", opt.source.c_str(),
                      opt.buffer.empty() ? "" : (" in buffer " + opt.buffer).c_str());
         rc = kExitBadInput;

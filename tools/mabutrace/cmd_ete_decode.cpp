@@ -3,8 +3,11 @@
 // the same as `mabutrace ete decode|export` (SPEC §4 R-F2, R-F3, R-F6;
 // docs/ete-decode.md, docs/arm-trace.md). ETE and ETMv4 sources are decoded,
 // then ETMv3 (host/etm3) and PTM (host/ptm) sources (`export` puts them on
-// tracks after the others); a source of another protocol is named on stderr
-// (exit code 1) and skipped.
+// tracks after the others); `decode` lists ITM sources last (host/itm, as
+// `mabutrace itm decode` does; `export` names them with the other sources
+// of protocols it does not put on its timeline: `mabutrace itm export` or
+// `mabutrace merge` does). Such a source is named on stderr (exit code 1)
+// and skipped.
 //
 //   ete decode SNAPSHOT_DIR [--format text|jsonl] [-o FILE]
 //     text:  OpenCSD-lister element lines,
@@ -39,6 +42,7 @@
 #include "etm3/etm3_decode_session.h"
 #include "formats.h"
 #include "input_kinds.h"
+#include "itm_cli.h"
 #include "ptm/ptm_decode_session.h"
 #include "snapshot.h"
 
@@ -124,8 +128,23 @@ std::vector<OtherBuffer> OtherBuffers(ete_decode::LoadedSnapshot* snap, OtherKee
   return out;
 }
 
+// ITM sources are decoded by host/itm: `arm decode` lists them through
+// itm_cli.h, so they are not named as undecoded there.
+bool HasItmSource(const snapshot::Snapshot& snap) {
+  for (const snapshot::TraceBuffer& buf : snap.buffers)
+    for (const ete::UndecodedSource& u : ete::UndecodedSources(snap, buf))
+      if (u.protocol == ete::TraceProtocol::kItm) return true;
+  return false;
+}
+
+void ForgetItmSources(ete_decode::LoadedSnapshot* snap) {
+  for (const snapshot::TraceBuffer& buf : snap->snap.buffers)
+    for (const ete::UndecodedSource& u : ete::UndecodedSources(snap->snap, buf))
+      if (u.protocol == ete::TraceProtocol::kItm) std::erase(snap->undecoded, u.Message(buf.name));
+}
+
 bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out, OtherKeep* keep = nullptr,
-                  std::vector<OtherBuffer>* others = nullptr) {
+                  std::vector<OtherBuffer>* others = nullptr, bool list_itm = false) {
   std::error_code ec;
   if (!std::filesystem::is_directory(input, ec)) {
     std::fprintf(stderr, "%s: not a snapshot directory\n", input.c_str());
@@ -134,14 +153,16 @@ bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out, Oth
   try {
     *out = ete_decode::LoadSnapshotForDecode(input);
     if (others) *others = OtherBuffers(out, keep);
+    if (list_itm) ForgetItmSources(out);
   } catch (const snapshot::SnapshotError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return false;
   }
   for (const std::string& w : out->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   for (const std::string& u : out->undecoded) std::fprintf(stderr, "%s: %s\n", input.c_str(), u.c_str());
-  if (out->buffers.empty() && (!others || others->empty())) {
-    std::fprintf(stderr, "%s: no ETE or ETMv4%s trace source\n", input.c_str(), others ? ", ETMv3 or PTM" : "");
+  if (out->buffers.empty() && (!others || others->empty()) && !(list_itm && HasItmSource(out->snap))) {
+    std::fprintf(stderr, "%s: no ETE or ETMv4%s trace source\n", input.c_str(),
+                 others ? (list_itm ? ", ETMv3, PTM or ITM" : ", ETMv3 or PTM") : "");
     return false;
   }
   return true;
@@ -185,7 +206,7 @@ int RunDecode(const DecodeOptions& opt) {
   ete_decode::LoadedSnapshot snap;
   OtherKeep keep;
   std::vector<OtherBuffer> others;
-  if (!LoadOrReport(opt.input, &snap, &keep, &others)) return kExitBadInput;
+  if (!LoadOrReport(opt.input, &snap, &keep, &others, /*list_itm=*/true)) return kExitBadInput;
   DecodeOut out;
   out.jsonl = opt.format == "jsonl";
   std::optional<OutputFile> file = OutputFile::Create(opt.output);
@@ -237,8 +258,16 @@ int RunDecode(const DecodeOptions& opt) {
     if (!b.decode(&OnDecodeElement, &OnDecodeError, &out)) ok = false;
     out.Flush();
   }
+  out.Flush();
+  for (const snapshot::TraceBuffer& buf : snap.snap.buffers) {  // ITM sources: host/itm (itm_cli.h)
+    uint64_t itm_errors = 0;
+    bool read_ok = true;
+    if (ListItmSources(opt.input, buf.name, {true, out.jsonl, opt.source}, out.f, &itm_errors, &read_ok)) any = true;
+    out.err.errors += itm_errors;
+    if (!read_ok) ok = false;
+  }
   if (!any)
-    std::fprintf(stderr, "%s: no ETE, ETMv4, ETMv3 or PTM trace source named %s\n", opt.input.c_str(),
+    std::fprintf(stderr, "%s: no ETE, ETMv4, ETMv3, PTM or ITM trace source named %s\n", opt.input.c_str(),
                  opt.source.c_str());
   out.Flush();
   if (!file->Finish()) ok = false;

@@ -26,6 +26,7 @@
 #include "itm/itm_packet_text.h"
 #include "itm/itm_session.h"
 #include "itm/itm_timeline.h"
+#include "itm_cli.h"
 
 namespace mabutrace::cli {
 namespace {
@@ -305,4 +306,35 @@ Registration reg{
     44};
 
 }  // namespace
+
+size_t ListItmSources(const std::string& dir, const std::string& buffer, const ItmListOptions& opt, FILE* out,
+                      uint64_t* errors, bool* read_ok) {
+  ItmOptions o;
+  o.input = dir;
+  Configure(&o);
+  std::vector<itm::ItmInput> inputs;
+  std::string error;
+  if (!itm::OpenItmInput(o.input, o.session, &inputs, &error)) return 0;  // no ITM source in the snapshot
+  ListSink sink(out, opt.jsonl, !opt.elements, opt.elements, dir);
+  size_t listed = 0;
+  for (itm::ItmInput& in : inputs) {
+    if (in.buffer_name != buffer) continue;
+    if (!opt.source.empty()) {
+      std::vector<itm::ItmSource> keep;
+      for (auto& s : in.sources)
+        if (s.name == opt.source) keep.push_back(s);
+      in.sources.swap(keep);
+    }
+    if (in.sources.empty()) continue;
+    listed += in.sources.size();
+    sink.SetInput(&in);
+    for (const auto& s : in.sources) sink.Header(Describe(in, s));
+    const itm::InputStats st = itm::DecodeItmInput(in, o.session, &sink);
+    sink.Flush();
+    *errors += st.errors;
+    if (!st.read_ok) *read_ok = false;
+  }
+  return listed;
+}
+
 }  // namespace mabutrace::cli
