@@ -36,93 +36,114 @@ void ChromeJsonWriter::Ids(Track t) {
   out_.U64(t.tid);
 }
 
+namespace {
+
+// The pieces of the common events, written through W: a JsonOut::Cursor
+// (room taken once, no bounds checks: names plain) or the JsonOut itself
+// (bounds checked per piece, names escaped). Both call the same functions,
+// so each event's text is written here once.
+
 // `{"ph":..,"name":..,"cat":..,"pid":..,"tid":..,"ts":..` (object left open).
+template <class W>
+void HeadText(W& w, Track t, char ph, const char* name, size_t name_len, std::string_view cat, uint64_t ns) {
+  w.Lit("{\"ph\":\"");
+  w.Char(ph);
+  w.Lit("\",\"name\":");
+  w.String(name, name_len);
+  w.Lit(",\"cat\":\"");
+  w.Raw(cat.data(), cat.size());
+  w.Lit("\",\"pid\":");
+  w.U64(t.pid);
+  w.Lit(",\"tid\":");
+  w.U64(t.tid);
+  w.Lit(",\"ts\":");
+  w.Micros(ns);
+}
+
+// `[,"cname":..],"args":{"cpu":N[,"color":"#rrggbb"][,LATER:true]}`.
+template <class W>
+void ArgsText(W& w, uint32_t cpu, uint32_t color, const char* cname, size_t cname_len, bool later) {
+  if (color) {
+    w.Lit(",\"cname\":\"");
+    w.Raw(cname, cname_len);
+    w.Char('"');
+  }
+  w.Lit(",\"args\":{\"cpu\":");
+  w.U64(cpu);
+  if (color) {
+    w.Lit(",\"color\":\"");
+    w.Hex6(color & 0xFFFFFF);
+    w.Char('"');
+  }
+  if (later) {
+    w.Lit(",\"");
+    w.Lit(kArrowLater);
+    w.Lit("\":true");
+  }
+  w.Char('}');
+}
+
+// `{"ph":"C","name":..,"pid":..,"tid":..,"ts":..,"args":{"value":V}}`.
+template <class W>
+void CounterText(W& w, Track t, const char* name, size_t name_len, uint64_t ns, int64_t value) {
+  w.Lit("{\"ph\":\"C\",\"name\":");
+  w.String(name, name_len);
+  w.Lit(",\"pid\":");
+  w.U64(t.pid);
+  w.Lit(",\"tid\":");
+  w.U64(t.tid);
+  w.Lit(",\"ts\":");
+  w.Micros(ns);
+  w.Lit(",\"args\":{\"value\":");
+  w.I64(value);
+  w.Lit("}}");
+}
+
+// `{"ph":"s"|"f","name":"flow","cat":..,"id":..,"pid":..,"tid":..,"ts":..` (left open).
+template <class W>
+void ArrowText(W& w, Track t, bool start, uint64_t id, uint64_t ns) {
+  w.Lit("{\"ph\":\"");
+  w.Char(start ? 's' : 'f');
+  w.Lit("\",\"name\":\"");
+  w.Lit(kFlowName);
+  w.Lit("\",\"cat\":\"");
+  w.Lit(kFlowCategory);
+  w.Lit("\",\"id\":");
+  w.U64(id);
+  w.Lit(",\"pid\":");
+  w.U64(t.pid);
+  w.Lit(",\"tid\":");
+  w.U64(t.tid);
+  w.Lit(",\"ts\":");
+  w.Micros(ns);
+}
+
+}  // namespace
+
 void ChromeJsonWriter::Head(Track t, char ph, std::string_view name, uint64_t ns, std::string_view cat) {
-  // Nearly every head has a plain name and fits the staging buffer: written
-  // with one bounds check.
   const size_t kept = KeptNameBytes(name.data(), name.size());
-  const size_t cat_len = cat.size();
   constexpr size_t kFixed =
       sizeof "{\"ph\":\"X\",\"name\":\"\",\"cat\":\"\",\"pid\":,\"tid\":,\"ts\":" + 2 * JsonOut::kMaxU64Chars +
       JsonOut::kMaxMicrosChars;
-  if (JsonOut::PlainString(name.data(), kept) && cat_len <= 64) {
-    if (char* room = out_.Room(uint32_t(kFixed + kept + cat_len))) {
-      JsonOut::Cursor c(out_, room);
-      c.Lit("{\"ph\":\"");
-      c.Char(ph);
-      c.Lit("\",\"name\":");
-      c.PlainString(name.data(), kept);
-      c.Lit(",\"cat\":\"");
-      c.Raw(cat.data(), cat_len);
-      c.Lit("\",\"pid\":");
-      c.U64(t.pid);
-      c.Lit(",\"tid\":");
-      c.U64(t.tid);
-      c.Lit(",\"ts\":");
-      c.Micros(ns);
-      c.Done();
-      return;
-    }
-  }
-  out_.Raw("{\"ph\":\"");
-  out_.Char(ph);
-  out_.Raw("\",\"name\":");
-  Name(name);
-  out_.Raw(",\"cat\":\"");
-  out_.Raw(cat.data(), cat.size());
-  out_.Char('"');
-  Ids(t);
-  out_.Raw(",\"ts\":");
-  out_.Micros(ns);
+  char* room = JsonOut::PlainString(name.data(), kept) && cat.size() <= 64
+                   ? out_.Room(uint32_t(kFixed + kept + cat.size()))
+                   : nullptr;
+  if (!room) return HeadText(out_, t, ph, name.data(), kept, cat, ns);
+  JsonOut::Cursor c(out_, room);
+  HeadText(c, t, ph, name.data(), kept, cat, ns);
+  c.Done();
 }
 
-// `[,"cname":..],"args":{"cpu":N[,"color":"#rrggbb"]}` (event left open).
 void ChromeJsonWriter::Args(uint32_t cpu, uint32_t color, bool later) {
   const char* cname = color ? NearestReservedColor(color & 0xFFFFFF) : "";
   const size_t cname_len = strlen(cname);
   constexpr size_t kFixed = sizeof ",\"cname\":\"\",\"args\":{\"cpu\":,\"color\":\"#rrggbb\",\"\":true}" +
                             JsonOut::kMaxU64Chars + sizeof kArrowLater;
-  if (char* room = cname_len <= 64 ? out_.Room(uint32_t(kFixed + cname_len)) : nullptr) {
-    JsonOut::Cursor c(out_, room);
-    if (color) {
-      c.Lit(",\"cname\":\"");
-      c.Raw(cname, cname_len);
-      c.Char('"');
-    }
-    c.Lit(",\"args\":{\"cpu\":");
-    c.U64(cpu);
-    if (color) {
-      c.Lit(",\"color\":\"");
-      c.Hex6(color & 0xFFFFFF);
-      c.Char('"');
-    }
-    if (later) {
-      c.Lit(",\"");
-      c.Lit(kArrowLater);
-      c.Lit("\":true");
-    }
-    c.Char('}');
-    c.Done();
-    return;
-  }
-  if (color) {
-    out_.Raw(",\"cname\":\"");
-    out_.Raw(cname, cname_len);
-    out_.Char('"');
-  }
-  out_.Raw(",\"args\":{\"cpu\":");
-  out_.U64(cpu);
-  if (color) {
-    out_.Raw(",\"color\":\"");
-    out_.Hex6(color & 0xFFFFFF);
-    out_.Char('"');
-  }
-  if (later) {
-    out_.Raw(",\"");
-    out_.Raw(kArrowLater);
-    out_.Raw("\":true");
-  }
-  out_.Char('}');
+  char* room = cname_len <= 64 ? out_.Room(uint32_t(kFixed + cname_len)) : nullptr;
+  if (!room) return ArgsText(out_, cpu, color, cname, cname_len, later);
+  JsonOut::Cursor c(out_, room);
+  ArgsText(c, cpu, color, cname, cname_len, later);
+  c.Done();
 }
 
 void ChromeJsonWriter::OnProcess(uint32_t pid, std::string_view name) {
@@ -181,31 +202,10 @@ void ChromeJsonWriter::OnCounter(Track t, std::string_view name, uint64_t ns, in
   constexpr size_t kFixed = sizeof "{\"ph\":\"C\",\"name\":\"\",\"pid\":,\"tid\":,\"ts\":,\"args\":{\"value\":-}}" +
                             3 * JsonOut::kMaxU64Chars + JsonOut::kMaxMicrosChars;
   char* room = JsonOut::PlainString(name.data(), kept) ? out_.Room(uint32_t(kFixed + kept)) : nullptr;
-  if (room) {
-    JsonOut::Cursor c(out_, room);
-    c.Lit("{\"ph\":\"C\",\"name\":");
-    c.PlainString(name.data(), kept);
-    c.Lit(",\"pid\":");
-    c.U64(t.pid);
-    c.Lit(",\"tid\":");
-    c.U64(t.tid);
-    c.Lit(",\"ts\":");
-    c.Micros(ns);
-    c.Lit(",\"args\":{\"value\":");
-    if (value < 0) c.Char('-');
-    c.U64(value < 0 ? uint64_t(0) - uint64_t(value) : uint64_t(value));
-    c.Lit("}}");
-    c.Done();
-    return;
-  }
-  out_.Raw("{\"ph\":\"C\",\"name\":");
-  Name(name);
-  Ids(t);
-  out_.Raw(",\"ts\":");
-  out_.Micros(ns);
-  out_.Raw(",\"args\":{\"value\":");
-  out_.I64(value);
-  out_.Raw("}}");
+  if (!room) return CounterText(out_, t, name.data(), kept, ns, value);
+  JsonOut::Cursor c(out_, room);
+  CounterText(c, t, name.data(), kept, ns, value);
+  c.Done();
 }
 
 void ChromeJsonWriter::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,
@@ -239,35 +239,14 @@ void ChromeJsonWriter::OnFlow(Track t, bool start, uint64_t id, uint64_t ns) { A
 void ChromeJsonWriter::Arrow(Track t, bool start, uint64_t id, uint64_t ns, bool point, uint32_t cpu, uint32_t color) {
   if (!BeginEvent()) return;
   constexpr size_t kFixed =
-      sizeof "{\"ph\":\"s\",\"name\":\"\",\"cat\":\"\",\"id\":,\"pid\":,\"tid\":,\"ts\":,\"bp\":\"e\"}" +
-      sizeof kFlowName + sizeof kFlowCategory + 3 * JsonOut::kMaxU64Chars + JsonOut::kMaxMicrosChars;
+      sizeof "{\"ph\":\"s\",\"name\":\"\",\"cat\":\"\",\"id\":,\"pid\":,\"tid\":,\"ts\":" + sizeof kFlowName +
+      sizeof kFlowCategory + 3 * JsonOut::kMaxU64Chars + JsonOut::kMaxMicrosChars;
   if (char* room = out_.Room(kFixed)) {
     JsonOut::Cursor c(out_, room);
-    c.Lit("{\"ph\":\"s\",\"name\":\"");
-    if (!start) room[7] = 'f';
-    c.Lit(kFlowName);
-    c.Lit("\",\"cat\":\"");
-    c.Lit(kFlowCategory);
-    c.Lit("\",\"id\":");
-    c.U64(id);
-    c.Lit(",\"pid\":");
-    c.U64(t.pid);
-    c.Lit(",\"tid\":");
-    c.U64(t.tid);
-    c.Lit(",\"ts\":");
-    c.Micros(ns);
+    ArrowText(c, t, start, id, ns);
     c.Done();
   } else {
-    out_.Raw(start ? "{\"ph\":\"s\"" : "{\"ph\":\"f\"");
-    out_.Raw(",\"name\":\"");
-    out_.Raw(kFlowName);
-    out_.Raw("\",\"cat\":\"");
-    out_.Raw(kFlowCategory);
-    out_.Raw("\",\"id\":");
-    out_.U64(id);
-    Ids(t);
-    out_.Raw(",\"ts\":");
-    out_.Micros(ns);
+    ArrowText(out_, t, start, id, ns);
   }
   if (point) Args(cpu, color);
   out_.Raw(start ? "}" : ",\"bp\":\"e\"}");

@@ -55,6 +55,12 @@ class JsonOut : public ByteOut {
       Commit(n + 4);
     }
   }
+  // A string literal as it is (the same call as Cursor::Lit, so that one
+  // template writes an event through either).
+  template <size_t N>
+  void Lit(const char (&s)[N]) {
+    Raw(s, N - 1);
+  }
   // "#rrggbb" without the quotes.
   void Hex6(uint32_t rgb) {
     static const char kDigits[] = "0123456789abcdef";
@@ -64,6 +70,9 @@ class JsonOut : public ByteOut {
   // Unchecked writes into room taken with Room(): for an event whose
   // largest size is known, one bounds check instead of one per piece.
   // Done() commits what was written (never more than the room taken).
+  // Its calls are JsonOut's, so one template writes an event through
+  // either (chrome_json_writer.cpp); String() is the exception: it does not
+  // escape.
   class Cursor {
    public:
     Cursor(JsonOut& out, char* room) : out_(out), begin_(room), p_(room) {}
@@ -90,8 +99,12 @@ class JsonOut : public ByteOut {
       memcpy(p_ + 2, kPairs + 2 * (frac % 100), 2);
       p_ += 4;
     }
-    // s[0 .. n) quoted; PlainString(s, n) must hold.
-    void PlainString(const char* s, size_t n) {
+    void I64(int64_t v) {
+      if (v < 0) *p_++ = '-';
+      U64(v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v));
+    }
+    // s[0 .. n) quoted, as it is: JsonOut::PlainString(s, n) must hold.
+    void String(const char* s, size_t n) {
       *p_++ = '"';
       Raw(s, n);
       *p_++ = '"';
