@@ -56,6 +56,26 @@ struct LoadedSnapshot {
 // for nullptr. For the decoders of other protocols (host/etm3).
 const armisa::MemoryImage* CoreImage(LoadedSnapshot* snap, const snapshot::Device* core);
 
+// The buffers of `snap` that have sources of one protocol, for that
+// protocol's decoder (host/ptm, host/etm3): sources_of(snapshot, buffer)
+// gives them (an empty vector: the buffer is left out); each source's core
+// image is loaded into `snap` (CoreImage). Buffer: `buffer`, `sources`
+// (each with `name`), `images`.
+template <typename Buffer, typename SourcesOf>
+std::vector<Buffer> BuffersWithSources(LoadedSnapshot* snap, SourcesOf sources_of) {
+  std::vector<Buffer> out;
+  for (const snapshot::TraceBuffer& buf : snap->snap.buffers) {
+    auto sources = sources_of(snap->snap, buf);
+    if (sources.empty()) continue;
+    Buffer b;
+    b.buffer = buf;
+    for (const auto& s : sources) b.images.push_back(CoreImage(snap, snap->snap.CoreOfSource(s.name)));
+    b.sources = std::move(sources);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
 // Reads the snapshot, its ETE and ETMv4 sources and their cores' memory
 // images (and names the sources of other protocols in `undecoded`).
 // Throws snapshot::SnapshotError (message names the file and key).

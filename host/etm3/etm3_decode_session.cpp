@@ -5,18 +5,7 @@
 namespace mabutrace::etm3 {
 
 std::vector<Etm3DecodeBuffer> Etm3Buffers(ete_decode::LoadedSnapshot* snap) {
-  std::vector<Etm3DecodeBuffer> out;
-  for (const snapshot::TraceBuffer& buf : snap->snap.buffers) {
-    std::vector<Etm3SourceSpec> sources = SnapshotEtm3Sources(snap->snap, buf);
-    if (sources.empty()) continue;
-    Etm3DecodeBuffer b;
-    b.buffer = buf;
-    for (const Etm3SourceSpec& s : sources)
-      b.images.push_back(ete_decode::CoreImage(snap, snap->snap.CoreOfSource(s.name)));
-    b.sources = std::move(sources);
-    out.push_back(std::move(b));
-  }
-  return out;
+  return ete_decode::BuffersWithSources<Etm3DecodeBuffer>(snap, &SnapshotEtm3Sources);
 }
 
 bool DecodeEtm3BufferFile(const Etm3DecodeBuffer& buffer, ete_decode::SourceElementCallback on_element,

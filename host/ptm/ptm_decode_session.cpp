@@ -5,17 +5,7 @@
 namespace mabutrace::ptm {
 
 std::vector<PtmDecodeBuffer> PtmBuffers(ete_decode::LoadedSnapshot* snap) {
-  std::vector<PtmDecodeBuffer> out;
-  for (const snapshot::TraceBuffer& buf : snap->snap.buffers) {
-    std::vector<PtmSource> sources = SnapshotPtmSources(snap->snap, buf);
-    if (sources.empty()) continue;
-    PtmDecodeBuffer b;
-    b.buffer = buf;
-    for (const PtmSource& s : sources) b.images.push_back(ete_decode::CoreImage(snap, snap->snap.CoreOfSource(s.name)));
-    b.sources = std::move(sources);
-    out.push_back(std::move(b));
-  }
-  return out;
+  return ete_decode::BuffersWithSources<PtmDecodeBuffer>(snap, &SnapshotPtmSources);
 }
 
 bool DecodePtmBufferFile(const PtmDecodeBuffer& buffer, ete_decode::SourceElementCallback on_element,

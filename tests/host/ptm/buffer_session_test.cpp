@@ -51,13 +51,19 @@ void MakeZeroRaw(Buffer* b, const std::string& name) {
   b->buffer.file = ZeroFile(name, 4096);
 }
 
+// 4096 zeros through session `s`, then Finish().
+template <typename Session>
+void PushZeros(Session* s) {
+  const std::string zeros(4096, '\0');
+  s->Push(reinterpret_cast<const uint8_t*>(zeros.data()), zeros.size());
+  s->Finish();
+}
+
 template <typename Session, typename Buffer>
 void ExpectNoSyncReported(const Buffer& b) {
   Errors errors;
   Session s(b, &OnElement, &OnError, &errors);
-  const std::string zeros(4096, '\0');
-  s.Push(reinterpret_cast<const uint8_t*>(zeros.data()), zeros.size());
-  s.Finish();
+  PushZeros(&s);
   ASSERT_EQ(errors.messages.size(), 1u) << (errors.messages.empty() ? "" : errors.messages[0]);
   EXPECT_EQ(errors.messages[0], "byte 0: no sync found in 4096 bytes");
   EXPECT_EQ(errors.sources[0], SIZE_MAX);
@@ -74,9 +80,7 @@ TEST(BufferSession, PtmWithoutSyncReportedOnceAndPresyncErrorsCounted) {
   // The zero run still pending at the end ("trace ends inside a packet")
   // lies before any sync: counted, not reported.
   ptm::PtmBufferElementDecoder s(buffers[0], &OnElement, nullptr, nullptr);
-  const std::string zeros(4096, '\0');
-  s.Push(reinterpret_cast<const uint8_t*>(zeros.data()), zeros.size());
-  s.Finish();
+  PushZeros(&s);
   EXPECT_GE(s.buffer_stats().presync_errors, 1u);
 }
 
