@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // ete_bench.h: what the ETE benchmarks (bench/ete, bench/ete_decode) share:
-// the common options, the timer, the input built by repetition and the
-// OpenCSD decode tree's setup check and feed loop.
+// the common options, the timer, the input built by repetition, the OpenCSD
+// ETMv4 configuration of a trace unit and the decode tree's setup check and
+// feed loop.
 #ifndef MABUTRACE_BENCH_ETE_ETE_BENCH_H
 #define MABUTRACE_BENCH_ETE_ETE_BENCH_H
 
@@ -15,6 +16,8 @@
 #include <ctime>
 #include <string>
 #include <vector>
+
+#include "ete/ete_config.h"
 
 namespace mabutrace::bench {
 
@@ -64,6 +67,31 @@ inline std::vector<uint8_t> Repeat(const std::vector<uint8_t>& unit, double min_
   all.reserve(want + unit.size());
   while (all.size() < want) all.insert(all.end(), unit.begin(), unit.end());
   return all;
+}
+
+// OpenCSD's ETMv4 configuration of trace unit `e`, for its "ETMV4I"
+// decoder (packet processor or full decoder). ete_version_in_idr1: an ETE
+// unit, whose version OpenCSD reads from TRCIDR1[11:4] while ETE keeps it
+// in TRCDEVARCH (OpenCSD's ETEConfig moves it there the same way); an
+// ETMv4 unit's TRCIDR1 holds it already. M profile: ARCH_V8 / Cortex-M.
+inline ocsd_etmv4_cfg OpenCsdEtmv4Config(const ete::EteConfig& e, bool ete_version_in_idr1) {
+  ocsd_etmv4_cfg cfg{};
+  cfg.reg_idr0 = e.trcidr0;
+  cfg.reg_idr1 = ete_version_in_idr1 ? (e.trcidr1 & ~0xFF0u) | (static_cast<uint32_t>(e.major_version()) << 8) |
+                                           (static_cast<uint32_t>(e.minor_version()) << 4)
+                                     : e.trcidr1;
+  cfg.reg_idr2 = e.trcidr2;
+  cfg.reg_idr8 = e.trcidr8;
+  cfg.reg_idr9 = e.trcidr9;
+  cfg.reg_idr10 = e.trcidr10;
+  cfg.reg_idr11 = e.trcidr11;
+  cfg.reg_idr12 = e.trcidr12;
+  cfg.reg_idr13 = e.trcidr13;
+  cfg.reg_configr = e.trcconfigr;
+  cfg.reg_traceidr = e.trctraceidr;
+  cfg.arch_ver = e.m_profile ? ARCH_V8 : ARCH_AA64;
+  cfg.core_prof = e.m_profile ? profile_CortexM : profile_CortexA;
+  return cfg;
 }
 
 // Pushes `in` through an OpenCSD decode tree in `chunk`-byte calls, then EOT,

@@ -163,17 +163,7 @@ Count RunOpenCsd(const std::vector<uint8_t>& in, size_t chunk) {
   // that moves TRCDEVARCH's ARCHVER/REVISION into TRCIDR1[11:4]; doing the
   // same here runs the very same packet processor (ETE header table) through
   // the "ETMV4I" name, whose packet sink the C API supports.
-  const ete::EteConfig e = BenchConfig();
-  ocsd_etmv4_cfg cfg{};
-  cfg.reg_idr0 = e.trcidr0;
-  cfg.reg_idr1 = (e.trcidr1 & ~0xFF0u) | (static_cast<uint32_t>(e.major_version()) << 8) |
-                 (static_cast<uint32_t>(e.minor_version()) << 4);
-  cfg.reg_idr2 = e.trcidr2;
-  cfg.reg_idr8 = e.trcidr8;
-  cfg.reg_configr = e.trcconfigr;
-  cfg.reg_traceidr = e.trctraceidr;
-  cfg.arch_ver = ARCH_AA64;
-  cfg.core_prof = profile_CortexA;
+  ocsd_etmv4_cfg cfg = mabutrace::bench::OpenCsdEtmv4Config(BenchConfig(), /*ete_version_in_idr1=*/true);
   unsigned char csid = 0;
   ocsd_err_t err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_PACKET_PROC, &cfg, &csid);
   if (err == OCSD_OK)
@@ -196,25 +186,8 @@ Count RunOpenCsdFramed(const Framed& f, const std::vector<uint8_t>& in, size_t c
   ocsd_err_t err = OCSD_OK;
   for (const ete::SourceSpec& s : f.sources) {
     if (err != OCSD_OK) break;
-    const ete::EteConfig& e = s.config;
-    ocsd_etmv4_cfg cfg{};
-    cfg.reg_idr0 = e.trcidr0;
-    // ETE's version lives in TRCDEVARCH; OpenCSD reads it from TRCIDR1[11:4]
-    // (see RunOpenCsd). ETMv4's TRCIDR1 holds it already.
-    cfg.reg_idr1 = s.arch.ete ? (e.trcidr1 & ~0xFF0u) | (static_cast<uint32_t>(e.major_version()) << 8) |
-                                    (static_cast<uint32_t>(e.minor_version()) << 4)
-                              : e.trcidr1;
-    cfg.reg_idr2 = e.trcidr2;
-    cfg.reg_idr8 = e.trcidr8;
-    cfg.reg_idr9 = e.trcidr9;
-    cfg.reg_idr10 = e.trcidr10;
-    cfg.reg_idr11 = e.trcidr11;
-    cfg.reg_idr12 = e.trcidr12;
-    cfg.reg_idr13 = e.trcidr13;
-    cfg.reg_configr = e.trcconfigr;
-    cfg.reg_traceidr = e.trctraceidr;
-    cfg.arch_ver = e.m_profile ? ARCH_V8 : ARCH_AA64;
-    cfg.core_prof = e.m_profile ? profile_CortexM : profile_CortexA;
+    // ETE keeps its version in TRCDEVARCH (see RunOpenCsd).
+    ocsd_etmv4_cfg cfg = mabutrace::bench::OpenCsdEtmv4Config(s.config, s.arch.ete);
     unsigned char csid = 0;
     err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_PACKET_PROC, &cfg, &csid);
     if (err == OCSD_OK)

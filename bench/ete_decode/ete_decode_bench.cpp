@@ -101,20 +101,7 @@ ocsd_err_t AddOpenCsdDecoder(dcd_tree_handle_t tree, const mabutrace::ete::Sourc
     cfg.core_prof = profile_CortexA;
     return ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETE, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid);
   }
-  ocsd_etmv4_cfg cfg{};
-  cfg.reg_idr0 = e.trcidr0;
-  cfg.reg_idr1 = e.trcidr1;
-  cfg.reg_idr2 = e.trcidr2;
-  cfg.reg_idr8 = e.trcidr8;
-  cfg.reg_idr9 = e.trcidr9;
-  cfg.reg_idr10 = e.trcidr10;
-  cfg.reg_idr11 = e.trcidr11;
-  cfg.reg_idr12 = e.trcidr12;
-  cfg.reg_idr13 = e.trcidr13;
-  cfg.reg_configr = e.trcconfigr;
-  cfg.reg_traceidr = e.trctraceidr;
-  cfg.arch_ver = e.m_profile ? ARCH_V8 : ARCH_AA64;
-  cfg.core_prof = e.m_profile ? profile_CortexM : profile_CortexA;
+  ocsd_etmv4_cfg cfg = mabutrace::bench::OpenCsdEtmv4Config(e, /*ete_version_in_idr1=*/false);
   return ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid);
 }
 

@@ -29,6 +29,20 @@ struct DecodeStats {
   uint64_t nacc = 0;          // ADDR_NACC elements
   uint64_t instr_limits = 0;  // INSTR_LIMIT elements: walks without a P0 within the follower's limit
   uint64_t errors = 0;        // sequence errors (NO_SYNC bad-packet / bad image)
+
+  // Counts one emitted element (every protocol's decoder: ETE/ETMv4,
+  // ETMv3, PTM), so the counts mean the same thing for all of them.
+  void Count(const EteElement& e) {
+    ++elements;
+    if (e.type == ElemType::kInstrRange) {
+      ++ranges;
+      instructions += e.num_instr;
+    } else if (e.type == ElemType::kAddrNacc) {
+      ++nacc;
+    } else if (e.type == ElemType::kInstrLimit) {
+      ++instr_limits;
+    }
+  }
 };
 
 class ElementOutput {
@@ -48,15 +62,7 @@ class ElementOutput {
     return element_;
   }
   void Emit(const EteElement& e) {
-    ++stats_.elements;
-    if (e.type == ElemType::kInstrRange) {
-      ++stats_.ranges;
-      stats_.instructions += e.num_instr;
-    } else if (e.type == ElemType::kAddrNacc) {
-      ++stats_.nacc;
-    } else if (e.type == ElemType::kInstrLimit) {
-      ++stats_.instr_limits;
-    }
+    stats_.Count(e);
     on_element_(ctx_, e);
   }
   DecodeStats& stats() { return stats_; }

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "buffer_element_session.h"
 #include "ete/ete_source.h"
 #include "ete_element.h"
 #include "ete_element_decoder.h"
@@ -55,55 +56,45 @@ struct LoadedSnapshot {
 // for nullptr. For the decoders of other protocols (host/etm3).
 const armisa::MemoryImage* CoreImage(LoadedSnapshot* snap, const snapshot::Device* core);
 
+// The buffers of `snap` that have sources of one protocol, for that
+// protocol's decoder (host/ptm, host/etm3): sources_of(snapshot, buffer)
+// gives them (an empty vector: the buffer is left out); each source's core
+// image is loaded into `snap` (CoreImage). Buffer: `buffer`, `sources`
+// (each with `name`), `images`.
+template <typename Buffer, typename SourcesOf>
+std::vector<Buffer> BuffersWithSources(LoadedSnapshot* snap, SourcesOf sources_of) {
+  std::vector<Buffer> out;
+  for (const snapshot::TraceBuffer& buf : snap->snap.buffers) {
+    auto sources = sources_of(snap->snap, buf);
+    if (sources.empty()) continue;
+    Buffer b;
+    b.buffer = buf;
+    for (const auto& s : sources) b.images.push_back(CoreImage(snap, snap->snap.CoreOfSource(s.name)));
+    b.sources = std::move(sources);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
 // Reads the snapshot, its ETE and ETMv4 sources and their cores' memory
 // images (and names the sources of other protocols in `undecoded`).
 // Throws snapshot::SnapshotError (message names the file and key).
 LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir);
 
-// Element of source `source` (index into DecodeBuffer::sources).
-using SourceElementCallback = void (*)(void* ctx, size_t source, const EteElement& element);
-// Packet-layer or element-layer error, with the byte index in its message;
-// source = SIZE_MAX for framing errors.
-using SourceDecodeErrorCallback = void (*)(void* ctx, size_t source, uint64_t index, const std::string& message);
-
 // Decodes one trace buffer: frame deformatter (if any), one packet
-// processor and one element decoder per source. The packet layer runs with
+// processor and one element decoder per source (buffer_element_session.h:
+// errors, no-sync report). The packet layer runs with
 // ete::ErrorPolicy::kOpenCsd (bad packets are passed on; the element
 // decoder then resynchronises, as OpenCSD does).
-class BufferElementDecoder {
+class BufferElementDecoder : public BufferElementSession<ete::BufferDecoder, EteElementDecoder, DecodeBuffer> {
  public:
   BufferElementDecoder(const DecodeBuffer& buffer, SourceElementCallback on_element, SourceDecodeErrorCallback on_error,
-                       void* ctx);
-  ~BufferElementDecoder();
-  BufferElementDecoder(const BufferElementDecoder&) = delete;
-  BufferElementDecoder& operator=(const BufferElementDecoder&) = delete;
-
-  void Push(const uint8_t* data, size_t n);
-  void Finish();
-  // Restart every source as if the trace began again (used by the
-  // benchmark to decode a buffer many times in one run).
-  void Reset();
-  const DecodeStats& stats(size_t source) const;
-  size_t source_count() const { return decoders_.size(); }
-
- private:
-  struct Sink;
-  static void OnPacket(void* ctx, size_t source, const ete::EtePacket& packet);
-  static void OnPacketError(void* ctx, size_t source, uint64_t index, const std::string& message);
-  static void OnElement(void* ctx, const EteElement& element);
-  static void OnElementError(void* ctx, uint64_t index, const std::string& message);
-
-  const DecodeBuffer& buffer_;
-  SourceElementCallback on_element_;
-  SourceDecodeErrorCallback on_error_;
-  void* ctx_;
-  std::vector<std::unique_ptr<Sink>> sinks_;
-  std::vector<std::unique_ptr<EteElementDecoder>> decoders_;
-  std::unique_ptr<ete::BufferDecoder> packets_;
+                       void* ctx)
+      : BufferElementSession(buffer, on_element, on_error, ctx, ete::ErrorPolicy::kOpenCsd) {}
 };
 
 // Convenience: decode a whole buffer file. Returns false (and calls
-// on_error with the file name) when the file cannot be read.
+// on_error, source SIZE_MAX) when the file cannot be read.
 bool DecodeBufferFile(const DecodeBuffer& buffer, SourceElementCallback on_element, SourceDecodeErrorCallback on_error,
                       void* ctx);
 

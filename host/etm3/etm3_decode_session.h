@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ete_decode/buffer_element_session.h"
 #include "ete_decode/ete_decode_session.h"
 #include "etm3/etm3_element_decoder.h"
 #include "etm3/etm3_source.h"
@@ -32,32 +33,18 @@ struct Etm3DecodeBuffer {
 // `snap`). Throws snapshot::SnapshotError for missing registers.
 std::vector<Etm3DecodeBuffer> Etm3Buffers(ete_decode::LoadedSnapshot* snap);
 
-class Etm3BufferElementDecoder {
+// One buffer's Etm3 sources through the shared session
+// (ete_decode/buffer_element_session.h: errors before a source's first sync
+// counted, not reported; a buffer without any sync reported).
+class Etm3BufferElementDecoder
+    : public ete_decode::BufferElementSession<Etm3BufferDecoder, Etm3ElementDecoder, Etm3DecodeBuffer> {
  public:
   Etm3BufferElementDecoder(const Etm3DecodeBuffer& buffer, ete_decode::SourceElementCallback on_element,
-                           ete_decode::SourceDecodeErrorCallback on_error, void* ctx);
-  ~Etm3BufferElementDecoder();
-  Etm3BufferElementDecoder(const Etm3BufferElementDecoder&) = delete;
-  Etm3BufferElementDecoder& operator=(const Etm3BufferElementDecoder&) = delete;
-
-  void Push(const uint8_t* data, size_t n) { packets_->Push(data, n); }
-  void Finish();
-  const ete_decode::DecodeStats& stats(size_t source) const { return decoders_[source]->stats(); }
-
- private:
-  struct Sink {
-    Etm3BufferElementDecoder* owner;
-    size_t source;
-  };
-  ete_decode::SourceElementCallback on_element_;
-  ete_decode::SourceDecodeErrorCallback on_error_;
-  void* ctx_;
-  std::vector<std::unique_ptr<Sink>> sinks_;
-  std::vector<std::unique_ptr<Etm3ElementDecoder>> decoders_;
-  std::unique_ptr<Etm3BufferDecoder> packets_;
+                           ete_decode::SourceDecodeErrorCallback on_error, void* ctx)
+      : BufferElementSession(buffer, on_element, on_error, ctx, ErrorPolicy::kOpenCsd) {}
 };
 
-// Decodes a whole buffer file; false (on_error with the file name) when it
+// Decodes a whole buffer file; false (on_error, source SIZE_MAX) when it
 // cannot be read.
 bool DecodeEtm3BufferFile(const Etm3DecodeBuffer& buffer, ete_decode::SourceElementCallback on_element,
                           ete_decode::SourceDecodeErrorCallback on_error, void* ctx);

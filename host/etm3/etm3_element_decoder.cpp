@@ -66,13 +66,7 @@ void Etm3ElementDecoder::Flush() {
   const size_t n = list_.size() - held_;
   for (size_t i = 0; i < n; ++i) {
     const EteElement& e = list_[i];
-    ++stats_.elements;
-    if (e.type == ElemType::kInstrRange) {
-      ++stats_.ranges;
-      stats_.instructions += e.num_instr;
-    } else if (e.type == ElemType::kAddrNacc) {
-      ++stats_.nacc;
-    }
+    stats_.Count(e);
     on_element_(ctx_, e);
   }
   list_.erase(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(n));

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ete_decode/buffer_element_session.h"
 #include "ete_decode/ete_decode_session.h"
 #include "ptm/ptm_element_decoder.h"
 #include "ptm/ptm_source.h"
@@ -32,32 +33,18 @@ struct PtmDecodeBuffer {
 // `snap`). Throws snapshot::SnapshotError for missing registers.
 std::vector<PtmDecodeBuffer> PtmBuffers(ete_decode::LoadedSnapshot* snap);
 
-class PtmBufferElementDecoder {
+// One buffer's Ptm sources through the shared session
+// (ete_decode/buffer_element_session.h: errors before a source's first sync
+// counted, not reported; a buffer without any sync reported).
+class PtmBufferElementDecoder
+    : public ete_decode::BufferElementSession<PtmBufferDecoder, PtmElementDecoder, PtmDecodeBuffer> {
  public:
   PtmBufferElementDecoder(const PtmDecodeBuffer& buffer, ete_decode::SourceElementCallback on_element,
-                          ete_decode::SourceDecodeErrorCallback on_error, void* ctx);
-  ~PtmBufferElementDecoder();
-  PtmBufferElementDecoder(const PtmBufferElementDecoder&) = delete;
-  PtmBufferElementDecoder& operator=(const PtmBufferElementDecoder&) = delete;
-
-  void Push(const uint8_t* data, size_t n) { packets_->Push(data, n); }
-  void Finish();
-  const ete_decode::DecodeStats& stats(size_t source) const { return decoders_[source]->stats(); }
-
- private:
-  struct Sink {
-    PtmBufferElementDecoder* owner;
-    size_t source;
-  };
-  ete_decode::SourceElementCallback on_element_;
-  ete_decode::SourceDecodeErrorCallback on_error_;
-  void* ctx_;
-  std::vector<std::unique_ptr<Sink>> sinks_;
-  std::vector<std::unique_ptr<PtmElementDecoder>> decoders_;
-  std::unique_ptr<PtmBufferDecoder> packets_;
+                          ete_decode::SourceDecodeErrorCallback on_error, void* ctx)
+      : BufferElementSession(buffer, on_element, on_error, ctx, ErrorPolicy::kOpenCsd) {}
 };
 
-// Decodes a whole buffer file; false (on_error with the file name) when it
+// Decodes a whole buffer file; false (on_error, source SIZE_MAX) when it
 // cannot be read.
 bool DecodePtmBufferFile(const PtmDecodeBuffer& buffer, ete_decode::SourceElementCallback on_element,
                          ete_decode::SourceDecodeErrorCallback on_error, void* ctx);

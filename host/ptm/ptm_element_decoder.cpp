@@ -78,13 +78,7 @@ EteElement PtmElementDecoder::Make(ElemType type) const {
 }
 
 void PtmElementDecoder::Emit(const EteElement& e) {
-  ++stats_.elements;
-  if (e.type == ElemType::kInstrRange) {
-    ++stats_.ranges;
-    stats_.instructions += e.num_instr;
-  } else if (e.type == ElemType::kAddrNacc) {
-    ++stats_.nacc;
-  }
+  stats_.Count(e);
   on_element_(ctx_, e);
 }
 
