@@ -26,6 +26,7 @@
 // Errors go to stderr as "FILE: SOURCE: byte N: ..."; the exit code is then
 // 1 but decoding goes on.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -147,6 +148,29 @@ void ForgetItmSources(ete_decode::LoadedSnapshot* snap) {
       if (u.protocol == ete::TraceProtocol::kItm) std::erase(snap->undecoded, u.Message(buf.name));
 }
 
+// Whether a core's [device] type names a profile the decoders know
+// (arm-trace-facts.md, snapshot format: a known core name, ARMv<maj>[.<min>]-
+// <A/R/M>, ARM-AA64 with an optional -R/-M).
+bool KnownCoreType(const std::string& type) {
+  std::string t;
+  for (char c : type) t += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const char* p : {"CORTEX-A", "CORTEX-R", "CORTEX-M", "CORTEX-X", "NEOVERSE", "ARMV", "ARM-AA64", "ARM-AA32"})
+    if (t.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+// A core type no decoder recognises: the A profile is assumed (instruction
+// sets as the trace says); named so that an M-profile core spelt otherwise
+// is not decoded as A-profile without a word.
+void WarnUnknownCores(const snapshot::Snapshot& snap) {
+  for (const snapshot::Device& d : snap.devices)
+    if (d.device_class == "core" && !KnownCoreType(d.type))
+      std::fprintf(stderr,
+                   "warning: %s: core %s: type '%s' not recognised: A profile assumed (a Cortex-M needs a type "
+                   "such as Cortex-M4 or ARMv7-M)\n",
+                   d.ini_file.string().c_str(), d.name.c_str(), d.type.c_str());
+}
+
 bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out, OtherKeep* keep = nullptr,
                   std::vector<OtherBuffer>* others = nullptr, bool list_itm = false) {
   std::error_code ec;
@@ -163,6 +187,7 @@ bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out, Oth
     return false;
   }
   for (const std::string& w : out->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  WarnUnknownCores(out->snap);
   for (const std::string& u : out->undecoded) std::fprintf(stderr, "%s: %s\n", input.c_str(), u.c_str());
   if (out->buffers.empty() && (!others || others->empty()) && !(list_itm && HasItmSource(out->snap))) {
     std::fprintf(stderr, "%s: no ETE or ETMv4%s trace source\n", input.c_str(),
@@ -486,8 +511,9 @@ ReadResult ReadArmKind(const std::string& path, const std::string& elf, const Si
   return ReadArm("merge", path, elfs, 0, ItmTimelineCli{}, path, open);
 }
 
-InputKindRegistration arm_kind{{"arm", "an Arm trace snapshot (ETE, ETMv4): its decoded timeline, --elf FILE[@ADDR]",
-                                10, &ClaimsArm, &ReadArmKind}};
+InputKindRegistration arm_kind{
+    {"arm", "an Arm trace snapshot (ETE, ETMv4, ETMv3, PTM, ITM): its decoded timeline, --elf FILE[@ADDR]", 10,
+     &ClaimsArm, &ReadArmKind}};
 
 Runner SetupDecode(CLI::App& app, const char* parent_name) {
   auto o = std::make_shared<DecodeOptions>();
