@@ -2,6 +2,8 @@
 // ete_export.cpp: see ete_export.h.
 #include "ete_export.h"
 
+#include <algorithm>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -45,15 +47,86 @@ void OnError(void* c, size_t source, uint64_t, const std::string& message) {
   if (p->on_error) p->on_error(p->ctx, *p->buffer, source, message);
 }
 
+// Holds the metadata and the Finish() of `parts` producers sharing one
+// sink until the last one finishes: a writer needs the metadata after every
+// event. Integer metadata of a key two producers write (the Normalizers'
+// repair counts) is summed, so each key is written once.
+class SharedSink final : public model::EventSink {
+ public:
+  SharedSink(model::EventSink& out, int parts) : out_(out), parts_(parts) {}
+  void OnClock(uint64_t m, uint64_t b) override { out_.OnClock(m, b); }
+  void OnClockSnapshot(uint32_t id, uint64_t t, uint64_t c) override { out_.OnClockSnapshot(id, t, c); }
+  void OnProcess(uint32_t pid, std::string_view name) override { out_.OnProcess(pid, name); }
+  void OnThread(model::Track t, std::string_view name) override { out_.OnThread(t, name); }
+  void OnBegin(model::Track t, std::string_view n, uint64_t ns, uint32_t cpu, uint32_t color) override {
+    out_.OnBegin(t, n, ns, cpu, color);
+  }
+  void OnEnd(model::Track t, std::string_view n, uint64_t ns, std::string_view flag) override {
+    out_.OnEnd(t, n, ns, flag);
+  }
+  void OnInstant(model::Track t, std::string_view n, uint64_t ns, uint32_t cpu, uint32_t color) override {
+    out_.OnInstant(t, n, ns, cpu, color);
+  }
+  void OnCounter(model::Track t, std::string_view n, uint64_t ns, int64_t v) override { out_.OnCounter(t, n, ns, v); }
+  void OnFlowPoint(model::Track t, bool start, uint64_t id, std::string_view n, uint64_t ns, uint32_t cpu,
+                   uint32_t color, bool enclosed) override {
+    out_.OnFlowPoint(t, start, id, n, ns, cpu, color, enclosed);
+  }
+  void OnFlow(model::Track t, bool start, uint64_t id, uint64_t ns) override { out_.OnFlow(t, start, id, ns); }
+  void OnMetadata(std::string_view key, int64_t value) override {
+    auto [it, fresh] = numbers_.try_emplace(std::string(key), meta_.size());
+    if (!fresh) {
+      meta_[it->second].number += value;
+      return;
+    }
+    meta_.push_back({std::string(key), false, value, {}});
+  }
+  void OnMetadata(std::string_view key, std::string_view value) override {
+    meta_.push_back({std::string(key), true, 0, std::string(value)});
+  }
+  void DropPart() {
+    if (parts_ > 1) --parts_;
+  }
+  bool Finish() override {
+    if (--parts_ > 0) return true;
+    for (const Meta& m : meta_) {
+      if (m.is_string)
+        out_.OnMetadata(m.key, m.text);
+      else
+        out_.OnMetadata(m.key, m.number);
+    }
+    return out_.Finish();
+  }
+
+ private:
+  struct Meta {
+    std::string key;
+    bool is_string;
+    int64_t number;
+    std::string text;
+  };
+  model::EventSink& out_;
+  int parts_;
+  std::vector<Meta> meta_;
+  std::map<std::string, size_t> numbers_;  // integer keys -> index in meta_
+};
+
 std::string ProcessName(const LoadedSnapshot& snap, const std::vector<ExportExtra>& extra) {
   std::string name = snap.snap.dir.filename().string();
   if (name.empty()) name = snap.snap.dir.parent_path().filename().string();  // "dir/"
-  if (snap.buffers.empty() && !extra.empty()) return extra.front().protocol + " " + name;
-  // "ETE name" / "ETMv4 name" after the trace units' protocol.
-  bool ete = true, etm4 = true;
+  // After the trace units' protocols: "ETE name", "ETMv4 name", "ETMv3/PTM
+  // name" (TC2), each protocol once, in track order.
+  std::vector<std::string> protocols;
+  auto add = [&](const std::string& p) {
+    if (std::find(protocols.begin(), protocols.end(), p) == protocols.end()) protocols.push_back(p);
+  };
   for (const DecodeBuffer& b : snap.buffers)
-    for (const ete::SourceSpec& s : b.sources) (s.config.is_ete() ? etm4 : ete) = false;
-  return std::string(ete ? "ETE " : etm4 ? "ETMv4 " : "ETE/ETMv4 ") + name;
+    for (const ete::SourceSpec& s : b.sources) add(s.config.is_ete() ? "ETE" : "ETMv4");
+  for (const ExportExtra& x : extra)
+    if (!x.tracks.empty()) add(x.protocol);
+  std::string out;
+  for (const std::string& p : protocols) out += (out.empty() ? "" : "/") + p;
+  return (out.empty() ? "ETE" : out) + " " + name;
 }
 
 std::vector<std::string> TrackNames(const LoadedSnapshot& snap, const std::vector<ExportExtra>& extra) {
@@ -124,7 +197,8 @@ ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source
     summary.write_ok = false;
     return summary;
   }
-  model::Normalizer norm(*sink);
+  SharedSink shared(*sink, options.beside ? 2 : 1);
+  model::Normalizer norm(shared);
   TimelineBuilder timeline(&norm, ProcessName(snap, options.extra), TrackNames(snap, options.extra), summary.base,
                            topt);
   Pass write;
@@ -143,6 +217,13 @@ ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source
     write.track_base += x.tracks.size();
   }
   norm.OnMetadata("source", source_label);
+  if (options.beside) {
+    TimestampClock clock;
+    clock.timestamps = timeline.TimestampOrigin(&clock.origin, &clock.origin_ns);
+    clock.hz = topt.timestamp_hz;
+    if (!options.beside(&shared, clock)) summary.read_ok = false;
+    shared.DropPart();  // in case it did not finish
+  }
   summary.write_ok = timeline.Finish();
   summary.range_slices = timeline.slices();
   summary.decode_errors = write.errors;

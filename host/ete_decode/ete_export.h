@@ -8,8 +8,9 @@
 //
 // Every buffer of the snapshot with an ETE source is decoded twice (a
 // writer needs time-ordered input, so the time base is chosen before
-// writing). Tracks: process 1 "ETE <snapshot directory name>", one thread
-// per trace source in buffer order, named "<core> (<source>)" ("cpu_0
+// writing). Tracks: process 1 "ETE <snapshot directory name>" (the
+// protocols of its sources: "ETMv4", "ETMv3/PTM", ...), one thread per
+// trace source in buffer order, named "<core> (<source>)" ("cpu_0
 // (ETE_0_s1)"), or the source's name when it feeds no core. Metadata:
 // "source" = source_label, then TimelineBuilder's "ete.*" keys.
 //
@@ -62,10 +63,28 @@ struct ExportExtra {
   std::function<void(size_t source, const std::string& message)> on_error;
 };
 
+// How the timeline's time relates to the trace's timestamps, for another
+// timeline written beside it (ExportOptions::beside).
+struct TimestampClock {
+  bool timestamps = false;  // time base "timestamp" and a timestamp came
+  uint64_t origin = 0;      // the timestamp (ticks) at...
+  uint64_t origin_ns = 0;   // ...this time of the timeline
+  double hz = 0;            // ticks per second (0: ticks written as ns)
+};
+
+// Another exporter's timeline on the same sink (`arm export`: the ITM
+// sources, host/itm): called once the ETE/ETMv4/extra tracks are written,
+// with their clock. It writes its own processes (pid >= 2) through a
+// Normalizer of its own and calls sink->Finish() once; the metadata of both
+// reaches the real sink after every event (repair counts of equal keys
+// summed). false: its input could not be read (summary.read_ok false).
+using BesideTimeline = std::function<bool(model::EventSink* sink, const TimestampClock& clock)>;
+
 struct ExportOptions {
   double timestamp_hz = 0;               // --ts-hz (0: none)
   const SymbolTable* symbols = nullptr;  // --elf (nullptr: a slice per range)
   std::vector<ExportExtra> extra;        // other protocols' sources
+  BesideTimeline beside;                 // optional
 };
 
 struct ExportSummary {

@@ -30,7 +30,7 @@ const char* TimeBaseName(TimeBase base) {
 TimelineBuilder::TimelineBuilder(model::EventSink* sink, std::string process_name, std::vector<std::string> track_names,
                                  TimeBase base, TimelineOptions options)
     : sink_(sink), base_(base), options_(std::move(options)), tracks_(track_names.size()) {
-  sink_->OnProcess(kPid, process_name);
+  if (!track_names.empty()) sink_->OnProcess(kPid, process_name);
   for (size_t i = 0; i < track_names.size(); ++i)
     sink_->OnThread(model::Track{kPid, static_cast<uint32_t>(i + 1)}, track_names[i]);
 }
@@ -111,6 +111,17 @@ void TimelineBuilder::OnElement(size_t source, const EteElement& e) {
     default: return;
   }
   ++instants_;
+}
+
+bool TimelineBuilder::TimestampOrigin(uint64_t* ticks, uint64_t* ns) const {
+  if (base_ != TimeBase::kTimestamp) return false;
+  for (const TrackState& t : tracks_) {
+    if (!t.ts_seen) continue;
+    *ticks = t.ts_origin;
+    *ns = t.ts_origin_ns;
+    return true;
+  }
+  return false;
 }
 
 bool TimelineBuilder::Finish() {

@@ -2,7 +2,8 @@
 // ete_timeline.h: decoded ETE elements -> host trace model (R-F6).
 //
 // One track per trace source (a core): pid 1 "ETE <snapshot>", tid =
-// source index + 1 named after the source and its core. Every executed
+// source index + 1 named after the source and its core (no process when
+// there is no track: another exporter may have the whole sink). Every executed
 // range (INSTR_RANGE / I_RANGE_NOPATH) becomes a slice named by its start
 // address ("0x69538"), with the address-not-accessible, exception,
 // exception-return, trace-on and no-sync elements as instants.
@@ -76,6 +77,10 @@ class TimelineBuilder {
   bool Finish();
 
   uint64_t slices() const { return slices_; }
+  // The timestamp that time 0 of the timeline counts from, as the metadata
+  // says it ("ete.timestamp_origin" / "_ns": the first track with a
+  // timestamp): false when the base is not timestamps or none came yet.
+  bool TimestampOrigin(uint64_t* ticks, uint64_t* ns) const;
 
  private:
   struct TrackState {

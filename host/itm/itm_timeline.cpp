@@ -10,7 +10,6 @@
 namespace mabutrace::itm {
 
 namespace {
-constexpr uint32_t kPid = 1;
 constexpr uint32_t kColorIsr = 0x1000000 | 0xd0021b;
 constexpr uint32_t kColorStim = 0x1000000 | 0x4a90d9;
 constexpr uint32_t kColorDwt = 0x1000000 | 0x7ed321;
@@ -19,9 +18,9 @@ constexpr size_t kMaxTextLine = 256;
 constexpr size_t kPcSampleKeys = 64;
 const char* const kEventFlags[] = {"CPI", "EXC", "SLEEP", "LSU", "FOLD", "CYC"};
 
-model::Track StimTrack(size_t s) { return {kPid, static_cast<uint32_t>(3 * s + 1)}; }
-model::Track IsrTrack(size_t s) { return {kPid, static_cast<uint32_t>(3 * s + 2)}; }
-model::Track DwtTrack(size_t s) { return {kPid, static_cast<uint32_t>(3 * s + 3)}; }
+model::Track StimTrack(uint32_t pid, size_t s) { return {pid, static_cast<uint32_t>(3 * s + 1)}; }
+model::Track IsrTrack(uint32_t pid, size_t s) { return {pid, static_cast<uint32_t>(3 * s + 2)}; }
+model::Track DwtTrack(uint32_t pid, size_t s) { return {pid, static_cast<uint32_t>(3 * s + 3)}; }
 }  // namespace
 
 std::optional<std::pair<unsigned, PortMapping>> ParsePortMapping(std::string_view text, std::string* error) {
@@ -78,12 +77,12 @@ std::string ExceptionName(unsigned n) {
 
 ItmTimeline::ItmTimeline(model::EventSink* sink, TimelineOptions options, std::vector<std::string> sources)
     : norm_(*sink), options_(std::move(options)), sources_(sources.size()) {
-  norm_.OnProcess(kPid, options_.process_name);
+  norm_.OnProcess(options_.pid, options_.process_name);
   for (size_t s = 0; s < sources.size(); ++s) {
     sources_[s].name = sources[s];
-    norm_.OnThread(StimTrack(s), sources[s] + " stimulus");
-    norm_.OnThread(IsrTrack(s), sources[s] + " ISR (cpu " + std::to_string(s) + ")");
-    norm_.OnThread(DwtTrack(s), sources[s] + " DWT");
+    norm_.OnThread(StimTrack(options_.pid, s), sources[s] + " stimulus");
+    norm_.OnThread(IsrTrack(options_.pid, s), sources[s] + " ISR (cpu " + std::to_string(s) + ")");
+    norm_.OnThread(DwtTrack(options_.pid, s), sources[s] + " DWT");
   }
 }
 
@@ -121,7 +120,7 @@ void ItmTimeline::Emit(size_t s, const ItmElement& e, uint64_t ns) {
   const auto cpu = static_cast<uint32_t>(s);
   char buf[96];
   if (e.overflow) {
-    norm_.OnInstant(StimTrack(s), "ITM overflow", ns, cpu, kColorStim);
+    norm_.OnInstant(StimTrack(options_.pid, s), "ITM overflow", ns, cpu, kColorStim);
     ++stats_.instants;
   }
   if (e.kind == ItmKind::kSwit) {
@@ -134,12 +133,12 @@ void ItmTimeline::Emit(size_t s, const ItmElement& e, uint64_t ns) {
         std::string name = m.name;
         std::snprintf(buf, sizeof buf, " 0x%0*x", e.size * 2, e.value);
         name += buf;
-        norm_.OnInstant(StimTrack(s), name, ns, cpu, kColorStim);
+        norm_.OnInstant(StimTrack(options_.pid, s), name, ns, cpu, kColorStim);
         ++stats_.instants;
         break;
       }
       case PortMapping::Kind::kCounter:
-        norm_.OnCounter(StimTrack(s), m.name, ns, e.value);
+        norm_.OnCounter(StimTrack(options_.pid, s), m.name, ns, e.value);
         ++stats_.counters;
         break;
       case PortMapping::Kind::kText: {
@@ -149,7 +148,7 @@ void ItmTimeline::Emit(size_t s, const ItmElement& e, uint64_t ns) {
           if (c == '\r') continue;
           if (c != '\n') line.push_back(c);
           if (c == '\n' || line.size() >= kMaxTextLine) {
-            norm_.OnInstant(StimTrack(s), m.name + ": " + line, ns, cpu, kColorStim);
+            norm_.OnInstant(StimTrack(options_.pid, s), m.name + ": " + line, ns, cpu, kColorStim);
             ++stats_.instants;
             line.clear();
           }
@@ -165,7 +164,7 @@ void ItmTimeline::Emit(size_t s, const ItmElement& e, uint64_t ns) {
     const unsigned fn = (e.value >> 12) & 3;
     auto close_to = [&](size_t depth) {
       while (src.isr_stack.size() > depth) {
-        norm_.OnEnd(IsrTrack(s), src.isr_names.back(), ns, "");
+        norm_.OnEnd(IsrTrack(options_.pid, s), src.isr_names.back(), ns, "");
         src.isr_stack.pop_back();
         src.isr_names.pop_back();
       }
@@ -178,7 +177,7 @@ void ItmTimeline::Emit(size_t s, const ItmElement& e, uint64_t ns) {
     if (fn == 1) {  // entered
       src.isr_stack.push_back(n);
       src.isr_names.push_back(HandlerName(n));
-      norm_.OnBegin(IsrTrack(s), src.isr_names.back(), ns, cpu, kColorIsr);
+      norm_.OnBegin(IsrTrack(options_.pid, s), src.isr_names.back(), ns, cpu, kColorIsr);
       ++stats_.slices;
     } else if (fn == 2) {  // exited
       const long at = find(n);
@@ -215,7 +214,7 @@ void ItmTimeline::Emit(size_t s, const ItmElement& e, uint64_t ns) {
       if (!((e.value >> bit) & 1)) continue;
       ++src.event_wraps[bit];
       std::snprintf(buf, sizeof buf, "DWT %s wraps", kEventFlags[bit]);
-      norm_.OnCounter(DwtTrack(s), buf, ns, static_cast<int64_t>(src.event_wraps[bit]));
+      norm_.OnCounter(DwtTrack(options_.pid, s), buf, ns, static_cast<int64_t>(src.event_wraps[bit]));
       ++stats_.counters;
     }
     return;
@@ -224,7 +223,7 @@ void ItmTimeline::Emit(size_t s, const ItmElement& e, uint64_t ns) {
     const unsigned comp = (e.src_id >> 1) & 3;
     const char* what = e.src_id < 16 ? ((e.src_id & 1) ? "address" : "PC") : ((e.src_id & 1) ? "write" : "read");
     std::snprintf(buf, sizeof buf, "DWT comp %u %s 0x%0*x", comp, what, e.size * 2, e.value);
-    norm_.OnInstant(DwtTrack(s), buf, ns, cpu, kColorDwt);
+    norm_.OnInstant(DwtTrack(options_.pid, s), buf, ns, cpu, kColorDwt);
     ++stats_.instants;
   }
 }
@@ -242,9 +241,16 @@ void ItmTimeline::OnElement(size_t s, const ItmElement& e) {
   if (!src.ts_seen) {
     src.ts_seen = true;
     src.global = global;
-    src.ts_origin = global ? e.timestamp : 0;
+    src.ts_origin = global ? options_.global_origin.value_or(e.timestamp) : 0;
+    src.ticks_ns_base = global && options_.global_origin ? options_.origin_ns : 0;
   }
-  if (global != src.global) return;  // the other kind of timestamp: not our clock
+  if (global != src.global) {  // the other kind of timestamp: not our clock, but its overflow flag counts
+    if (e.overflow) {
+      norm_.OnInstant(StimTrack(options_.pid, s), "ITM overflow", src.cursor, static_cast<uint32_t>(s), kColorStim);
+      ++stats_.instants;
+    }
+    return;
+  }
   if (global) {
     if (e.timestamp >= src.ts_origin) src.ticks = std::max(src.ticks, e.timestamp - src.ts_origin);
   } else {
@@ -252,9 +258,9 @@ void ItmTimeline::OnElement(size_t s, const ItmElement& e) {
     src.ticks += e.timestamp >= src.last_local ? e.timestamp - src.last_local : e.timestamp;
     src.last_local = e.timestamp;
   }
-  Place(s, ToNs(src.ticks));
+  Place(s, src.ticks_ns_base + ToNs(src.ticks));
   if (e.overflow) {
-    norm_.OnInstant(StimTrack(s), "ITM overflow", src.cursor, static_cast<uint32_t>(s), kColorStim);
+    norm_.OnInstant(StimTrack(options_.pid, s), "ITM overflow", src.cursor, static_cast<uint32_t>(s), kColorStim);
     ++stats_.instants;
   }
 }
@@ -268,14 +274,15 @@ bool ItmTimeline::Finish() {
     for (auto& [ch, line] : src.text) {
       if (line.empty()) continue;
       auto it = options_.ports.find(ch);
-      norm_.OnInstant(StimTrack(s), (it == options_.ports.end() ? "" : it->second.name) + ": " + line, src.cursor,
-                      static_cast<uint32_t>(s), kColorStim);
+      norm_.OnInstant(StimTrack(options_.pid, s), (it == options_.ports.end() ? "" : it->second.name) + ": " + line,
+                      src.cursor, static_cast<uint32_t>(s), kColorStim);
       ++stats_.instants;
     }
   }
   norm_.OnMetadata("itm.time_unit", !any_ts                 ? "one ns per event (no timestamps)"
                                     : options_.clock_hz > 0 ? "ns (timestamp ticks / --clock-hz)"
                                                             : "timestamp ticks (as ns), from the first timestamp");
+  if (!options_.clock_note.empty()) norm_.OnMetadata("itm.clock", options_.clock_note);
   norm_.OnMetadata("itm.instants", static_cast<int64_t>(stats_.instants));
   norm_.OnMetadata("itm.isr_slices", static_cast<int64_t>(stats_.slices));
   norm_.OnMetadata("itm.counter_values", static_cast<int64_t>(stats_.counters));

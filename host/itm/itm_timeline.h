@@ -2,7 +2,8 @@
 // itm_timeline.h: ITM elements -> host trace model (model::EventSink), the
 // SystemView / Orbuculum view of a Cortex-M (docs/itm.md).
 //
-// Tracks (pid 1, named options.process_name), per ITM source s (tid 3s+1..):
+// Tracks (pid options.pid, default 1, named options.process_name), per ITM
+// source s (tid 3s+1..):
 //   "<source> stimulus"   stimulus port writes: per channel (page << 5 |
 //                         port) an instant "<NAME> 0x<value>" (default NAME
 //                         "ITM port N"), a counter NAME with the value, or
@@ -28,7 +29,8 @@
 // or, when the stream has global timestamps first, the global timestamp,
 // from the first one; ns = ticks x 1e9 / clock_hz, or ticks as ns when
 // clock_hz is 0 (said in "itm.time_unit"). Without timestamps each event
-// takes 1 ns.
+// takes 1 ns. With TimelineOptions::global_origin, global timestamps are
+// placed on a clock shared with other tracks of the sink (see there).
 #ifndef MABUTRACE_HOST_ITM_ITM_TIMELINE_H
 #define MABUTRACE_HOST_ITM_ITM_TIMELINE_H
 
@@ -60,9 +62,17 @@ std::string ExceptionName(unsigned n);
 
 struct TimelineOptions {
   std::string process_name = "ITM";
+  uint32_t pid = 1;                       // the process of every track (another exporter's tracks may share the sink)
   std::map<unsigned, PortMapping> ports;  // by channel
   double clock_hz = 0;                    // 0: timestamp ticks as ns
   const ElfSymbols* elf = nullptr;        // handler and function names
+  // A clock shared with other trace on the same timeline (`arm export`: the
+  // CoreSight global timestamp the ETM/PTM sources count too): global
+  // timestamps count from this value (not from the first one) and land at
+  // origin_ns + ToNs(ticks). A timestamp before it is clamped to origin_ns.
+  std::optional<uint64_t> global_origin;
+  uint64_t origin_ns = 0;
+  std::string clock_note;  // written as "itm.clock" when not empty: which clock, and why
 };
 
 struct TimelineStats {
@@ -95,8 +105,9 @@ class ItmTimeline {
     bool ts_seen = false;
     bool global = false;  // which timestamps give the time
     uint64_t ts_origin = 0;
-    uint64_t last_local = 0;  // the local count of the last timestamp
-    uint64_t ticks = 0;       // ticks since the first timestamp
+    uint64_t ticks_ns_base = 0;  // ns of ts_origin (TimelineOptions::origin_ns when shared)
+    uint64_t last_local = 0;     // the local count of the last timestamp
+    uint64_t ticks = 0;          // ticks since the first timestamp
     uint64_t event_wraps[6] = {};
   };
   void Place(size_t s, uint64_t until_ns);

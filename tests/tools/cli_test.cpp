@@ -182,6 +182,24 @@ TEST(CliConvert, MissingInputIsExit1) {
   EXPECT_NE(r.err.find("/nonexistent/x.bin"), std::string::npos);
 }
 
+// A convert whose writing fails half-way (here a 1-block file size limit,
+// SIGXFSZ ignored so write() fails with EFBIG) leaves neither OUT nor its
+// OUT.tmp behind, and an OUT from before stays as it was.
+TEST(CliConvert, FailedWriteLeavesNoPartialOutput) {
+  TempDir dir;
+  const fs::path in = MakeStream(dir);
+  const fs::path out = dir.path / "o.json";
+  std::ofstream(out) << "before";
+  const Result r = RunProgram("/bin/sh", {"-c", std::string("trap '' XFSZ; ulimit -f 1; exec '") + MABUTRACE_CLI_PATH +
+                                                    "' convert '" + in.string() + "' -o '" + out.string() + "'"});
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("not written"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(out), "before");
+  EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
+  // Without the limit the same convert replaces it.
+  ConvertsToTheWorkload(in, dir);
+}
+
 TEST(CliUsage, ErrorsAreExit2AndHelpIs0) {
   EXPECT_EQ(Cli({}).rc, 2);
   EXPECT_EQ(Cli({"frobnicate"}).rc, 2);

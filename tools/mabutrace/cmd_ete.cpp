@@ -264,14 +264,17 @@ Runner SetupPackets(CLI::App& app, const char* parent_name, const char* parent_h
 Registration reg_arm{"arm",
                      [](CLI::App& app) {
                        return SetupPackets(app, "arm",
-                                           "Arm trace units (ETE, ETMv4 A/R and M profile, ETMv3; protocol chosen per "
-                                           "trace unit): packets, full decode and timeline export");
+                                           "Arm trace units (ETE, ETMv4 A/R and M profile, ETMv3, PTM/PFT, ITM; "
+                                           "protocol chosen per trace unit): packets, full decode and timeline "
+                                           "export");
                      },
                      36};
 Registration reg{"ete",
                  [](CLI::App& app) {
                    return SetupPackets(
-                       app, "ete", "Arm ETE and ETMv4 trace (same as `arm`): packets, full decode and timeline export");
+                       app, "ete",
+                       "Arm ETE, ETMv4, ETMv3, PTM and ITM trace (same as `arm`): packets, full decode and "
+                       "timeline export");
                  },
                  40};
 

@@ -3,11 +3,11 @@
 // the same as `mabutrace ete decode|export` (SPEC §4 R-F2, R-F3, R-F6;
 // docs/ete-decode.md, docs/arm-trace.md). ETE and ETMv4 sources are decoded,
 // then ETMv3 (host/etm3) and PTM (host/ptm) sources (`export` puts them on
-// tracks after the others); `decode` lists ITM sources last (host/itm, as
-// `mabutrace itm decode` does; `export` names them with the other sources
-// of protocols it does not put on its timeline: `mabutrace itm export` or
-// `mabutrace merge` does). Such a source is named on stderr (exit code 1)
-// and skipped.
+// tracks after the others); ITM sources last (host/itm, through itm_cli.h:
+// `decode` lists them as `mabutrace itm decode` does, `export` writes them
+// as `mabutrace itm export` does, in a process of their own on the same
+// timeline, ItmBeside). A source of another protocol (STM) is named on
+// stderr (exit code 1) and skipped.
 //
 //   ete decode SNAPSHOT_DIR [--format text|jsonl] [-o FILE]
 //     text:  OpenCSD-lister element lines,
@@ -19,11 +19,14 @@
 //     exceptions as instants; time base in the metadata (ete.time_base).
 //     --elf FILE[@ADDR] (repeatable): per-function slices nested by calls
 //     and returns (function_slices.h); --ts-hz HZ: timestamps to ns when
-//     the snapshot does not give CNTFRQ_EL0. An ELF that cannot be read,
+//     the snapshot does not give CNTFRQ_EL0. ITM sources: --port, --clock-hz
+//     and --itm-elf as `itm export` takes them (--port, --clock-hz, --elf).
+//     An ELF that cannot be read,
 //     or whose symbols cover no traced range: error naming it, no output.
 // Errors go to stderr as "FILE: SOURCE: byte N: ..."; the exit code is then
 // 1 but decoding goes on.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -57,11 +60,13 @@ struct DecodeOptions {
 };
 
 struct ExportOptions {
+  std::string command;  // "arm export" / "ete export": as the user typed it, for the messages
   std::string input;
   std::string output;
   std::string format;
   std::vector<std::string> elfs;  // FILE[@ADDR]
   double ts_hz = 0;
+  ItmTimelineCli itm;  // the snapshot's ITM sources (itm_cli.h)
 };
 
 struct ErrorSink {
@@ -143,6 +148,29 @@ void ForgetItmSources(ete_decode::LoadedSnapshot* snap) {
       if (u.protocol == ete::TraceProtocol::kItm) std::erase(snap->undecoded, u.Message(buf.name));
 }
 
+// Whether a core's [device] type names a profile the decoders know
+// (arm-trace-facts.md, snapshot format: a known core name, ARMv<maj>[.<min>]-
+// <A/R/M>, ARM-AA64 with an optional -R/-M).
+bool KnownCoreType(const std::string& type) {
+  std::string t;
+  for (char c : type) t += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const char* p : {"CORTEX-A", "CORTEX-R", "CORTEX-M", "CORTEX-X", "NEOVERSE", "ARMV", "ARM-AA64", "ARM-AA32"})
+    if (t.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+// A core type no decoder recognises: the A profile is assumed (instruction
+// sets as the trace says); named so that an M-profile core spelt otherwise
+// is not decoded as A-profile without a word.
+void WarnUnknownCores(const snapshot::Snapshot& snap) {
+  for (const snapshot::Device& d : snap.devices)
+    if (d.device_class == "core" && !KnownCoreType(d.type))
+      std::fprintf(stderr,
+                   "warning: %s: core %s: type '%s' not recognised: A profile assumed (a Cortex-M needs a type "
+                   "such as Cortex-M4 or ARMv7-M)\n",
+                   d.ini_file.string().c_str(), d.name.c_str(), d.type.c_str());
+}
+
 bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out, OtherKeep* keep = nullptr,
                   std::vector<OtherBuffer>* others = nullptr, bool list_itm = false) {
   std::error_code ec;
@@ -159,6 +187,7 @@ bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out, Oth
     return false;
   }
   for (const std::string& w : out->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  WarnUnknownCores(out->snap);
   for (const std::string& u : out->undecoded) std::fprintf(stderr, "%s: %s\n", input.c_str(), u.c_str());
   if (out->buffers.empty() && (!others || others->empty()) && !(list_itm && HasItmSource(out->snap))) {
     std::fprintf(stderr, "%s: no ETE or ETMv4%s trace source\n", input.c_str(),
@@ -284,35 +313,105 @@ void OnExportError(void* c, const ete_decode::DecodeBuffer& buffer, size_t sourc
   ReportError(err, source, message);
 }
 
+// Where the ITM sources go beside the ETE/ETMv4/ETMv3/PTM tracks: process 2,
+// named for them ("ITM ITM_0 (trace ID 0x20)"), and their clock. An ITM
+// whose timestamps are global (GTS1/GTS2 packets: the CoreSight timestamp
+// generator, ITM_TCR.GTSFREQ != 0) counts the same timestamp as the ETM/PTM
+// sources (ETMCR.TimestampEnable): it is placed on that clock (the
+// timeline's origin and frequency; --clock-hz is not needed). Local
+// timestamps (the ITM's own counter of the trace clock, TSENA), none at
+// all, or ETM/PTM tracks without timestamps cannot be related: said in
+// "itm.clock" and on stderr, and the ITM goes on its own clock from 0
+// (--clock-hz applies).
+void ItmBeside(const char* cmd, bool other_tracks, const ete_decode::TimestampClock& clock, ItmTimelineJob* job) {
+  std::string names, ids;
+  for (const itm::ItmInput& in : job->inputs)
+    for (const itm::ItmSource& s : in.sources) {
+      char id[48];
+      std::snprintf(id, sizeof id, "%s (trace ID 0x%02x)", s.name.c_str(), s.trace_id);
+      names += (names.empty() ? "" : ", ") + std::string(id);
+      ids += (ids.empty() ? "" : ", ") + s.name;
+    }
+  itm::TimelineOptions& t = job->timeline;
+  t.pid = 2;
+  t.process_name = "ITM " + names;
+  const ItmTimestampKinds k = CountItmTimestamps(*job);
+  std::string why;
+  if (!other_tracks) {
+    t.clock_note = "own: no ETE, ETMv4, ETMv3 or PTM source in the snapshot";
+    return;
+  }
+  if (!clock.timestamps)
+    why = "the ETM/PTM tracks have no timestamp to relate them to";
+  else if (k.sources_global == 0 && k.sources_local > 0)
+    why =
+        "its timestamps are local (the ITM's own counter, ITM_TCR.TSENA; no global timestamp: GTSFREQ 0), not "
+        "the CoreSight timestamp generator's";
+  else if (k.sources_global == 0)
+    why = "the ITM trace has no timestamp";
+  if (why.empty()) {
+    t.global_origin = clock.origin;
+    t.origin_ns = clock.origin_ns;
+    if (t.clock_hz > 0 && t.clock_hz != clock.hz)
+      std::fprintf(stderr, "warning: %s: --clock-hz ignored: %s share the ETM/PTM timestamp clock\n", cmd, ids.c_str());
+    t.clock_hz = clock.hz;
+    char note[160];
+    std::snprintf(note, sizeof note,
+                  "shared: CoreSight global timestamp, as the ETM/PTM tracks (timestamp %llu at %llu ns)",
+                  static_cast<unsigned long long>(clock.origin), static_cast<unsigned long long>(clock.origin_ns));
+    t.clock_note = note;
+    return;
+  }
+  t.clock_note = "own: " + why + "; placed by its own clock from 0" +
+                 (t.clock_hz > 0 ? " (--clock-hz)" : " (ticks as ns; --clock-hz gives ns)");
+  std::fprintf(stderr, "warning: %s: %s: not on the ETM/PTM clock: %s; placed by its own clock from 0\n", cmd,
+               ids.c_str(), why.c_str());
+}
+
 // The ETE/ETMv4 trace of snapshot `input` into the sink open() gives (the
 // arm input kind: `arm export` and `merge`). open() is called once the
 // snapshot, the ELFs and the ELF check have passed, so none of those
 // problems leaves an output behind. `label` names the result in the summary
 // line (the output file, or the merge input).
-ReadResult ReadArm(const std::string& input, const std::vector<std::string>& elfs, double ts_hz,
-                   const std::string& label, const SinkOpener& open) {
+// The ITM sources (host/itm, through itm_cli.h as `itm export` writes them)
+// go on the same timeline, process 2 named for them; their clock is the
+// ETM/PTM one when they count the CoreSight global timestamp too, else
+// their own (ItmBeside).
+ReadResult ReadArm(const std::string& command, const std::string& input, const std::vector<std::string>& elfs,
+                   double ts_hz, const ItmTimelineCli& itm_cli, const std::string& label, const SinkOpener& open) {
   ReadResult res;
   res.rc = kExitBadInput;
   ete_decode::LoadedSnapshot snap;
   OtherKeep keep;
   std::vector<OtherBuffer> others;
-  if (!LoadOrReport(input, &snap, &keep, &others)) return res;
+  if (!LoadOrReport(input, &snap, &keep, &others, /*list_itm=*/true)) return res;
+  const char* cmd = command.c_str();
+  std::optional<ItmTimelineJob> itm;
+  if (HasItmSource(snap.snap)) {
+    itm.emplace();
+    res.rc = PrepareItmTimeline(input, itm_cli, itm::SessionOptions{}, cmd, &*itm);
+    if (res.rc != kExitOk) return res;
+    res.rc = kExitBadInput;
+  } else if (!itm_cli.ports.empty() || itm_cli.clock_hz > 0 || !itm_cli.elf.empty()) {
+    std::fprintf(stderr, "warning: %s: %s has no ITM source: --port, --clock-hz and --itm-elf ignored\n", cmd,
+                 input.c_str());
+  }
   ete_decode::SymbolTable symbols;
   for (const std::string& spec : elfs) {
     std::string path, error;
     std::optional<uint64_t> at;
     if (!ete_decode::ParseElfSpec(spec, &path, &at)) {
-      std::fprintf(stderr, "ete export: --elf %s: expected FILE or FILE@ADDR\n", spec.c_str());
+      std::fprintf(stderr, "%s: --elf %s: expected FILE or FILE@ADDR\n", cmd, spec.c_str());
       res.rc = kExitUsage;
       return res;
     }
     if (!symbols.AddElf(path, at, &error)) {
-      std::fprintf(stderr, "ete export: --elf %s\n", error.c_str());
+      std::fprintf(stderr, "%s: --elf %s\n", cmd, error.c_str());
       return res;
     }
   }
   if (!elfs.empty() && symbols.empty()) {
-    std::fprintf(stderr, "ete export: --elf: no function symbol in %zu file(s) (stripped?)\n", elfs.size());
+    std::fprintf(stderr, "%s: --elf: no function symbol in %zu file(s) (stripped?)\n", cmd, elfs.size());
     return res;
   }
   ete_decode::ExportOptions eopt;
@@ -336,6 +435,13 @@ ReadResult ReadArm(const std::string& input, const std::vector<std::string>& elf
     };
     eopt.extra.push_back(std::move(x));
   }
+  ItmTimelineResult itm_result;
+  if (itm)
+    eopt.beside = [&](model::EventSink* sink, const ete_decode::TimestampClock& clock) {
+      ItmBeside(cmd, !snap.buffers.empty() || !others.empty(), clock, &*itm);
+      itm_result = WriteItmTimeline(&*itm, sink, label + " (ITM)");
+      return itm_result.ok;
+    };
   const ete_decode::ExportSummary s = ete_decode::ExportTimeline(
       snap, input,
       [&]() -> model::EventSink* {
@@ -348,9 +454,9 @@ ReadResult ReadArm(const std::string& input, const std::vector<std::string>& elf
     std::string names;
     for (const std::string& e : elfs) names += (names.empty() ? "" : ", ") + e;
     std::fprintf(stderr,
-                 "ete export: --elf %s does not match %s: no symbol covers any of its %llu executed ranges "
+                 "%s: --elf %s does not match %s: no symbol covers any of its %llu executed ranges "
                  "(another build, or a load address missing: FILE@ADDR); nothing written\n",
-                 names.c_str(), input.c_str(), static_cast<unsigned long long>(s.ranges_without_symbol));
+                 cmd, names.c_str(), input.c_str(), static_cast<unsigned long long>(s.ranges_without_symbol));
     return res;
   }
   if (!res.opened) return res;
@@ -374,8 +480,9 @@ ReadResult ReadArm(const std::string& input, const std::vector<std::string>& elf
 }
 
 int RunExport(const ExportOptions& opt) {
-  return ExportTo("ete export", opt.format, opt.output,
-                  [&](const SinkOpener& open) { return ReadArm(opt.input, opt.elfs, opt.ts_hz, opt.output, open); });
+  return ExportTo(opt.command.c_str(), opt.format, opt.output, [&](const SinkOpener& open) {
+    return ReadArm(opt.command, opt.input, opt.elfs, opt.ts_hz, opt.itm, opt.output, open);
+  });
 }
 
 // The arm input kind (input_kinds.h): a snapshot with a trace source this
@@ -401,11 +508,12 @@ ReadResult ReadArmKind(const std::string& path, const std::string& elf, const Si
     if (comma > at) elfs.push_back(elf.substr(at, comma - at));
     at = comma + 1;
   }
-  return ReadArm(path, elfs, 0, path, open);
+  return ReadArm("merge", path, elfs, 0, ItmTimelineCli{}, path, open);
 }
 
-InputKindRegistration arm_kind{{"arm", "an Arm trace snapshot (ETE, ETMv4): its decoded timeline, --elf FILE[@ADDR]",
-                                10, &ClaimsArm, &ReadArmKind}};
+InputKindRegistration arm_kind{
+    {"arm", "an Arm trace snapshot (ETE, ETMv4, ETMv3, PTM, ITM): its decoded timeline, --elf FILE[@ADDR]", 10,
+     &ClaimsArm, &ReadArmKind}};
 
 Runner SetupDecode(CLI::App& app, const char* parent_name) {
   auto o = std::make_shared<DecodeOptions>();
@@ -422,6 +530,7 @@ Runner SetupDecode(CLI::App& app, const char* parent_name) {
 
 Runner SetupExport(CLI::App& app, const char* parent_name) {
   auto o = std::make_shared<ExportOptions>();
+  o->command = std::string(parent_name) + " export";
   CLI::App* parent = app.get_subcommand(parent_name);
   auto* cmd = parent->add_subcommand("export", "Timeline of what each core executed (Perfetto .pftrace or JSON)");
   cmd->add_option("SNAPSHOT_DIR", o->input, "snapshot directory")->required();
@@ -432,6 +541,7 @@ Runner SetupExport(CLI::App& app, const char* parent_name) {
                   "FILE[@ADDR]: symbols for per-function slices (repeatable; ADDR = load address of a PIC image)");
   cmd->add_option("--ts-hz", o->ts_hz, "timestamp frequency in Hz when the snapshot has no CNTFRQ_EL0")
       ->check(CLI::PositiveNumber);
+  AddItmTimelineOptions(cmd, &o->itm, "--itm-elf");
   return Runner{cmd, [o] { return RunExport(*o); }};
 }
 

@@ -40,10 +40,7 @@ struct ItmOptions {
   std::optional<uint64_t> trace_id;
   bool with_packets = false;
   itm::SessionOptions session;
-  // export
-  double clock_hz = 0;
-  std::vector<std::string> ports;
-  std::string elf;
+  ItmTimelineCli timeline;  // export
 };
 
 enum class Mode { kPackets, kDecode, kExport };
@@ -163,6 +160,21 @@ class TimelineSink final : public itm::SessionSink {
   const itm::ItmInput* in_ = nullptr;
 };
 
+// Counts the first timestamp kind of every source (CountItmTimestamps).
+class TimestampKindSink final : public itm::SessionSink {
+ public:
+  explicit TimestampKindSink(size_t n) : first_(n, 0) {}
+  void SetBase(size_t base) { base_ = base; }
+  void OnElement(size_t s, const itm::ItmElement& e) override {
+    if (e.type != itm::ElemType::kItmTrace || !e.IsTimestamp() || base_ + s >= first_.size()) return;
+    int& f = first_[base_ + s];
+    if (!f) f = e.kind == itm::ItmKind::kTsGlobal ? 1 : 2;
+  }
+  void OnError(size_t, uint64_t, const std::string&) override {}  // reported by the writing pass
+  std::vector<int> first_;                                        // 0 none, 1 global, 2 local
+  size_t base_ = 0;
+};
+
 // The ITM timeline of `o.input` into the sink open() gives (the itm input
 // kind: `itm export` and `merge`). open() is called once the options, the
 // ELF and the input have been read. `label` names the result in the
@@ -170,58 +182,17 @@ class TimelineSink final : public itm::SessionSink {
 ReadResult ReadItm(ItmOptions o, const std::string& label, const SinkOpener& open) {
   Configure(&o);
   ReadResult res;
-  res.rc = kExitUsage;
-  itm::TimelineOptions topt;
-  for (const std::string& p : o.ports) {
-    std::string err;
-    auto m = itm::ParsePortMapping(p, &err);
-    if (!m) {
-      std::fprintf(stderr, "itm export: --port %s\n", err.c_str());
-      return res;
-    }
-    topt.ports[m->first] = m->second;
-  }
+  ItmTimelineJob job;
+  res.rc = PrepareItmTimeline(o.input, o.timeline, o.session, "itm export", &job);
+  if (res.rc != kExitOk) return res;
   res.rc = kExitBadInput;
-  topt.clock_hz = o.clock_hz;
-  std::unique_ptr<itm::ElfSymbols> elf;
-  if (!o.elf.empty()) {
-    std::string err;
-    elf = itm::ElfSymbols::Open(o.elf, &err);
-    if (!elf) {
-      std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
-      return res;
-    }
-    topt.elf = elf.get();
-  }
-  std::vector<itm::ItmInput> inputs;
-  std::string error;
-  if (!itm::OpenItmInput(o.input, o.session, &inputs, &error)) {
-    std::fprintf(stderr, "mabutrace: %s\n", error.c_str());
-    return res;
-  }
-  std::vector<std::string> names;
-  for (const auto& in : inputs)
-    for (const auto& s : in.sources) names.push_back(s.name);
-  topt.process_name = "ITM " + std::filesystem::path(o.input).filename().string();
+  job.timeline.process_name = "ITM " + std::filesystem::path(o.input).filename().string();
   model::EventSink* out = open();
   if (!out) return res;
   res.opened = true;
-  itm::ItmTimeline timeline(out, topt, names);
-  TimelineSink sink(&timeline, 0);
-  bool ok = true;
-  size_t base = 0;
-  for (const auto& in : inputs) {
-    sink.SetInput(&in, base);
-    const itm::InputStats st = itm::DecodeItmInput(in, o.session, &sink);
-    ok = ok && st.read_ok && st.errors == 0;
-    base += in.sources.size();
-  }
-  res.sink_ok = timeline.Finish();
-  const itm::TimelineStats& ts = timeline.stats();
-  std::fprintf(stderr, "%s: %llu instants, %llu ISR slices, %llu counter values, %llu PC samples\n", label.c_str(),
-               static_cast<unsigned long long>(ts.instants), static_cast<unsigned long long>(ts.slices),
-               static_cast<unsigned long long>(ts.counters), static_cast<unsigned long long>(ts.pc_samples));
-  res.rc = ok ? kExitOk : kExitBadInput;
+  const ItmTimelineResult r = WriteItmTimeline(&job, out, label);
+  res.sink_ok = r.sink_ok;
+  res.rc = r.ok ? kExitOk : kExitBadInput;
   return res;
 }
 
@@ -246,7 +217,7 @@ bool ClaimsItm(const std::filesystem::path& path) {
 ReadResult ReadItmKind(const std::string& path, const std::string& elf, const SinkOpener& open) {
   ItmOptions o;
   o.input = path;
-  o.elf = elf;
+  o.timeline.elf = elf;
   return ReadItm(o, path, open);
 }
 
@@ -292,11 +263,7 @@ Registration reg{
       ex->get_option("-o")->required();
       ex->add_option("--format", eo->format, "json or pftrace (default: from the output's extension)")
           ->check(CLI::IsMember({"json", "pftrace"}));
-      ex->add_option("--clock-hz", eo->clock_hz, "timestamp clock in Hz (default: ticks written as ns)");
-      ex->add_option("--port", eo->ports,
-                     "N=instant:NAME | N=counter:NAME | N=text:NAME for stimulus channel N "
-                     "(default: instant 'ITM port N' with the value)");
-      ex->add_option("--elf", eo->elf, "firmware ELF: handler names from the vector table, PC samples by function");
+      AddItmTimelineOptions(ex, &eo->timeline, "--elf");
       return Runner{cmd, [po, dop, eo, pk, dc] {
                       if (pk->parsed()) return RunList(*po, Mode::kPackets);
                       if (dc->parsed()) return RunList(*dop, Mode::kDecode);
@@ -335,6 +302,80 @@ size_t ListItmSources(const std::string& dir, const std::string& buffer, const I
     if (!st.read_ok) *read_ok = false;
   }
   return listed;
+}
+
+void AddItmTimelineOptions(CLI::App* c, ItmTimelineCli* o, const char* elf_flag) {
+  c->add_option("--clock-hz", o->clock_hz, "ITM timestamp clock in Hz (default: ticks written as ns)")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--port", o->ports,
+                "N=instant:NAME | N=counter:NAME | N=text:NAME for ITM stimulus channel N "
+                "(default: instant 'ITM port N' with the value)");
+  c->add_option(elf_flag, o->elf, "firmware ELF: ITM handler names from the vector table, PC samples by function");
+}
+
+int PrepareItmTimeline(const std::string& input, const ItmTimelineCli& cli, const itm::SessionOptions& session,
+                       const char* command, ItmTimelineJob* job) {
+  job->session = session;
+  for (const std::string& p : cli.ports) {
+    std::string err;
+    auto m = itm::ParsePortMapping(p, &err);
+    if (!m) {
+      std::fprintf(stderr, "%s: --port %s\n", command, err.c_str());
+      return kExitUsage;
+    }
+    job->timeline.ports[m->first] = m->second;
+  }
+  job->timeline.clock_hz = cli.clock_hz;
+  if (!cli.elf.empty()) {
+    std::string err;
+    job->elf = itm::ElfSymbols::Open(cli.elf, &err);
+    if (!job->elf) {
+      std::fprintf(stderr, "mabutrace: %s\n", err.c_str());
+      return kExitBadInput;
+    }
+    job->timeline.elf = job->elf.get();
+  }
+  std::string error;
+  if (!itm::OpenItmInput(input, job->session, &job->inputs, &error)) {
+    std::fprintf(stderr, "mabutrace: %s\n", error.c_str());
+    return kExitBadInput;
+  }
+  for (const auto& in : job->inputs)
+    for (const auto& s : in.sources) job->names.push_back(s.name);
+  return kExitOk;
+}
+
+ItmTimelineResult WriteItmTimeline(ItmTimelineJob* job, model::EventSink* sink, const std::string& label) {
+  ItmTimelineResult r;
+  itm::ItmTimeline timeline(sink, job->timeline, job->names);
+  TimelineSink ts(&timeline, 0);
+  size_t base = 0;
+  for (const auto& in : job->inputs) {
+    ts.SetInput(&in, base);
+    const itm::InputStats st = itm::DecodeItmInput(in, job->session, &ts);
+    r.ok = r.ok && st.read_ok && st.errors == 0;
+    base += in.sources.size();
+  }
+  r.sink_ok = timeline.Finish();
+  r.stats = timeline.stats();
+  const itm::TimelineStats& s = r.stats;
+  std::fprintf(stderr, "%s: %llu instants, %llu ISR slices, %llu counter values, %llu PC samples\n", label.c_str(),
+               static_cast<unsigned long long>(s.instants), static_cast<unsigned long long>(s.slices),
+               static_cast<unsigned long long>(s.counters), static_cast<unsigned long long>(s.pc_samples));
+  return r;
+}
+
+ItmTimestampKinds CountItmTimestamps(const ItmTimelineJob& job) {
+  TimestampKindSink sink(job.names.size());
+  size_t base = 0;
+  for (const auto& in : job.inputs) {
+    sink.SetBase(base);
+    itm::DecodeItmInput(in, job.session, &sink);
+    base += in.sources.size();
+  }
+  ItmTimestampKinds k;
+  for (int f : sink.first_) ++(f == 1 ? k.sources_global : f == 2 ? k.sources_local : k.sources_none);
+  return k;
 }
 
 }  // namespace mabutrace::cli

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: MIT
+# `mabutrace arm decode` of a snapshot whose core type is not a name the
+# decoders know (a copy of SNAP with the Cortex-A57 renamed): a warning naming
+# the core, its type and the profile assumed; the decode itself goes on.
+set(copy "${WORK}/arm_unknown_core")
+file(REMOVE_RECURSE "${copy}")
+file(COPY "${SNAP}/" DESTINATION "${copy}")
+file(GLOB inis "${copy}/*.ini")
+set(renamed 0)
+foreach(ini ${inis})
+  file(READ "${ini}" text)
+  if(text MATCHES "type=Cortex-A57")
+    string(REPLACE "type=Cortex-A57" "type=Frobnicator-9" text "${text}")
+    file(WRITE "${ini}" "${text}")
+    math(EXPR renamed "${renamed} + 1")
+  endif()
+endforeach()
+if(renamed EQUAL 0)
+  message(FATAL_ERROR "no Cortex-A57 core in ${SNAP}")
+endif()
+execute_process(COMMAND ${CLI} arm decode ${copy} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(REMOVE_RECURSE "${copy}")
+if(NOT err MATCHES "warning: [^\n]*: core [^ ]+: type 'Frobnicator-9' not recognised: A profile assumed")
+  message(FATAL_ERROR "no warning naming the unknown core type:\n${err}")
+endif()
+if(NOT rc EQUAL 0 OR NOT out MATCHES "OCSD_GEN_TRC_ELEM_INSTR_RANGE")
+  message(FATAL_ERROR "arm decode: exit code ${rc}, decode did not go on:\n${err}")
+endif()
