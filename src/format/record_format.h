@@ -55,11 +55,8 @@ constexpr uint32_t kLinkCycle = 65535;
 // Flow numbers a thread takes at once (runtime/flows.cpp, ports with
 // thread-local storage), and how far flow_seq may run past the start of a
 // thread's block before the thread gives the rest up.
-// 256: with two threads recording flows the block hand-over (a write to
-// flow_seq, a miss for the other core's next read) costs under 1 ns a
-// flow; with 64 it was about 4 ns, the 2-thread figure's excess.
-constexpr uint32_t kFlowBlock = 256;
-constexpr uint32_t kFlowStale = 4096;
+constexpr uint32_t kFlowBlock = 64;
+constexpr uint32_t kFlowStale = 1024;
 
 inline uint64_t MakeHeader(uint64_t delta, RecordType type, uint32_t cpu) {
   return delta | (uint64_t(type) << kTypeShift) | (uint64_t(cpu & 0xFFFF) << kCpuShift);

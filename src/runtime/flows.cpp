@@ -15,7 +15,7 @@
 // only while flow_seq is less than kFlowStale past the start of its block
 // (else it drops the rest and takes a new block). So when a link id is
 // handed out again, flow_seq has moved on by more than kLinkCycle -
-// kFlowStale = 61439 numbers since its previous hand-out: no id goes to two
+// kFlowStale = 64511 numbers since its previous hand-out: no id goes to two
 // links live at once as long as every link's flow-in follows its out
 // within that many numbers, which is that many flow-outs less the unused
 // rest (< kFlowBlock each) of blocks given up (thread exit, staleness, a

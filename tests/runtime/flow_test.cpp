@@ -297,7 +297,7 @@ TEST_F(Flow, InWithoutAnyOut) {
 // Two threads hand out links at full speed (per-thread blocks of flow
 // numbers, runtime/flows.cpp). No id may come back within the design's
 // window: flows.cpp promises that a link id is handed out again only after
-// the counter moved on by more than 61439 numbers, of which only block
+// the counter moved on by more than 64511 numbers, of which only block
 // rests given up are not handed out. Each out's hand-out lies between two
 // reads of a shared step counter (2 steps per out), so two outs with one id
 // are certainly too close when even their farthest possible hand-outs are
