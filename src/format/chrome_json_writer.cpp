@@ -43,6 +43,17 @@ namespace {
 // (bounds checked per piece, names escaped). Both call the same functions,
 // so each event's text is written here once.
 
+// `,"pid":P,"tid":T,"ts":US`, the tail every event's head shares.
+template <class W>
+void IdsAndTs(W& w, Track t, uint64_t ns) {
+  w.Lit(",\"pid\":");
+  w.U64(t.pid);
+  w.Lit(",\"tid\":");
+  w.U64(t.tid);
+  w.Lit(",\"ts\":");
+  w.Micros(ns);
+}
+
 // `{"ph":..,"name":..,"cat":..,"pid":..,"tid":..,"ts":..` (object left open).
 template <class W>
 void HeadText(W& w, Track t, char ph, const char* name, size_t name_len, std::string_view cat, uint64_t ns) {
@@ -52,12 +63,8 @@ void HeadText(W& w, Track t, char ph, const char* name, size_t name_len, std::st
   w.String(name, name_len);
   w.Lit(",\"cat\":\"");
   w.Raw(cat.data(), cat.size());
-  w.Lit("\",\"pid\":");
-  w.U64(t.pid);
-  w.Lit(",\"tid\":");
-  w.U64(t.tid);
-  w.Lit(",\"ts\":");
-  w.Micros(ns);
+  w.Char('"');
+  IdsAndTs(w, t, ns);
 }
 
 // `[,"cname":..],"args":{"cpu":N[,"color":"#rrggbb"][,LATER:true]}`.
@@ -88,12 +95,7 @@ template <class W>
 void CounterText(W& w, Track t, const char* name, size_t name_len, uint64_t ns, int64_t value) {
   w.Lit("{\"ph\":\"C\",\"name\":");
   w.String(name, name_len);
-  w.Lit(",\"pid\":");
-  w.U64(t.pid);
-  w.Lit(",\"tid\":");
-  w.U64(t.tid);
-  w.Lit(",\"ts\":");
-  w.Micros(ns);
+  IdsAndTs(w, t, ns);
   w.Lit(",\"args\":{\"value\":");
   w.I64(value);
   w.Lit("}}");
@@ -110,12 +112,7 @@ void ArrowText(W& w, Track t, bool start, uint64_t id, uint64_t ns) {
   w.Lit(kFlowCategory);
   w.Lit("\",\"id\":");
   w.U64(id);
-  w.Lit(",\"pid\":");
-  w.U64(t.pid);
-  w.Lit(",\"tid\":");
-  w.U64(t.tid);
-  w.Lit(",\"ts\":");
-  w.Micros(ns);
+  IdsAndTs(w, t, ns);
 }
 
 }  // namespace
