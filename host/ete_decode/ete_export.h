@@ -47,9 +47,13 @@
 #include "ete_timeline.h"
 #include "trace_model.h"
 
+namespace mabutrace::elf {
+class SymbolTable;  // elf/elf_symbols.h
+}  // namespace mabutrace::elf
+
 namespace mabutrace::ete_decode {
 
-class SymbolTable;
+using elf::SymbolTable;
 
 // The element streams of another protocol's decoder (host/etm3), on tracks
 // of their own after the ETE/ETMv4 sources' (the timeline only needs

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // elf_symbols.h: a Cortex-M firmware ELF's function symbols and its vector
 // table, to name ITM exception trace and DWT PC samples (docs/itm.md).
-// ELF32/ELF64 through libelf (gelf), symbols from .symtab (else .dynsym).
+// The file is read by host/elf (elf/elf_symbols.h, the one ELF reader):
+// symbols from .symtab (else .dynsym); this adds the Cortex-M view of them.
 //
 // Function(addr): the STT_FUNC symbol whose [value, value + size) holds addr
 // (Thumb bit 0 of the value ignored; a symbol of size 0 reaches the next

@@ -148,5 +148,43 @@ TEST(ItmTimeline, PortMappingErrors) {
   EXPECT_EQ(m->second.name, "ITM port 16");
 }
 
+// A clock shared with other tracks of the sink (`arm export`): global
+// timestamps count from TimelineOptions::global_origin and land at
+// origin_ns + ticks; the tracks are on TimelineOptions::pid.
+TEST(ItmTimeline, GlobalTimestampsOnASharedClock) {
+  TimelineOptions o;
+  o.pid = 2;
+  o.global_origin = 1000;
+  o.origin_ns = 50;
+  o.clock_note = "shared: test";
+  std::string out;
+  {
+    exporter::JsonWriter writer([&out](const char* d, size_t n) {
+      out.append(d, n);
+      return true;
+    });
+    ItmTimeline timeline(&writer, o, {"ITM_0"});
+    ItmElement w;
+    w.type = ElemType::kItmTrace;
+    w.kind = ItmKind::kSwit;
+    w.src_id = 1;
+    w.size = 1;
+    w.value = 5;
+    timeline.OnElement(0, w);
+    ItmElement ts;
+    ts.type = ElemType::kItmTrace;
+    ts.kind = ItmKind::kTsGlobal;
+    ts.timestamp = 1010;
+    timeline.OnElement(0, ts);
+    EXPECT_TRUE(timeline.Finish());
+  }
+  const json doc = json::parse(out);
+  const auto stim = Events(doc, 1);
+  ASSERT_EQ(stim.size(), 1u);
+  EXPECT_EQ(std::get<2>(stim[0]), 60);  // 50 + (1010 - 1000)
+  for (const auto& e : doc["traceEvents"]) EXPECT_EQ(e["pid"], 2) << e;
+  EXPECT_EQ(doc["metadata"]["itm.clock"], "shared: test");
+}
+
 }  // namespace
 }  // namespace mabutrace::itm

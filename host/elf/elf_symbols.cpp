@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // elf_symbols.cpp: see elf_symbols.h.
-#include "elf_symbols.h"
+#include "elf/elf_symbols.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -14,7 +14,7 @@
 
 #include "snapshot/snapshot.h"
 
-namespace mabutrace::ete_decode {
+namespace mabutrace::elf {
 
 namespace {
 
@@ -70,6 +70,7 @@ std::optional<ElfFile> ReadElfFile(const std::string& path, std::optional<uint64
   ElfFile out;
   out.path = path;
   out.machine = eh.e_machine;
+  out.big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
   size_t nph = 0;
   elf_getphdrnum(h.elf, &nph);
   uint64_t lowest = std::numeric_limits<uint64_t>::max();
@@ -99,9 +100,20 @@ std::optional<ElfFile> ReadElfFile(const std::string& path, std::optional<uint64
     out.segments.push_back(std::move(seg));
   }
   std::vector<Symbol> dyn;
+  size_t shstrndx = 0;
+  elf_getshdrstrndx(h.elf, &shstrndx);
   for (Elf_Scn* scn = elf_nextscn(h.elf, nullptr); scn; scn = elf_nextscn(h.elf, scn)) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) continue;
+    if ((sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NOBITS && sh.sh_size) {
+      Elf_Data* d = elf_getdata(scn, nullptr);
+      if (d && d->d_buf && d->d_size) {
+        const char* name = elf_strptr(h.elf, shstrndx, sh.sh_name);
+        const auto* p = static_cast<const uint8_t*>(d->d_buf);
+        out.sections.push_back({name ? name : "", static_cast<uint64_t>(static_cast<int64_t>(sh.sh_addr) + bias),
+                                std::vector<uint8_t>(p, p + d->d_size)});
+      }
+    }
     if (sh.sh_type == SHT_SYMTAB) ReadSymbols(h.elf, scn, sh, bias, &out.symbols);
     if (sh.sh_type == SHT_DYNSYM) ReadSymbols(h.elf, scn, sh, bias, &dyn);
   }
@@ -158,4 +170,4 @@ const Symbol* SymbolTable::Find(uint64_t address) const {
   return nullptr;
 }
 
-}  // namespace mabutrace::ete_decode
+}  // namespace mabutrace::elf
