@@ -93,6 +93,7 @@ struct PendingPoint {
 
 struct TrackState {
   std::vector<uint64_t> x_ends;  // end times of open "X" slices, innermost last
+  uint64_t last_ns = 0;          // the latest "ts" of the track's events so far
 };
 
 class Handler : public nlohmann::json_sax<nlohmann::json> {
@@ -307,6 +308,11 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
       return;
     }
     FlushPoint();
+    // The model keeps each track in time order and draws an event written
+    // before an earlier one's at that earlier time (model::Normalizer):
+    // counted, as the reader passes events on in file order.
+    if (ns < s.last_ns) ++r_.out_of_order;
+    if (ns > s.last_ns) s.last_ns = ns;
     CloseX(t, s, ns);
     const bool flow_cat = cat == format::kFlowCategory;
     switch (p) {

@@ -33,6 +33,12 @@
 //                                    "format_version" are not passed on)
 // Other phases are counted (skipped_events()), not passed on.
 //
+// Order: events go on in file order, so each track's events must be in time
+// order (the toolkit's files are; the Trace Event Format does not require
+// it). An event whose "ts" is before that of an earlier event of its track
+// (s/f and "M" aside) is counted in out_of_order; the model then draws it at
+// that earlier time, so its slices may nest other than the file meant.
+//
 // Errors: the first JSON syntax error ends the read (a Status with the byte
 // offset, from the parser); the events before it have been passed on. An
 // event that parses but makes no sense (no "ph", "ts" not a number, "E"
@@ -54,6 +60,7 @@ struct ChromeJsonResult {
   Status status;                // ok, or the syntax error that ended the read
   uint64_t events = 0;          // event objects read
   uint64_t skipped_events = 0;  // of them, not passed on
+  uint64_t out_of_order = 0;    // of them, earlier than one before them on their track
 };
 
 // Reads the whole of `in` (from where it is) into `out`. Does not call

@@ -28,6 +28,7 @@ struct ImportResult {
   Status fatal;                // ok, or what ended the read (its byte offset)
   std::vector<Status> errors;  // damaged parts skipped (the first 100), offsets in the file
   uint64_t damaged = 0;        // all of them, and events kept without their name
+  uint64_t out_of_order = 0;   // .json events earlier than one before them on their track
   bool sink_ok = true;         // out.Finish()'s answer
 };
 
@@ -37,7 +38,9 @@ struct ImportResult {
 // (events or packets that were damaged or not understood), import_names_lost
 // (events kept named "<unknown name>": their interned name was lost) and
 // import_foreign_packets (Perfetto packets of kinds the toolkit does not
-// write, e.g. ftrace). Everything read before an error is kept.
+// write, e.g. ftrace) and import_out_of_order (.json events before an
+// earlier event of their track in the file: drawn at that earlier time;
+// chrome_json_reader.h). Everything read before an error is kept.
 ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, format::EventSink& out);
 
 }  // namespace mabutrace::host

@@ -132,6 +132,11 @@ ReadResult ReadImported(InputFile& fin, const std::string& head, host::ImportKin
   if (r.damaged > r.errors.size())
     std::fprintf(stderr, "mabutrace: %s: %llu more damaged packets\n", in_name,
                  static_cast<unsigned long long>(r.damaged - r.errors.size()));
+  if (r.out_of_order)
+    std::fprintf(stderr,
+                 "mabutrace: %s: %llu events are earlier than an event before them on their track; drawn at that "
+                 "earlier time (import_out_of_order in the metadata)\n",
+                 in_name, static_cast<unsigned long long>(r.out_of_order));
   if (!r.fatal.ok) std::fprintf(stderr, "mabutrace: %s: %s\n", in_name, r.fatal.message.c_str());
   if (std::ferror(fin.get())) std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in_name, std::strerror(errno));
   res.rc = !r.fatal.ok || r.damaged || std::ferror(fin.get()) ? kExitBadInput : kExitOk;

@@ -223,4 +223,22 @@ TEST(ChromeJsonReader, OtherProducersCompleteEventsAndCounters) {
   EXPECT_EQ(got, want);
 }
 
+// Events of a track out of time order in the file (clang's -ftime-trace
+// writes a slice after the ones it holds): each one earlier than an event
+// before it on its track is counted; other tracks keep their own order.
+TEST(ChromeJsonReader, EventsOutOfTimeOrderOnATrackAreCounted) {
+  const std::string text =
+      "[{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5},"
+      "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},"
+      "{\"ph\":\"i\",\"name\":\"i\",\"pid\":1,\"tid\":1,\"ts\":5},"
+      "{\"ph\":\"i\",\"name\":\"j\",\"pid\":1,\"tid\":2,\"ts\":1},"
+      "{\"ph\":\"i\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":30}]";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  EXPECT_EQ(r.out_of_order, 2u);
+  EXPECT_EQ(Count(rec.lines, "M import_out_of_order 2"), 1u);
+  EXPECT_EQ(Count(rec.lines, "I 1/2 j 1000"), 1u);
+}
+
 }  // namespace
