@@ -21,12 +21,17 @@ bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_f
                     const ExportOptions& export_options) {
   ExportSummary s;
   if (!ResolveTiming(msgs, stream_ts_freq_hz, options, &s.timing, error)) return false;
-  const Timing& t = s.timing;
-  if (!(t.ts_hz > 0)) {
-    *error = "no timestamp frequency: the capture has no FREQ packet; give --ts-hz or --clock-hz";
-    return false;
+  if (!(s.timing.ts_hz > 0)) {
+    if (!export_options.ticks_without_freq) {
+      *error = "no timestamp frequency: the capture has no FREQ packet; give --ts-hz or --clock-hz";
+      return false;
+    }
+    s.timing.ts_hz = 1e9;
+    s.ticks_as_ns = true;
   }
+  const Timing& t = s.timing;
   model::Normalizer norm(*out);
+  if (s.ticks_as_ns) norm.OnMetadata("cptracer.clock", "ticks: no timestamp frequency");
   auto ns_of = [&](uint64_t ts) { return static_cast<uint64_t>(static_cast<double>(ts) * 1e9 / t.ts_hz); };
   std::vector<uint64_t> times(msgs.size());
   uint64_t last_ts = 0;

@@ -22,9 +22,15 @@
 // last one. The clocks and the window follow capture_metrics.h's rule (the
 // metadata says whether the window was estimated); without a window the
 // counters are left out.
+// Without any timestamp frequency (no FREQ packet, no ts_hz, no clock_hz)
+// the export fails, unless ExportOptions::ticks_without_freq: then times
+// are the STM timestamp ticks written as ns (1 tick = 1 ns; `merge
+// --clock-hz NAME=HZ` scales them), said in the metadata
+// (cptracer.clock = "ticks: no timestamp frequency") and in
+// ExportSummary::ticks_as_ns.
 // Everything goes through model::Normalizer. Errors (false + message): no
-// timestamp frequency at all, a window_s that does not fit, the sink
-// failing.
+// timestamp frequency at all (see above), a window_s that does not fit,
+// the sink failing.
 #ifndef MABUTRACE_HOST_CPTRACER_EXPORT_H
 #define MABUTRACE_HOST_CPTRACER_EXPORT_H
 
@@ -40,11 +46,13 @@ namespace mabutrace::cptracer {
 struct ExportSummary {
   uint64_t statistics = 0, events = 0, status = 0, unknown = 0;  // messages
   uint64_t transaction_links = 0, transaction_links_ambiguous = 0;
+  bool ticks_as_ns = false;  // no timestamp frequency: times are ticks (see above)
   Timing timing;
 };
 
 struct ExportOptions {
-  uint64_t link_window_ns = 0;  // 0: no transaction links
+  uint64_t link_window_ns = 0;      // 0: no transaction links
+  bool ticks_without_freq = false;  // no frequency: ticks as ns, not an error
 };
 
 bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_freq_hz, const TimingOptions& options,

@@ -46,6 +46,7 @@ struct Opts {
   uint64_t seed = 0;
   // export
   std::string link_window;
+  bool ticks_without_freq = false;  // merge/stats: no frequency is a warning, not an error
 };
 
 // A decoded capture; rc is kExitBadInput when the capture had problems.
@@ -229,14 +230,20 @@ ReadResult ReadCpTracer(const Opts& o, const std::string& label, const SinkOpene
   std::string err;
   ExportOptions eo;
   if (!o.link_window.empty()) eo.link_window_ns = uint64_t(std::max<int64_t>(0, *ParseDuration(o.link_window)));
+  eo.ticks_without_freq = o.ticks_without_freq;
   const bool ok = ExportTimeline(d->msgs, d->ts_freq_hz, o.timing, sink, &sum, &err, eo);
   if (!ok) {
     // The sink failing (a writer that said which file) or nothing to place the messages on.
-    if (!err.empty()) std::fprintf(stderr, "mabutrace: cptracer export: %s: %s\n", label.c_str(), err.c_str());
+    if (!err.empty()) std::fprintf(stderr, "mabutrace: %s: %s\n", label.c_str(), err.c_str());
     res.sink_ok = false;
     return res;
   }
   std::fprintf(stderr, "mabutrace: %s: %s\n", label.c_str(), ExportSummaryText(sum).c_str());
+  if (sum.ticks_as_ns)
+    std::fprintf(stderr,
+                 "mabutrace: %s: no FREQ packet: times are STM timestamp ticks written as ns "
+                 "(cptracer.clock in the metadata); `merge --clock-hz NAME=HZ` converts them\n",
+                 label.c_str());
   if (eo.link_window_ns)
     std::fprintf(stderr, "mabutrace: %llu transaction links drawn, %llu ambiguous matches not drawn\n",
                  static_cast<unsigned long long>(sum.transaction_links),
@@ -268,9 +275,12 @@ bool ClaimsCpTracer(const std::filesystem::path& path) {
   return false;
 }
 
+// As an input of merge or stats there is no --ts-hz: a capture without FREQ
+// is read in ticks (merge's --clock-hz converts them) rather than refused.
 ReadResult ReadCpTracerKind(const std::string& path, const std::string&, const SinkOpener& open) {
   Opts o;
   o.capture = path;
+  o.ticks_without_freq = true;
   return ReadCpTracer(o, path, open);
 }
 
