@@ -16,10 +16,21 @@ namespace {
 constexpr std::string_view kUnnamedFlow = "(unnamed)";
 }  // namespace
 
-std::string TraceStats::Key(Track t, std::string_view name) const {
+// Fixed at the track's first keyed event (a name announced later does not
+// move its slices to another key).
+const std::string& TraceStats::ThreadKey(ThreadStats& th) {
+  if (!th.key.empty()) return th.key;
+  th.key = th.name;
+  if (!thread_keys_.try_emplace(th.key, th.track).second) {
+    th.key += " (pid " + std::to_string(th.track.pid) + " tid " + std::to_string(th.track.tid) + ")";
+    thread_keys_.try_emplace(th.key, th.track);
+  }
+  return th.key;
+}
+
+std::string TraceStats::Key(Track t, std::string_view name) {
   if (options_.by == GroupBy::kName) return std::string(name);
-  auto it = threads_.find({t.pid, t.tid});
-  const std::string thread = it != threads_.end() ? it->second.name : "thread " + std::to_string(t.tid);
+  const std::string& thread = ThreadKey(Thread(t));
   if (options_.by == GroupBy::kThread) return thread;
   return std::string(name) + "@" + thread;
 }

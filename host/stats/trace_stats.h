@@ -88,7 +88,11 @@ struct CounterStats {
 };
 
 struct ThreadStats {
-  std::string name;     // as announced, or "thread <tid>"
+  std::string name;  // as announced, or "thread <tid>"
+  // What keys it (--by thread, name,thread): the name, unless another
+  // track's key was already that name; then "NAME (pid P tid T)", so
+  // same-named threads (of other processes or inputs) are not pooled.
+  std::string key;
   std::string process;  // its process's name ("" if never announced)
   Track track;
   uint64_t busy = 0;
@@ -147,7 +151,8 @@ class TraceStats final : public format::EventSink {
   double TimeWeightedMean(const CounterStats& c) const;
 
   // The key of `name` on thread `t` under options().by.
-  std::string Key(Track t, std::string_view name) const;
+  std::string Key(Track t, std::string_view name);
+  const std::string& ThreadKey(ThreadStats& th);
   const Options& options() const { return options_; }
 
  private:
@@ -189,6 +194,7 @@ class TraceStats final : public format::EventSink {
   std::map<std::string, CounterStats, std::less<>> counters_;
   std::map<std::string, uint64_t, std::less<>> instants_;
   std::map<std::pair<uint32_t, uint32_t>, ThreadStats> threads_;
+  std::unordered_map<std::string, Track> thread_keys_;  // ThreadStats::key → its track
   std::map<std::pair<uint32_t, uint32_t>, TrackState> tracks_;
   std::unordered_map<uint64_t, FlowStart> open_flows_;
   // A start point written with id 0 whose arrow comes later (OnFlow): its

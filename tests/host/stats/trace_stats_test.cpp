@@ -204,6 +204,26 @@ TEST(TraceStats, GroupingAndTopInstances) {
   EXPECT_EQ(g.stats.slices().at("a").sketch.sum(), 30u);
 }
 
+// Two processes (e.g. two merged inputs) each with a thread "main": keyed
+// apart, the second by its pid and tid. Mutation: keying by the bare name
+// (ThreadKey returning th.name) pools them into one key of 2 slices.
+TEST(TraceStats, SameNamedThreadsOfTwoProcessesAreNotPooled) {
+  Options o;
+  o.by = GroupBy::kThread;
+  TraceStats stats(o);
+  Normalizer norm(stats);
+  const Track p1{1, 7}, p2{2, 7};
+  norm.OnThread(p1, "main");
+  norm.OnThread(p2, "main");
+  norm.OnBegin(p1, "x", 0, 0, 0);
+  norm.OnEnd(p1, "", 10, "");
+  norm.OnBegin(p2, "y", 5, 0, 0);
+  norm.OnEnd(p2, "", 25, "");
+  norm.Finish();
+  EXPECT_EQ(stats.slices().at("main").sketch.sum(), 10u);
+  EXPECT_EQ(stats.slices().at("main (pid 2 tid 7)").sketch.sum(), 20u);
+}
+
 }  // namespace
 
 namespace {
