@@ -57,9 +57,11 @@ const pageFn = async (evts) => {
   return JSON.stringify(out);
 };
 
-// The DevTools port Chromium picked (--remote-debugging-port=0).
+// The DevTools port Chromium picked (--remote-debugging-port=0). Up to
+// 30 s: a Chromium start on two loaded cores can take over 10 s (the
+// watchdog bounds the whole check at 60 s).
 async function devtoolsPort(dir) {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) {
     try {
       return Number(readFileSync(join(dir, 'DevToolsActivePort'), 'utf8').split('\n')[0]);
     } catch { await sleep(100); }
@@ -75,7 +77,7 @@ async function parseInDevTools(events) {
   { stdio: 'ignore' });
   const port = await devtoolsPort(profile);
   let page;
-  for (let i = 0; i < 100 && !page; i++) {
+  for (let i = 0; i < 300 && !page; i++) {
     try {
       const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
       page = list.find((t) => t.type === 'page');
