@@ -1,26 +1,22 @@
 // SPDX-License-Identifier: MIT
-// ptm_source.h: decode the PTM sources of one trace buffer, raw or framed.
+// ptm_source.h: the PTM sources of one trace buffer, raw or framed, to
+// packets: coresight::SourceBufferDecoder (coresight/source_buffer_decoder.h,
+// the routing) over one PtmPacketProcessor per source.
 //
-//   PtmBufferDecoder dec(format, sources, on_packet, on_error, ctx);
+//   PtmBufferDecoder dec(format, SnapshotPtmSources(snap, buf), on_packet, on_error, ctx);
 //   dec.Push(bytes, n) ... dec.Finish();
 //
-// kSourceData: the buffer is sources[0]'s byte stream (packets report trace
-// ID 0, as OpenCSD does for a raw buffer). kCoresight / kDstreamCoresight:
-// coresight::FrameDeformatter routes each trace ID to the PTM source whose
-// ETMTRACEIDR matches; other IDs (ETMv4, ETMv3, ITM sources of the same
-// buffer) are dropped silently - their own decoders read them.
+// kSourceData: packets report trace ID 0, as OpenCSD does for a raw buffer.
+// Formatted: each trace ID goes to the PTM source whose ETMTRACEIDR it is;
+// the IDs of the buffer's other sources (ETMv4, ETMv3, ITM) are left to
+// their own decoders.
 #ifndef MABUTRACE_HOST_PTM_PTM_SOURCE_H
 #define MABUTRACE_HOST_PTM_PTM_SOURCE_H
 
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "coresight/deformatter.h"
-#include "coresight/dstream.h"
+#include "coresight/source_buffer_decoder.h"
 #include "ptm/ptm_packet_processor.h"
 #include "snapshot/snapshot.h"
 
@@ -38,38 +34,22 @@ struct PtmSource {
 // for missing registers.
 std::vector<PtmSource> SnapshotPtmSources(const snapshot::Snapshot& snap, const snapshot::TraceBuffer& buffer);
 
-using SourcePacketCallback = void (*)(void* ctx, size_t source, const PtmPacket& packet);
-// source = index, or SIZE_MAX for framing errors.
-using SourceErrorCallback = void (*)(void* ctx, size_t source, uint64_t index, const std::string& message);
-
-class PtmBufferDecoder {
- public:
-  PtmBufferDecoder(snapshot::BufferFormat format, std::vector<PtmSource> sources, SourcePacketCallback on_packet,
-                   SourceErrorCallback on_error, void* ctx, ErrorPolicy policy = ErrorPolicy::kResync);
-  ~PtmBufferDecoder();
-  PtmBufferDecoder(const PtmBufferDecoder&) = delete;
-  PtmBufferDecoder& operator=(const PtmBufferDecoder&) = delete;
-
-  void Push(const uint8_t* data, size_t n);
-  void Finish();
-  const std::vector<PtmSource>& sources() const { return sources_; }
-  uint64_t packets() const;
-
- private:
-  struct Route;
-  class FrameSink;
-  snapshot::BufferFormat format_;
-  std::vector<PtmSource> sources_;
-  SourcePacketCallback on_packet_;
-  SourceErrorCallback on_error_;
-  void* ctx_;
-  std::vector<std::unique_ptr<Route>> routes_;
-  std::array<Route*, coresight::kNumTraceIds> by_id_{};
-  std::unique_ptr<FrameSink> frame_sink_;
-  std::unique_ptr<coresight::FrameDeformatter> deformatter_;
-  std::unique_ptr<coresight::DstreamBlockReader> dstream_;
-  uint64_t offset_ = 0;
+// What coresight::SourceBufferDecoder needs of PTM.
+struct PtmProtocol {
+  using Processor = PtmPacketProcessor;
+  using Packet = PtmPacket;
+  using Error = PtmError;
+  using Policy = ErrorPolicy;
+  using Source = PtmSource;
+  static PtmConfig Raw(PtmConfig c) {
+    c.etmtraceidr = 0;  // a raw buffer: no trace ID
+    return c;
+  }
 };
+
+using PtmBufferDecoder = coresight::SourceBufferDecoder<PtmProtocol>;
+using SourcePacketCallback = PtmBufferDecoder::SourcePacketCallback;
+using SourceErrorCallback = PtmBufferDecoder::SourceErrorCallback;
 
 }  // namespace mabutrace::ptm
 
