@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <istream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -308,6 +309,8 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
       return;
     }
     FlushPoint();
+    if (!std::strchr("BEXiIC", p)) return Skip();
+    if (p == 'X' && !Micros("dur")) return Skip();
     // The model keeps each track in time order and draws an event written
     // before an earlier one's at that earlier time (model::Normalizer):
     // counted, as the reader passes events on in file order.
@@ -327,7 +330,6 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
         return out_.OnEnd(t, name, ns, Flag());
       case 'X': {
         const auto dur = Micros("dur");
-        if (!dur) return Skip();
         out_.OnBegin(t, name, ns, Cpu(), Color());
         s.x_ends.push_back(ns + *dur);
         return;

@@ -225,13 +225,15 @@ TEST(ChromeJsonReader, OtherProducersCompleteEventsAndCounters) {
 
 // Events of a track out of time order in the file (clang's -ftime-trace
 // writes a slice after the ones it holds): each one earlier than an event
-// before it on its track is counted; other tracks keep their own order.
+// before it on its track is counted; other tracks keep their own order, and
+// an event skipped (a phase not read) is not counted.
 TEST(ChromeJsonReader, EventsOutOfTimeOrderOnATrackAreCounted) {
   const std::string text =
       "[{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5},"
       "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},"
       "{\"ph\":\"i\",\"name\":\"i\",\"pid\":1,\"tid\":1,\"ts\":5},"
       "{\"ph\":\"i\",\"name\":\"j\",\"pid\":1,\"tid\":2,\"ts\":1},"
+      "{\"ph\":\"n\",\"name\":\"skipped\",\"pid\":1,\"tid\":1,\"ts\":2},"
       "{\"ph\":\"i\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":30}]";
   Recorder rec;
   const auto r = Import(text, rec);
