@@ -64,6 +64,9 @@ ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, 
     if (reader.names_lost()) norm.OnMetadata("import_names_lost", int64_t(reader.names_lost()));
     if (reader.foreign_packets()) norm.OnMetadata("import_foreign_packets", int64_t(reader.foreign_packets()));
   }
+  // The read ended early (a cut file, a syntax error): the output says so,
+  // as a stream's stream_error does.
+  if (!r.fatal.ok) norm.OnMetadata("import_error", r.fatal.message);
   r.sink_ok = norm.Finish();
   return r;
 }

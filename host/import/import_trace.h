@@ -40,7 +40,8 @@ struct ImportResult {
 // import_foreign_packets (Perfetto packets of kinds the toolkit does not
 // write, e.g. ftrace) and import_out_of_order (.json events before an
 // earlier event of their track in the file: drawn at that earlier time;
-// chrome_json_reader.h). Everything read before an error is kept.
+// chrome_json_reader.h). Everything read before an error is kept, and
+// the error that ended the read is the string import_error ("offset N: ...").
 ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, format::EventSink& out);
 
 }  // namespace mabutrace::host

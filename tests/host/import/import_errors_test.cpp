@@ -188,6 +188,7 @@ TEST(ChromeJsonReader, SyntaxErrorGivesItsOffsetAndKeepsTheEventsBefore) {
   EXPECT_EQ(r.fatal.offset, text.find(",,") + 1);
   EXPECT_EQ(Count(rec.lines, "B 1/1 a 1000"), 1u);
   EXPECT_EQ(Count(rec.lines, "E 1/1 a 2000"), 1u);
+  EXPECT_EQ(Count(rec.lines, "M import_error '" + r.fatal.message + "'"), 1u) << "the output says the read ended early";
 }
 
 TEST(ChromeJsonReader, OtherProducersCompleteEventsAndCounters) {
