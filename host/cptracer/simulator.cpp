@@ -5,6 +5,7 @@
 #include <ini.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <type_traits>
 
 #include "stm_capture.h"
 #include "stp_encoder.h"
@@ -42,17 +44,52 @@ struct LoadCtx {
   std::string error;
 };
 
+std::string Num(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", x);
+  return b;
+}
+
+// A number of the workload file: an integer with no sign (decimal or 0x
+// hex) up to `max`, or a finite real in [lo, hi]. false: not one.
+bool ParseUnsigned(const char* value, uint64_t max, uint64_t* out) {
+  if (!std::isdigit(static_cast<unsigned char>(value[0]))) return false;  // no sign, no blank
+  char* end = nullptr;
+  errno = 0;
+  const uint64_t u = std::strtoull(value, &end, 0);
+  if (end == value || *end != '\0' || errno == ERANGE || u > max) return false;
+  *out = u;
+  return true;
+}
+
+bool ParseReal(const char* value, double lo, double hi, double* out) {
+  char* end = nullptr;
+  const double d = std::strtod(value, &end);
+  if (end == value || *end != '\0' || !std::isfinite(d) || d < lo || d > hi) return false;
+  *out = d;
+  return true;
+}
+
 int Handler(void* user, const char* section, const char* name, const char* value) {
   auto* ctx = static_cast<LoadCtx*>(user);
   Workload& w = *ctx->w;
-  char* end = nullptr;
-  const double d = std::strtod(value, &end);
-  const bool is_num = end != value && *end == '\0';
-  const uint64_t u = std::strtoull(value, nullptr, 0);
   auto boolean = [&] { return !std::strcmp(value, "1") || !std::strcmp(value, "true") || !std::strcmp(value, "yes"); };
-  auto fail = [&](const char* why) {
+  auto fail = [&](const std::string& why) {
     ctx->error = std::string("[") + section + "] " + name + " = " + value + ": " + why;
     return 0;
+  };
+  uint64_t u = 0;
+  double d = 0;
+  // Each key's range; a value outside it is an error, never wrapped.
+  auto uint_in = [&](uint64_t max, auto* field) {
+    if (!ParseUnsigned(value, max, &u)) return fail("expected an integer 0.." + std::to_string(max));
+    *field = static_cast<std::remove_pointer_t<decltype(field)>>(u);
+    return 1;
+  };
+  auto real_in = [&](double lo, double hi, double* field) {
+    if (!ParseReal(value, lo, hi, &d)) return fail("expected a number in " + Num(lo) + ".." + Num(hi));
+    *field = d;
+    return 1;
   };
   const std::string sec = section, key = name;
   if (sec == "tracer") {
@@ -60,31 +97,21 @@ int Handler(void* user, const char* section, const char* name, const char* value
       w.export_events = boolean();
       return 1;
     }
-    if (!is_num && value[0] != '0') return fail("expected a number");
-    if (key == "sid") {
-      if (u > 31) return fail("SID is 0..31");
-      w.sid = static_cast<uint32_t>(u);
-    } else if (key == "clock_hz")
-      w.clock_hz = d;
-    else if (key == "window_cycles")
-      w.window_cycles = u;
-    else if (key == "window_ms")
+    if (key == "sid") return uint_in(31, &w.sid);
+    if (key == "clock_hz") return real_in(1, 4294967295.0, &w.clock_hz);
+    if (key == "window_cycles") return uint_in(0xFFFFFFFF, &w.window_cycles);
+    if (key == "window_ms") {
+      if (!ParseReal(value, 0, 1e6, &d)) return fail("expected a number in 0..1e6");
       w.window_cycles = static_cast<uint64_t>(std::llround(d * 1e-3 * w.clock_hz));
-    else if (key == "windows")
-      w.windows = static_cast<uint32_t>(u);
-    else if (key == "fifo_depth")
-      w.fifo_depth = static_cast<uint32_t>(u);
-    else if (key == "drain_cycles")
-      w.drain_cycles = static_cast<uint32_t>(u);
-    else if (key == "address_export_shift")
-      w.address_export_shift = static_cast<uint32_t>(u);
-    else if (key == "async_every")
-      w.async_every = static_cast<uint32_t>(u);
-    else if (key == "seed")
-      w.seed = u;
-    else
-      return fail("unknown key");
-    return 1;
+      return 1;
+    }
+    if (key == "windows") return uint_in(kMaxWindows, &w.windows);
+    if (key == "fifo_depth") return uint_in(kMaxFifoDepth, &w.fifo_depth);
+    if (key == "drain_cycles") return uint_in(1u << 20, &w.drain_cycles);
+    if (key == "address_export_shift") return uint_in(31, &w.address_export_shift);
+    if (key == "async_every") return uint_in(0xFFFFFFFF, &w.async_every);
+    if (key == "seed") return uint_in(UINT64_MAX, &w.seed);
+    return fail("unknown key");
   }
   if (sec.rfind("master", 0) == 0) {
     std::string mname = sec.size() > 7 ? sec.substr(7) : sec;
@@ -97,25 +124,14 @@ int Handler(void* user, const char* section, const char* name, const char* value
       m.counter1 = boolean();
       return 1;
     }
-    if (!is_num && value[0] != '0') return fail("expected a number");
-    if (key == "mid") {
-      if (u > 255) return fail("MID is 0..255");
-      m.mid = static_cast<uint32_t>(u);
-    } else if (key == "rate_per_window")
-      m.rate_per_window = d;
-    else if (key == "size_bytes")
-      m.size_bytes = static_cast<uint32_t>(u);
-    else if (key == "address_start")
-      m.address_start = u;
-    else if (key == "address_end")
-      m.address_end = u;
-    else if (key == "read_percent")
-      m.read_percent = d;
-    else if (key == "wait_cycles")
-      m.wait_cycles = d;
-    else
-      return fail("unknown key");
-    return 1;
+    if (key == "mid") return uint_in(255, &m.mid);
+    if (key == "rate_per_window") return real_in(0, kMaxTransactions, &m.rate_per_window);
+    if (key == "size_bytes") return uint_in(0xFFFFFFFF, &m.size_bytes);
+    if (key == "address_start") return uint_in(UINT64_MAX, &m.address_start);
+    if (key == "address_end") return uint_in(UINT64_MAX, &m.address_end);
+    if (key == "read_percent") return real_in(0, 100, &m.read_percent);
+    if (key == "wait_cycles") return real_in(0, 1e9, &m.wait_cycles);
+    return fail("unknown key");
   }
   return fail("unknown section (tracer, master <name>)");
 }
@@ -165,6 +181,19 @@ bool Simulate(const Workload& w, const Layout& layout, SimResult* out, std::stri
     *error =
         "workload needs window_cycles, windows, fifo_depth, drain_cycles > 0, clock_hz "
         "in 1..2^32-1 and at least one [master ...]";
+    return false;
+  }
+  double transactions = 0;
+  for (const SimMaster& m : w.masters) {
+    if (m.address_end < m.address_start) {
+      *error = "[master " + m.name + "] address_end is below address_start";
+      return false;
+    }
+    transactions += m.rate_per_window * w.windows;
+  }
+  if (transactions > kMaxTransactions) {
+    *error = "workload asks for " + Num(transactions) + " transactions (windows x rate_per_window); at most " +
+             Num(kMaxTransactions);
     return false;
   }
   std::mt19937_64 rng(w.seed);

@@ -23,6 +23,11 @@
 // per exported event message in order, its fields and O bit.
 //
 // Workload file (INI): see docs/cptracer.md and examples/cptracer/*.ini.
+// Numbers have no sign and each key has a range (a value outside it is an
+// error naming the key, never wrapped): windows <= kMaxWindows, fifo_depth
+// <= kMaxFifoDepth, read_percent 0..100, and the whole run at most
+// kMaxTransactions expected transactions (windows x the masters' rates),
+// so a workload file cannot ask for unbounded time or memory.
 // Deterministic for a given seed. Errors: false + message naming the key.
 #ifndef MABUTRACE_HOST_CPTRACER_SIMULATOR_H
 #define MABUTRACE_HOST_CPTRACER_SIMULATOR_H
@@ -34,6 +39,10 @@
 #include "layout.h"
 
 namespace mabutrace::cptracer {
+
+constexpr uint32_t kMaxWindows = 1000000;
+constexpr uint32_t kMaxFifoDepth = 65536;  // messages
+constexpr double kMaxTransactions = 1e8;
 
 struct SimMaster {
   std::string name;
