@@ -2,6 +2,7 @@
 // deformatter.cpp: CoreSight formatter frame de-formatter (see deformatter.h).
 #include "coresight/deformatter.h"
 
+#include <bit>
 #include <cstdio>
 #include <cstring>
 
@@ -15,6 +16,19 @@ std::string Hex(uint64_t v) {
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
 }
+
+// Bit k of a nibble of the AUX byte moved to bit 0 of byte 2k of a
+// little-endian 64-bit word: the real bit 0 of the frame's data bytes E(2k).
+constexpr std::array<uint64_t, 16> MakeAuxSpread() {
+  std::array<uint64_t, 16> t{};
+  for (unsigned v = 0; v < 16; ++v)
+    for (unsigned k = 0; k < 4; ++k)
+      if ((v >> k) & 1) t[v] |= 1ull << (16 * k);
+  return t;
+}
+constexpr std::array<uint64_t, 16> kAuxSpread = MakeAuxSpread();
+// Bit 0 of bytes 0, 2, 4, 6: set where a frame's even byte is an ID byte.
+constexpr uint64_t kEvenBit0 = 0x0001000100010001ull;
 
 bool IsFullFsyncFrame(const uint8_t* f) {
   for (int i = 0; i < 16; i += 4)
@@ -46,6 +60,14 @@ void FrameDeformatter::Reset() {
   stream_offset_.fill(0);
   reported_.fill(false);
   sync_ff_run_ = 0;
+  block_len_ = block_nruns_ = 0;
+}
+
+void FrameDeformatter::Flush() {
+  if (block_len_ == 0) return;
+  const size_t n = block_len_, nruns = block_nruns_;
+  block_len_ = block_nruns_ = 0;
+  sink_->OnBlock(block_id_, block_stream_, block_.data(), n, block_runs_.data(), nruns);
 }
 
 bool FrameDeformatter::Accepts(uint8_t id, uint64_t offset) {
@@ -53,6 +75,7 @@ bool FrameDeformatter::Accepts(uint8_t id, uint64_t offset) {
   if (id > kMaxDataTraceId) {
     if (!reported_[id]) {
       reported_[id] = true;
+      Flush();
       sink_->OnError(
           {DeformatterErrorKind::kReservedId, offset, id,
            "reserved trace ID " + Hex(id) + " at input offset " + std::to_string(offset) + "; its bytes are dropped"});
@@ -62,6 +85,7 @@ bool FrameDeformatter::Accepts(uint8_t id, uint64_t offset) {
   if (options_.restrict_ids && !options_.known_ids[id]) {
     if (!reported_[id]) {
       reported_[id] = true;
+      Flush();
       sink_->OnError({DeformatterErrorKind::kUnknownId, offset, id,
                       "data for unknown trace ID " + Hex(id) + " at input offset " + std::to_string(offset) +
                           "; its bytes are dropped"});
@@ -72,20 +96,29 @@ bool FrameDeformatter::Accepts(uint8_t id, uint64_t offset) {
 }
 
 void FrameDeformatter::Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t first_offset, const uint64_t* offsets) {
+  (void)offsets;  // always nullptr (see the header)
   if (n == 0) return;
-  if (id == 0xFF) {  // no ID seen yet
-    stats_.unowned_bytes += n;
-    return;
+  // The same ID as the pending block (so accepted already) and room: append.
+  if (block_len_ == 0 || id != block_id_ || block_len_ + n > kBlockBytes || block_nruns_ == kBlockRuns) {
+    if (id == 0xFF) {  // no ID seen yet
+      stats_.unowned_bytes += n;
+      return;
+    }
+    if (id == 0) {  // null ID: padding
+      stats_.padding_bytes += n;
+      return;
+    }
+    if (!Accepts(id, first_offset)) {
+      stats_.dropped_bytes += n;
+      return;
+    }
+    Flush();
+    block_id_ = id;
+    block_stream_ = stream_offset_[id];
   }
-  if (id == 0) {  // null ID: padding
-    stats_.padding_bytes += n;
-    return;
-  }
-  if (!Accepts(id, first_offset)) {
-    stats_.dropped_bytes += n;
-    return;
-  }
-  sink_->OnData(id, stream_offset_[id], first_offset, data, n, offsets);
+  block_runs_[block_nruns_++] = {static_cast<uint32_t>(block_len_), first_offset};
+  std::memcpy(block_.data() + block_len_, data, n);
+  block_len_ += n;
   stream_offset_[id] += n;
   stats_.data_bytes += n;
   stats_.bytes_per_id[id] += n;
@@ -97,11 +130,41 @@ void FrameDeformatter::ProcessFrame(const uint8_t* f, uint64_t frame_offset) {
   ++stats_.frames;
   if (options_.reset_on_4x_fsync && IsFullFsyncFrame(f)) {
     stats_.sync_bytes += kFrameBytes;
+    Flush();
     sink_->OnReset(frame_offset);
     current_id_ = -1;
     return;
   }
   const uint8_t aux = f[15];
+  if constexpr (std::endian::native == std::endian::little) {
+    // No ID byte in the frame (the common case): its 15 data bytes are the
+    // frame's first 15 bytes in order, the even ones' bit 0 from AUX; one
+    // run of the current ID from the frame's offset. Into the pending
+    // block as two words when it is that ID's (16 bytes written, 15 kept).
+    uint64_t lo, hi;
+    std::memcpy(&lo, f, 8);
+    std::memcpy(&hi, f + 8, 8);
+    if (((lo | hi) & kEvenBit0) == 0) {
+      lo |= kAuxSpread[aux & 0xF];
+      hi |= kAuxSpread[aux >> 4];
+      const uint8_t id = current_id_ < 0 ? 0xFF : static_cast<uint8_t>(current_id_);
+      if (block_len_ != 0 && id == block_id_ && block_len_ + 15 <= kBlockBytes && block_nruns_ < kBlockRuns) {
+        block_runs_[block_nruns_++] = {static_cast<uint32_t>(block_len_), frame_offset};
+        std::memcpy(block_.data() + block_len_, &lo, 8);
+        std::memcpy(block_.data() + block_len_ + 8, &hi, 8);
+        block_len_ += 15;
+        stream_offset_[id] += 15;
+        stats_.data_bytes += 15;
+        stats_.bytes_per_id[id] += 15;
+      } else {
+        uint8_t bytes[16];
+        std::memcpy(bytes, &lo, 8);
+        std::memcpy(bytes + 8, &hi, 8);
+        Emit(id, bytes, 15, frame_offset, nullptr);
+      }
+      return;
+    }
+  }
   uint8_t run[kFrameBytes];
   size_t run_len = 0;
   uint8_t run_id = current_id_ < 0 ? 0xFF : static_cast<uint8_t>(current_id_);
@@ -164,6 +227,7 @@ void FrameDeformatter::Push(const uint8_t* data, size_t n) {
       partial_len_ += n - pos;
     }
     input_offset_ += n;
+    Flush();
     return;
   }
   // TPIU / DSTREAM streams: byte by byte, removing FSYNC (at frame starts)
@@ -177,6 +241,7 @@ void FrameDeformatter::Push(const uint8_t* data, size_t n) {
         stats_.sync_bytes += 4;
         ++sync_ff_run_;
         if (options_.reset_on_4x_fsync && sync_ff_run_ == 4) {
+          Flush();
           sink_->OnReset(input_offset_ + pos);
           current_id_ = -1;
           sync_ff_run_ = 0;
@@ -185,11 +250,13 @@ void FrameDeformatter::Push(const uint8_t* data, size_t n) {
       continue;
     }
     if (sync_ff_run_ != 0) {
-      if (options_.reset_on_4x_fsync)
+      if (options_.reset_on_4x_fsync) {
+        Flush();
         sink_->OnError({DeformatterErrorKind::kBadSync, input_offset_ + pos, 0,
                         "run of " + std::to_string(sync_ff_run_) +
                             " FSYNCs (not a multiple of 4) before input offset " +
                             std::to_string(input_offset_ + pos)});
+      }
       sync_ff_run_ = 0;
     }
     if (options_.has_hsyncs && (partial_len_ % 2) == 0 && partial_[partial_len_ - 2] == 0xFF &&
@@ -204,9 +271,11 @@ void FrameDeformatter::Push(const uint8_t* data, size_t n) {
     }
   }
   input_offset_ += n;
+  Flush();
 }
 
 void FrameDeformatter::Finish() {
+  Flush();
   if (partial_len_ > 0) {
     sink_->OnError({DeformatterErrorKind::kTruncatedFrame, partial_start_, 0,
                     "incomplete frame at end of input: " + std::to_string(partial_len_) +

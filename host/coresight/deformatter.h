@@ -39,6 +39,13 @@
 //                   change has the offset of that ID byte. Byte k of a run is
 //                   reported by packet decoders as input_offset + k.
 //   input_offsets - reserved for exact per-byte offsets; currently nullptr.
+// Consecutive runs of one ID within a Push() call are handed to the sink
+// together, as one block (DeformatterSink::OnBlock: the bytes back to back
+// plus a table of where each run starts), so that a decoder can read
+// packets across frames in place; the default OnBlock passes each run to
+// OnData, in order. A block is handed on before the next ID's data, before
+// any OnError/OnReset and at the end of every Push(), so every sink sees
+// the same calls in the same order as run by run.
 // An ID byte repeating the current ID is ignored (its AUX bit too), as in
 // OpenCSD.
 // Data before the first ID byte of the input has no owner and is dropped
@@ -92,10 +99,29 @@ struct DeformatterError {
   std::string message;    // human-readable, includes the offset
 };
 
+// One run of a block (DeformatterSink::OnBlock): it starts at the block's
+// byte `pos`; its byte k has input offset input_offset + k.
+struct DataRun {
+  uint32_t pos;
+  uint64_t input_offset;
+};
+
 // Receives de-formatted data. Called synchronously from Push()/Finish().
 class DeformatterSink {
  public:
   virtual ~DeformatterSink() = default;
+  // `n` bytes of trace ID `trace_id` (0x01-0x6F) from `nruns` (>= 1)
+  // consecutive runs: runs[0].pos == 0, positions increasing, run i ends
+  // where run i+1 starts (the last at n). stream_offset: that of data[0].
+  // Default: OnData once per run.
+  virtual void OnBlock(uint8_t trace_id, uint64_t stream_offset, const uint8_t* data, size_t n, const DataRun* runs,
+                       size_t nruns) {
+    for (size_t i = 0; i < nruns; ++i) {
+      const size_t end = i + 1 < nruns ? runs[i + 1].pos : n;
+      OnData(trace_id, stream_offset + runs[i].pos, runs[i].input_offset, data + runs[i].pos, end - runs[i].pos,
+             nullptr);
+    }
+  }
   // `n` (1..15) bytes of trace ID `trace_id` (0x01-0x6F); see the file
   // comment for the offsets. `input_offsets` is currently always nullptr.
   virtual void OnData(uint8_t trace_id, uint64_t stream_offset, uint64_t input_offset, const uint8_t* data, size_t n,
@@ -136,7 +162,12 @@ class FrameDeformatter {
   uint64_t input_offset() const { return input_offset_; }
 
  private:
+  // Bounds of a block: bytes, and runs (a frame adds at most 8 runs).
+  static constexpr size_t kBlockBytes = 4096;
+  static constexpr size_t kBlockRuns = 512;
+
   void ProcessFrame(const uint8_t* frame, uint64_t frame_offset);
+  void Flush();  // hands the pending block to the sink
   void Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t first_offset, const uint64_t* offsets);
   bool Accepts(uint8_t id, uint64_t offset);
 
@@ -151,6 +182,13 @@ class FrameDeformatter {
   std::array<uint64_t, kNumTraceIds> stream_offset_{};
   std::array<bool, kNumTraceIds> reported_{};
   uint32_t sync_ff_run_ = 0;  // sync modes: consecutive 0xFF bytes seen
+  // The pending block: block_len_ bytes of ID block_id_ in block_runs_ runs.
+  uint8_t block_id_ = 0;
+  size_t block_len_ = 0;
+  size_t block_nruns_ = 0;
+  uint64_t block_stream_ = 0;                     // stream offset of block_[0]
+  std::array<uint8_t, kBlockBytes + 1> block_{};  // + 1: a frame is written as 16 bytes
+  std::array<DataRun, kBlockRuns> block_runs_{};
 };
 
 }  // namespace mabutrace::coresight

@@ -175,7 +175,10 @@ void EtePacketProcessor::Emit(uint64_t index, uint64_t stream_offset, const uint
   pkt.raw = p;
   pkt.size = static_cast<uint8_t>(len);
   ++stats_.packets;
-  on_packet_(context_, pkt);
+  if (on_source_packet_)
+    on_source_packet_(source_context_, source_, pkt);
+  else
+    on_packet_(context_, pkt);
 }
 
 __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadPacket(uint64_t index, uint64_t stream_offset,
@@ -200,21 +203,36 @@ __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadPacket(uint
   return x.length;
 }
 
-// The hot loop: with kMaxPacketBytes in hand every packet is whole, so the
-// readers' length checks fold away. A function of its own, so that its few
-// live values stay in registers.
-__attribute__((noinline)) size_t EtePacketProcessor::ReadPackets(uint64_t index, uint64_t stream_offset,
-                                                                 const uint8_t* data, size_t n) {
-  // Offsets as the pointer plus a bias: fewer values live across the callback.
-  const uint64_t index_bias = index - reinterpret_cast<uintptr_t>(data);
+// The hot loop, over the whole of data[pos, n): stops at a packet that is
+// not whole (returns with data[result) its header) or when the processor
+// loses sync. A function of its own, so that its few live values stay in
+// registers; the readers' length checks are single compares.
+__attribute__((noinline)) size_t EtePacketProcessor::ReadPackets(uint64_t stream_offset, const uint8_t* data,
+                                                                 size_t pos, size_t n, const coresight::DataRun* runs,
+                                                                 size_t nruns, size_t& run) {
+  // Offsets as the pointer plus a bias: fewer values live across the
+  // callback. A packet's index is that of its header byte: the index bias
+  // is the run's that holds the header; the packet may go on into the next.
+  size_t r = run;
+  const uint8_t* const stop = data + n;
   const uint64_t stream_bias = stream_offset - reinterpret_cast<uintptr_t>(data);
-  const uint8_t* p = data;
-  const uint8_t* const last = data + n - kMaxPacketBytes;  // the last start with kMaxPacketBytes in hand
-  while (synced_ && p <= last) {
-    const uintptr_t at = reinterpret_cast<uintptr_t>(p);
-    p += ReadPacket(index_bias + at, stream_bias + at, p, kMaxPacketBytes);
+  const uint8_t* p = data + pos;
+  while (synced_ && p < stop) {
+    while (r + 1 < nruns && data + runs[r + 1].pos <= p) ++r;
+    const uint64_t index_bias = runs[r].input_offset - reinterpret_cast<uintptr_t>(data + runs[r].pos);
+    const uint8_t* const end = r + 1 < nruns ? data + runs[r + 1].pos : stop;
+    do {
+      const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+      const size_t len = ReadPacket(index_bias + at, stream_bias + at, p, static_cast<size_t>(stop - p));
+      if (len == 0) {  // not whole: the caller keeps it
+        run = r;
+        return static_cast<size_t>(p - data) - pos;
+      }
+      p += len;
+    } while (synced_ && p < end);
   }
-  return static_cast<size_t>(p - data);
+  run = r;
+  return static_cast<size_t>(p - data) - pos;
 }
 
 static std::string HexBytes(const uint8_t* p, size_t n) {
@@ -373,24 +391,31 @@ void EtePacketProcessor::UnsyncedByte(uint64_t index, uint64_t stream_offset, ui
 }
 
 void EtePacketProcessor::Push(uint64_t index, const uint8_t* data, size_t n) {
+  const coresight::DataRun run{0, index};
+  PushBlock(data, n, &run, 1);
+}
+
+void EtePacketProcessor::PushBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns) {
   const uint64_t base = stats_.bytes;  // stream offset of data[0]
   stats_.bytes += n;
+  size_t run = 0;  // the run holding data[pos]
+  auto index_at = [&](size_t pos) {
+    while (run + 1 < nruns && runs[run + 1].pos <= pos) ++run;
+    return runs[run].input_offset + (pos - runs[run].pos);
+  };
   size_t pos = 0;
   while (pos < n) {
     if (!synced_) {
-      UnsyncedByte(index + pos, base + pos, data[pos]);
+      UnsyncedByte(index_at(pos), base + pos, data[pos]);
       ++pos;
       continue;
     }
     if (pend_len_ == 0) {
-      if (n - pos >= kMaxPacketBytes) pos += ReadPackets(index + pos, base + pos, data + pos, n - pos);
+      index_at(pos);
+      pos += ReadPackets(base, data, pos, n, runs, nruns, run);
       if (!synced_ || pos >= n) continue;
-      // The tail: read in place when the packet is whole, else keep it.
-      if (const size_t len = ReadPacket(index + pos, base + pos, data + pos, n - pos)) {
-        pos += len;
-        continue;
-      }
-      pend_index_ = index + pos;
+      // A packet not whole: keep it for the next push.
+      pend_index_ = index_at(pos);
       pend_stream_ = base + pos;
       std::memcpy(pend_.data(), data + pos, n - pos);
       pend_len_ = n - pos;

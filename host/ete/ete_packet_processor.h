@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <string>
 
+#include "coresight/deformatter.h"
 #include "ete/ete_config.h"
 #include "ete/ete_packet.h"
 #include "ete/ete_packet_fields.h"
@@ -61,13 +62,16 @@ struct EteStats {
 };
 
 using PacketCallback = void (*)(void* context, const EtePacket& packet);
+// A packet of source `source` (an index the owner of several processors
+// gives each, ete_source.h).
+using SourcePacketCallback = void (*)(void* ctx, size_t source, const EtePacket& packet);
 using ErrorCallback = void (*)(void* context, const EteError& error);
 
 class EtePacketProcessor {
  public:
-  // Look-ahead of the hot loop and size of the buffer that completes a
-  // packet split across pushes: every reader decides within this many bytes
-  // (the longest, a Trace Info with every section, is 30 bytes).
+  // Size of the buffer that completes a packet split across pushes: every
+  // reader decides within this many bytes (the longest, a Trace Info with
+  // every section, is 30 bytes).
   static constexpr size_t kMaxPacketBytes = 48;
 
   // `on_packet` (required) and `on_error` (optional) are called synchronously
@@ -80,10 +84,24 @@ class EtePacketProcessor {
   // Feeds `n` bytes whose first byte has byte index `index` (the stream
   // offset for raw streams; the deformatter's input_offset for framed ones).
   void Push(uint64_t index, const uint8_t* data, size_t n);
+  // Feeds `n` bytes made of `nruns` (>= 1) runs whose byte indexes are
+  // each contiguous (a coresight::FrameDeformatter block: byte k of run i
+  // has index runs[i].input_offset + k). The same packets as pushing each
+  // run on its own, but packets that straddle runs are read in place.
+  void PushBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns);
   // End of trace: reports a partial packet (kIncompleteEot + kTruncated error).
   void Finish();
   // Back to the initial state: unsynchronised, all packet state cleared.
   void Reset();
+
+  // From now on packets go to on_packet(ctx, source, packet) instead of the
+  // constructor's callback (errors still go to on_error with `context`):
+  // saves an owner of several processors a call per packet.
+  void SetSourcePacketCallback(SourcePacketCallback on_packet, void* ctx, size_t source) {
+    on_source_packet_ = on_packet;
+    source_context_ = ctx;
+    source_ = source;
+  }
 
   const EteStats& stats() const { return stats_; }
   const EteConfig& config() const { return config_; }
@@ -104,9 +122,11 @@ class EtePacketProcessor {
   // hands it out; returns its length, or 0 (nothing handed out) when
   // p[0..n) does not hold all of it. Inline for the hot kinds.
   size_t ReadPacket(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t n);
-  // ReadPacket while n >= kMaxPacketBytes (and synchronised); returns the
-  // bytes read.
-  size_t ReadPackets(uint64_t index, uint64_t stream_offset, const uint8_t* data, size_t n);
+  // ReadPacket over data[pos, n) while synchronised and packets are whole;
+  // returns the bytes read.
+  // `run` (in/out): the run that holds data[pos].
+  size_t ReadPackets(uint64_t stream_offset, const uint8_t* data, size_t pos, size_t n, const coresight::DataRun* runs,
+                     size_t nruns, size_t& run);
   // ReadPacket for the other kinds, reserved headers and malformed packets.
   size_t ReadOtherPacket(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t n);
   // Hands out fields_.packet() as bytes p[0..len) (its type already set);
@@ -122,6 +142,9 @@ class EtePacketProcessor {
   PacketFields fields_;  // the packet-layer state; reads config_
   PacketCallback on_packet_;
   void* context_;
+  SourcePacketCallback on_source_packet_ = nullptr;  // set: used instead of on_packet_
+  void* source_context_ = nullptr;
+  size_t source_ = 0;
   ErrorCallback on_error_;
   ErrorPolicy policy_;
   std::array<TableEntry, 256> table_{};

@@ -29,6 +29,11 @@ class BufferDecoder::FrameSink : public coresight::DeformatterSink {
   void OnData(uint8_t id, uint64_t, uint64_t input_offset, const uint8_t* data, size_t n, const uint64_t*) override {
     if (Route* r = owner_->by_id_[id]; r && r->proc) r->proc->Push(input_offset, data, n);
   }
+  // Consecutive runs of one ID: read across frames in place.
+  void OnBlock(uint8_t id, uint64_t, const uint8_t* data, size_t n, const coresight::DataRun* runs,
+               size_t nruns) override {
+    if (Route* r = owner_->by_id_[id]; r && r->proc) r->proc->PushBlock(data, n, runs, nruns);
+  }
   void OnError(const coresight::DeformatterError& e) override {
     if (owner_->on_error_) owner_->on_error_(owner_->ctx_, SIZE_MAX, e.input_offset, e.message);
   }
@@ -55,9 +60,10 @@ BufferDecoder::BufferDecoder(snapshot::BufferFormat format, std::vector<SourceSp
     r->source = i;
     EteConfig cfg = sources_[i].config;
     if (format_ == snapshot::BufferFormat::kSourceData) cfg.trctraceidr = 0;  // raw: no trace ID
-    if (sources_[i].supported())
+    if (sources_[i].supported()) {
       r->proc = std::make_unique<EtePacketProcessor>(cfg, &Route::OnPacket, r.get(), &Route::OnError, policy);
-    else if (on_error_)
+      r->proc->SetSourcePacketCallback(on_packet_, ctx_, i);  // straight to the caller, no Route::OnPacket
+    } else if (on_error_)
       on_error_(ctx_, SIZE_MAX, 0, sources_[i].UnsupportedMessage());
     routes_.push_back(std::move(r));
   }

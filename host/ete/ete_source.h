@@ -50,8 +50,8 @@ struct SourceSpec {
 // Throws snapshot::SnapshotError for missing registers.
 SourceSpec SourceOf(const snapshot::Device& device, const snapshot::Device* core = nullptr);
 
-// Packet of source `source` (index into the sources vector).
-using SourcePacketCallback = void (*)(void* ctx, size_t source, const EtePacket& packet);
+// Packets of source `source` (index into the sources vector) go to a
+// SourcePacketCallback (ete_packet_processor.h).
 // Error text with its byte index; source = index, or SIZE_MAX for framing errors.
 using SourceErrorCallback = void (*)(void* ctx, size_t source, uint64_t index, const std::string& message);
 

@@ -7,10 +7,12 @@
 
 #include "shared_data.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "coresight/deformatter.h"
@@ -326,3 +328,92 @@ TEST(Deformatter, RealMultiSourceCaptureSplitsIntoItsTraceIds) {
 }
 
 }  // namespace
+
+namespace {
+
+// Every sink call in order, blocks expanded into their runs: what a sink
+// that keeps OnBlock's default (OnData per run) would see.
+struct Calls : cs::DeformatterSink {
+  bool expand = false;  // false: keep the default OnBlock
+  std::vector<std::string> log;
+  size_t blocks = 0, joined = 0;  // blocks seen, blocks of more than one run
+  void OnData(uint8_t id, uint64_t so, uint64_t io, const uint8_t* d, size_t n, const uint64_t*) override {
+    std::string s = "data " + std::to_string(id) + " " + std::to_string(so) + " " + std::to_string(io) + ":";
+    for (size_t i = 0; i < n; ++i) s += " " + std::to_string(d[i]);
+    log.push_back(s);
+  }
+  void OnBlock(uint8_t id, uint64_t so, const uint8_t* d, size_t n, const cs::DataRun* runs, size_t nruns) override {
+    ++blocks;
+    if (nruns > 1) ++joined;
+    if (!expand) return cs::DeformatterSink::OnBlock(id, so, d, n, runs, nruns);
+    EXPECT_EQ(runs[0].pos, 0u);
+    for (size_t i = 0; i < nruns; ++i) {
+      const size_t end = i + 1 < nruns ? runs[i + 1].pos : n;
+      EXPECT_LT(runs[i].pos, end);
+      OnData(id, so + runs[i].pos, runs[i].input_offset, d + runs[i].pos, end - runs[i].pos, nullptr);
+    }
+  }
+  void OnError(const cs::DeformatterError& e) override { log.push_back("error " + e.message); }
+  void OnReset(uint64_t o) override { log.push_back("reset " + std::to_string(o)); }
+};
+
+}  // namespace
+
+// Blocks join the runs of one ID across frames; expanded, they are the
+// very calls (offsets, bytes, errors in between) of run-by-run delivery.
+TEST(Deformatter, BlocksAreTheRunsInOrder) {
+  Formatter f;
+  f.Add(0x10, std::vector<uint8_t>(100, 0x41));  // frames with no ID byte: the fast path
+  f.Add(0x11, {1, 2, 3});
+  f.Add(0x75, {9, 9});  // reserved: an error between data
+  f.Add(0x10, {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20});
+  f.Add(0x12, {0x21, 0x23});  // unknown with restrict_ids: another error
+  f.Add(0x10, std::vector<uint8_t>(40, 0x7F));
+  auto frames = f.Finish();
+  cs::DeformatterOptions opt;
+  opt.restrict_ids = true;
+  opt.known_ids[0x10] = opt.known_ids[0x11] = true;
+  for (size_t chunk : {frames.size(), size_t{16}, size_t{7}}) {
+    Calls plain, blocks;
+    blocks.expand = true;
+    for (Calls* c : {&plain, &blocks}) {
+      cs::FrameDeformatter d(opt, c);
+      for (size_t i = 0; i < frames.size(); i += chunk) d.Push(frames.data() + i, std::min(chunk, frames.size() - i));
+      d.Finish();
+    }
+    EXPECT_EQ(blocks.log, plain.log) << "chunk " << chunk;
+    if (chunk == frames.size()) {
+      EXPECT_GT(blocks.joined, 0u);
+    }
+    // Frame 0: the ID byte, 14 bytes of 0x10 from offset 0; frame 1 (no ID
+    // byte): 15 more from its own offset 16.
+    ASSERT_GE(plain.log.size(), 2u);
+    EXPECT_EQ(plain.log[0].substr(0, 12), "data 16 0 0:");
+    EXPECT_EQ(plain.log[1].substr(0, 14), "data 16 14 16:");
+    // The reserved ID's error comes after the 103 bytes before it, the
+    // unknown ID's after 120, not before data still held in a block.
+    std::vector<size_t> before_error;
+    size_t bytes = 0;
+    for (const auto& line : plain.log) {
+      if (line.rfind("error", 0) == 0) before_error.push_back(bytes);
+      if (line.rfind("data", 0) == 0) bytes += static_cast<size_t>(std::count(line.begin(), line.end(), ' ')) - 3;
+    }
+    EXPECT_EQ(before_error, (std::vector<size_t>{103, 120})) << "chunk " << chunk;
+  }
+}
+
+TEST(Deformatter, BlocksOfTheRealMultiSourceCaptureAreItsRuns) {
+  const fs::path file = fs::path(MABUTRACE_SHARED_DIR) / "data/arm-trace-snapshots/juno_r1_1/cstrace.bin";
+  MABUTRACE_NEEDS_SHARED(file);
+  auto data = mabutrace::snapshot::ReadBinaryFile(file);
+  Calls plain, blocks;
+  blocks.expand = true;
+  for (Calls* c : {&plain, &blocks}) {
+    cs::FrameDeformatter d({}, c);
+    d.Push(data.data(), data.size());
+    d.Finish();
+  }
+  EXPECT_TRUE(blocks.log == plain.log);
+  EXPECT_GT(blocks.joined, 100u);
+  EXPECT_LT(blocks.blocks * 4, plain.log.size());  // runs joined about 5 to 1 (6 sources)
+}

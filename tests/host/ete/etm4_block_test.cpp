@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+// etm4_block_test.cpp: a frame deformatter's blocks (the runs of one trace
+// ID back to back, coresight/deformatter.h) pushed whole into the packet
+// processor (PushBlock) give the very packets of pushing run by run: types,
+// byte indexes (each run's own input offsets), stream offsets, bytes. On
+// the real six-source ETMv4 capture juno_r1_1, in several chunkings.
+#include <gtest/gtest.h>
+
+#include "shared_data.h"
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coresight/deformatter.h"
+#include "ete/ete_packet_processor.h"
+#include "ete/ete_source.h"
+#include "snapshot/snapshot.h"
+
+namespace cs = mabutrace::coresight;
+namespace ete = mabutrace::ete;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Log = std::vector<std::string>;
+
+void Record(void* ctx, const ete::EtePacket& p) {
+  std::string s = std::to_string(static_cast<int>(p.type)) + " @" + std::to_string(p.index) + " s" +
+                  std::to_string(p.stream_offset) + ":";
+  for (size_t i = 0; i < p.size; ++i) s += " " + std::to_string(p.raw[i]);
+  static_cast<Log*>(ctx)->push_back(s);
+}
+
+// Feeds every block twice: whole into by_block, run by run (the default
+// OnBlock, through OnData) into by_run.
+struct Both : cs::DeformatterSink {
+  std::array<ete::EtePacketProcessor*, cs::kNumTraceIds> by_block{}, by_run{};
+  size_t joined = 0;
+  void OnBlock(uint8_t id, uint64_t so, const uint8_t* d, size_t n, const cs::DataRun* runs, size_t nruns) override {
+    if (nruns > 1) ++joined;
+    if (by_block[id]) by_block[id]->PushBlock(d, n, runs, nruns);
+    cs::DeformatterSink::OnBlock(id, so, d, n, runs, nruns);
+  }
+  void OnData(uint8_t id, uint64_t, uint64_t io, const uint8_t* d, size_t n, const uint64_t*) override {
+    if (by_run[id]) by_run[id]->Push(io, d, n);
+  }
+  void OnError(const cs::DeformatterError&) override {}
+};
+
+TEST(Etm4Blocks, PushBlockEqualsRunByRunOnJuno) {
+  const fs::path dir = fs::path(MABUTRACE_SHARED_DIR) / "data/arm-trace-snapshots/juno_r1_1";
+  MABUTRACE_NEEDS_SHARED(dir);
+  const auto snap = mabutrace::snapshot::ReadSnapshot(dir);
+  const auto& buffer = snap.buffers.at(0);
+  const auto sources = ete::SnapshotSources(snap, buffer);
+  ASSERT_EQ(sources.size(), 6u);
+  const auto data = mabutrace::snapshot::ReadBinaryFile(buffer.file);
+  for (size_t chunk : {data.size(), size_t{4096}, size_t{23}}) {
+    std::vector<Log> block_logs(sources.size()), run_logs(sources.size());
+    std::vector<std::unique_ptr<ete::EtePacketProcessor>> procs;
+    Both sink;
+    for (size_t i = 0; i < sources.size(); ++i) {
+      const uint8_t id = sources[i].config.trace_id();
+      for (auto* log : {&block_logs[i], &run_logs[i]})
+        procs.push_back(std::make_unique<ete::EtePacketProcessor>(sources[i].config, &Record, log, nullptr,
+                                                                  ete::ErrorPolicy::kOpenCsd));
+      sink.by_block[id] = procs[procs.size() - 2].get();
+      sink.by_run[id] = procs.back().get();
+    }
+    cs::FrameDeformatter d({}, &sink);
+    for (size_t i = 0; i < data.size(); i += chunk) d.Push(data.data() + i, std::min(chunk, data.size() - i));
+    d.Finish();
+    for (auto& p : procs) p->Finish();
+    EXPECT_GT(sink.joined, 100u);
+    size_t packets = 0;
+    for (size_t i = 0; i < sources.size(); ++i) {
+      packets += run_logs[i].size();
+      ASSERT_EQ(block_logs[i].size(), run_logs[i].size()) << sources[i].name << ", chunk " << chunk;
+      for (size_t k = 0; k < run_logs[i].size(); ++k)
+        ASSERT_EQ(block_logs[i][k], run_logs[i][k]) << sources[i].name << " packet " << k << ", chunk " << chunk;
+    }
+    EXPECT_GT(packets, 30000u);
+  }
+}
+
+}  // namespace
