@@ -19,7 +19,7 @@ Registration reg{"convert",
                        "convert",
                        "Convert a binary stream (mabutrace_set_output_callback), a raw RAM dump of the trace "
                        "memory, or a .json / .pftrace this toolkit wrote, to JSON, Perfetto or text (a failed "
-                       "conversion leaves no OUT behind)");
+                       "write leaves no OUT behind; a damaged input gives exit 1 and OUT with what could be read)");
                    cmd->add_option("IN", o->in,
                                    "binary stream file, raw dump (docs/raw-dump.md), or a .json / .pftrace written by "
                                    "mabutrace (Chrome JSON, Perfetto); '-' for stdin")

@@ -2,7 +2,9 @@
 #include "input_kinds.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -56,17 +58,33 @@ int ExportTo(const char* who, const std::string& format, const std::string& out,
     std::fprintf(stderr, "mabutrace: %s: the output format must be json or pftrace\n", who);
     return kExitUsage;
   }
+  // Written as OUT.tmp and renamed once the writer finished it (as
+  // `convert` does): an export that fails to write, or whose reader gave up
+  // after opening it, leaves no half file and keeps an OUT from before.
+  const bool to_file = out != "-";
+  const std::string tmp = to_file ? out + ".tmp" : out;
   std::optional<OutputFile> file;
   std::unique_ptr<model::EventSink> writer;
   const ReadResult r = read([&]() -> model::EventSink* {
-    file = OutputFile::Create(out);
+    file = OutputFile::Create(tmp);
     if (!file) return nullptr;
     writer = MakeWriter(*fmt, file->Writer());
     return writer.get();
   });
   if (!r.opened) return r.rc;
   writer.reset();
-  if (!file->Finish() || !r.sink_ok) return kExitBadInput;
+  bool written = file->Finish() && r.sink_ok;
+  if (!to_file) return written ? r.rc : kExitBadInput;
+  if (written && std::rename(tmp.c_str(), out.c_str()) != 0) {
+    std::fprintf(stderr, "mabutrace: %s: cannot rename %s to %s: %s\n", who, tmp.c_str(), out.c_str(),
+                 std::strerror(errno));
+    written = false;
+  }
+  if (!written) {
+    std::remove(tmp.c_str());
+    std::fprintf(stderr, "mabutrace: %s: %s not written\n", who, out.c_str());
+    return kExitBadInput;
+  }
   return r.rc;
 }
 

@@ -57,8 +57,10 @@ std::string InputKindNames();
 
 // An `export` command's whole run: `format` (or OUT's extension) must be
 // json or pftrace (else a usage error naming `who`), `read` gets a sink
-// opener that creates OUT and its writer only when the input is known good
-// (so a bad input leaves no file), then OUT is finished. The exit code.
+// opener that creates OUT.tmp and its writer only when the input is known
+// good, then it is finished and renamed to OUT; a bad input, a failed
+// write or a reader that gives up after opening leaves no OUT (one from
+// before stays). The exit code.
 int ExportTo(const char* who, const std::string& format, const std::string& out,
              const std::function<ReadResult(const SinkOpener&)>& read);
 

@@ -45,3 +45,12 @@ grep -q '"bandwidth_bytes_per_s"' "$T/out.json" || fail "export counters"
 [ -s "$T/out.pftrace" ] || fail "empty pftrace"
 if "$M" stm packets "$T/nonexistent" >/dev/null 2>&1; then fail "missing capture accepted"; fi
 echo ok
+
+# An export that fails after its output was opened (a capture whose STM
+# bytes are gone: no FREQ, so nothing to place the messages on) leaves no
+# OUT, and an OUT from before stays (ExportTo writes OUT.tmp, renames at the end).
+cp -r "$T/sim" "$T/nofreq"; : > "$T/nofreq/stm.bin"
+echo before > "$T/keep.json"
+if "$M" cptracer export "$T/nofreq" -o "$T/keep.json" 2>/dev/null; then fail "export of an empty capture succeeded"; fi
+[ "$(cat "$T/keep.json")" = before ] || fail "a failed export changed the OUT from before"
+[ ! -e "$T/keep.json.tmp" ] || fail "a failed export left OUT.tmp"
