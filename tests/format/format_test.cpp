@@ -203,7 +203,7 @@ TEST(ClockCursor, DividesByTheSlopesDenominatorExactly) {
     const mabutrace::format::ClockCursor cursor(m);
     std::vector<uint64_t> xs = {0, 1, den - 1, den, kMax, kMax - 1, kMax - den, kMax / den * den, kMax / den * den - 1};
     for (int i = 0; i < 2000; ++i) {
-      const uint64_t q = next() % (kMax / den + 1);
+      const uint64_t q = next() % (kMax / den);  // q * den + den - 1 <= kMax
       xs.push_back(q * den);
       xs.push_back(q * den + (next() % den));
       if (q) xs.push_back(q * den - 1);
