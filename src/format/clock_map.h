@@ -38,6 +38,13 @@ struct ClockSync {
   bool valid() const { return monotonic_ns != 0; }
 };
 
+// The walk converts every record's tick: inlined there.
+#if defined(__GNUC__)
+#define MT_CLOCK_INLINE inline __attribute__((always_inline))
+#else
+#define MT_CLOCK_INLINE inline
+#endif
+
 #if defined(__SIZEOF_INT128__)
 #define MABUTRACE_CLOCK_SAMPLES 1
 // `ticks` on the line through a and b (b later than a), as CLOCK_MONOTONIC
@@ -155,9 +162,11 @@ struct ClockMap {
 // ClockMap::NsSinceOrigin for a run of ticks (a walk over a buffer),
 // exactly, without a 128-bit division per call: the quotient and remainder
 // of the previous tick's product are carried to the next, so a tick close
-// after the one before (under 2^32 ticks later) costs one 64-bit division.
-// Other ticks take the map's own path. One per walk; the map must outlive
-// it. Not thread-safe.
+// after the one before (under 2^32 ticks later, and the step's product
+// under 2^64, which holds for steps under 2^64 / the slope's numerator:
+// over 10^6 ticks for a run of hours) costs a multiply by the
+// denominator's reciprocal. Other ticks take a 128-bit division or the
+// map's own path. One per walk; the map must outlive it. Not thread-safe.
 class ClockCursor {
  public:
   explicit ClockCursor(const ClockMap& m) : map_(m), zero_(m.OriginOnMap()) {
@@ -172,24 +181,65 @@ class ClockCursor {
       num_ = m.last.monotonic_ns - m.first.monotonic_ns;
       den_ = m.last.ticks - m.first.ticks;
     }
-    line_ = num_ >> 32 == 0;
+    line_ = true;
+    inv_ = ~uint64_t(0) / den_;
+    first_ns_ = m.first.monotonic_ns;
 #endif
   }
 
-  uint64_t NsSinceOrigin(uint64_t ticks) {
+  MT_CLOCK_INLINE uint64_t NsSinceOrigin(uint64_t ticks) {
 #if MABUTRACE_CLOCK_SAMPLES
+    // The common step: a tick at or after the previous one (which passed
+    // Other's checks, so this one would too), under 2^32 ticks later, whose
+    // product with the slope's numerator, plus the remainder carried
+    // (r_ < den_), stays under 2^64.
+    if (carried_ && ticks >= ticks_ && ticks - ticks_ < (uint64_t(1) << 32)) {
+      const unsigned __int128 sum = (unsigned __int128)(ticks - ticks_) * num_ + r_;
+      if (sum >> 64 == 0) {
+        uint64_t r = 0;
+        q_ += DivideByDen(uint64_t(sum), &r);
+        r_ = r;
+        ticks_ = ticks;
+        return Ns();
+      }
+    }
+    return Other(ticks);
+#else
+    return map_.NsSince(ticks, zero_);
+#endif
+  }
+
+#if MABUTRACE_CLOCK_SAMPLES
+  // x / den_ (and *rem = x % den_) by a multiply with inv_ instead of a
+  // division, which takes tens of cycles. inv_ = floor((2^64 - 1) / den_)
+  // is 2^64 / den_ less at most 1, so x * inv_ / 2^64 falls short of
+  // x / den_ by less than x / 2^64 < 1: the quotient taken is the exact
+  // one or one less, and one compare of the remainder corrects it.
+  uint64_t DivideByDen(uint64_t x, uint64_t* rem) const {
+    uint64_t q = uint64_t((unsigned __int128)x * inv_ >> 64);
+    uint64_t r = x - q * den_;
+    if (r >= den_) {
+      ++q;
+      r -= den_;
+    }
+    *rem = r;
+    return q;
+  }
+#endif
+
+ private:
+#if MABUTRACE_CLOCK_SAMPLES
+  // Every tick NsSinceOrigin's common step does not take: before the line
+  // (the map's own path), a jump, or a product past 2^64 (128-bit
+  // divisions, exact for any step).
+  uint64_t Other(uint64_t ticks) {
     if (!line_ || ticks <= map_.origin || ticks < map_.first.ticks) return map_.NsSince(ticks, zero_);
     using u128 = unsigned __int128;
     if (carried_ && ticks >= ticks_ && ticks - ticks_ < (uint64_t(1) << 32)) {
-      // r_ < den_ and the step's product is below 2^64: the sum fits 65 bits.
-      const u128 sum = u128(r_) + (ticks - ticks_) * num_;
-      if (sum >> 64 == 0) {
-        q_ += uint64_t(sum) / den_;
-        r_ = uint64_t(sum) % den_;
-      } else {
-        q_ += sum / den_;
-        r_ = uint64_t(sum % den_);
-      }
+      // r_ < den_ and the step's product is below 2^96: the sum fits.
+      const u128 sum = u128(r_) + u128(ticks - ticks_) * num_;
+      q_ += sum / den_;
+      r_ = uint64_t(sum % den_);
     } else {
       const u128 x = u128(ticks - map_.first.ticks) * num_;
       q_ = x / den_;
@@ -197,21 +247,24 @@ class ClockCursor {
     }
     ticks_ = ticks;
     carried_ = true;
-    const u128 ns = u128(map_.first.monotonic_ns) + q_;
-    const uint64_t at = ns > u128(UINT64_MAX) ? UINT64_MAX : uint64_t(ns);
-    return at > zero_ ? at - zero_ : 0;
-#else
-    return map_.NsSince(ticks, zero_);
-#endif
+    return Ns();
   }
+  // The carried tick's ns since the origin (LineNs's, saturated).
+  uint64_t Ns() const {
+    const unsigned __int128 ns = (unsigned __int128)first_ns_ + q_;
+    const uint64_t at = ns > (unsigned __int128)UINT64_MAX ? UINT64_MAX : uint64_t(ns);
+    return at > zero_ ? at - zero_ : 0;
+  }
+#endif
 
- private:
   const ClockMap& map_;
   const uint64_t zero_;
 #if MABUTRACE_CLOCK_SAMPLES
-  uint64_t num_ = 0, den_ = 1;  // the line's slope, ns per tick
-  bool line_ = false;           // the carried path applies (slope numerator < 2^32)
-  bool carried_ = false;        // ticks_, q_, r_ hold a previous tick's product
+  uint64_t num_ = 0, den_ = 1;   // the line's slope, ns per tick
+  uint64_t inv_ = ~uint64_t(0);  // floor((2^64 - 1) / den_): DivideByDen
+  uint64_t first_ns_ = 0;        // map_.first.monotonic_ns
+  bool line_ = false;            // the carried path applies (a sample: the line is known)
+  bool carried_ = false;         // ticks_, q_, r_ hold a previous tick's product
   uint64_t ticks_ = 0;
   unsigned __int128 q_ = 0;  // (ticks_ - first.ticks) * num_ / den_
   uint64_t r_ = 0;           // ... and its remainder

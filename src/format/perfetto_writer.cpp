@@ -11,6 +11,12 @@
 #include "trace_vocabulary.h"
 #include "utf8.h"
 
+#if defined(__GNUC__)
+#define MT_FORMAT_INLINE inline __attribute__((always_inline))
+#else
+#define MT_FORMAT_INLINE inline
+#endif
+
 namespace mabutrace::format {
 namespace {
 
@@ -57,8 +63,9 @@ void PerfettoWriter::Name(uint32_t field, std::string_view s) {
   p_.End(slot);
 }
 
-void PerfettoWriter::StartPacket() {
-  char* room = out_.Room(packet_cap_);
+void PerfettoWriter::StartPacket() { StartPacketAt(out_.Room(packet_cap_)); }
+
+void PerfettoWriter::StartPacketAt(char* room) {
   in_place_ = room != nullptr;
   p_.Rebind(in_place_ ? reinterpret_cast<uint8_t*>(room) : scratch_, packet_cap_);
   frame_ = p_.Begin(pb::kTracePacket);
@@ -269,77 +276,142 @@ uint32_t PerfettoWriter::ColorIid(uint32_t color) {
   return 0;
 }
 
-// Starts a packet at `ns` on s's sequence with a TrackEvent named `name`
-// (none when empty), interning the name and `color` as needed; returns
-// the open TrackEvent.
-uint32_t PerfettoWriter::EventPacket(PerfettoSequence& s, uint64_t ns, std::string_view name, uint32_t color) {
+// What an event packet interns and how it gives its time, decided (and the
+// sequence's and tables' state updated) before a byte is written, so that
+// both encoders (ShortProto, ProtoOut) write the same packet.
+struct PerfettoWriter::EventHead {
+  uint64_t ts;        // the timestamp field's value
+  bool absolute;      // on the default clock (back in time), not a delta
+  uint32_t sequence;  // the sequence id
+  uint64_t name_iid;  // 0: no name, or written inline (table full)
+  bool send_name;     // intern the name in this packet
+  bool send_color;    // intern the color string in this packet
+  std::string_view name;
+  uint32_t color;
+};
+
+// Inlined into each EventPacket: it returns a struct, which a call would
+// pass through memory.
+MT_FORMAT_INLINE PerfettoWriter::EventHead PerfettoWriter::Intern(PerfettoSequence& s, uint64_t ns,
+                                                                  std::string_view name, uint32_t color) {
   if (ns > max_ns_) max_ns_ = ns;
-  StartPacket();
-  if (ns >= s.last_ns) {
-    p_.U64(pb::kTimestamp, ns - s.last_ns);
+  EventHead h;
+  h.absolute = ns < s.last_ns;
+  if (!h.absolute) {
+    h.ts = ns - s.last_ns;
     s.last_ns = ns;
   } else {  // back in time: absolute, on the default clock
-    p_.U64(pb::kTimestamp, ns + boot_zero_);
-    p_.U64(pb::kTimestampClockId, pb::kClockBoottime);
+    h.ts = ns + boot_zero_;
   }
-  p_.U64(pb::kSequenceId, s.sequence_id);
-  p_.U64(pb::kSequenceFlags, pb::kNeedsIncrementalState);
-  // One interned_data per packet (it is not a repeated field): the name and
-  // the color go in together.
-  const uint64_t name_iid = name.empty() ? 0 : tables_.NameIid(name);
-  bool send_name = false;
-  if (name_iid) {
-    uint16_t& sent = s.sent_iids[name_iid % kSentIids];
-    send_name = sent != uint16_t(name_iid);
-    sent = uint16_t(name_iid);
+  h.sequence = s.sequence_id;
+  h.name_iid = name.empty() ? 0 : tables_.NameIid(name);
+  h.send_name = false;
+  if (h.name_iid) {
+    uint16_t& sent = s.sent_iids[h.name_iid % kSentIids];
+    h.send_name = sent != uint16_t(h.name_iid);
+    sent = uint16_t(h.name_iid);
   }
   color_iid_ = color ? ColorIid(color) : 0;
   const uint64_t color_bit = color_iid_ ? uint64_t(1) << (color_iid_ - 1) : 0;
-  const bool send_color = color_bit && !(s.sent_colors & color_bit);
+  h.send_color = color_bit && !(s.sent_colors & color_bit);
   s.sent_colors |= color_bit;
-  if (send_name || send_color) {
-    const uint32_t id = p_.Begin(pb::kInternedData);
-    if (send_name) {
-      const uint32_t en = p_.Begin(pb::kIdEventNames);
-      p_.U64(pb::kIidIid, name_iid);
-      Name(pb::kIidName, name);
-      p_.End(en);
+  h.name = name;
+  h.color = color;
+  return h;
+}
+
+// The packet's head as EventHead says, up to the open TrackEvent (with its
+// name); returns the TrackEvent's slot.
+// Inlined (as Annotations): a ShortProto's cursor then stays in a
+// register, where a call would keep it in memory, reloaded after every byte
+// stored (a byte store may alias it).
+template <class Enc>
+MT_FORMAT_INLINE auto PerfettoWriter::Head(Enc& e, const EventHead& h) {
+  e.U64(pb::kTimestamp, h.ts);
+  if (h.absolute) e.U64(pb::kTimestampClockId, pb::kClockBoottime);
+  e.U64(pb::kSequenceId, h.sequence);
+  e.U64(pb::kSequenceFlags, pb::kNeedsIncrementalState);
+  // One interned_data per packet (it is not a repeated field): the name and
+  // the color go in together.
+  if (h.send_name || h.send_color) {
+    const auto id = e.Begin(pb::kInternedData);
+    if constexpr (Enc::kChecked) {  // (ShortProto never sends a name)
+      if (h.send_name) {
+        const uint32_t en = e.Begin(pb::kIdEventNames);
+        e.U64(pb::kIidIid, h.name_iid);
+        Name(pb::kIidName, h.name);
+        e.End(en);
+      }
     }
-    if (send_color) {
+    if (h.send_color) {
       char rgb[7];
-      ColorText(color, rgb);
-      const uint32_t sv = p_.Begin(pb::kIdAnnotationStrings);
-      p_.U64(pb::kIidIid, color_iid_);
-      p_.Bytes(pb::kInternedStringStr, rgb, sizeof rgb);
-      p_.End(sv);
+      ColorText(h.color, rgb);
+      const auto sv = e.Begin(pb::kIdAnnotationStrings);
+      e.U64(pb::kIidIid, color_iid_);
+      e.Bytes(pb::kInternedStringStr, rgb, sizeof rgb);
+      e.End(sv);
     }
-    p_.End(id);
+    e.End(id);
   }
-  const uint32_t te = p_.Begin(pb::kTrackEvent);
-  if (name_iid) {
-    p_.U64(pb::kTeNameIid, name_iid);
-  } else if (!name.empty()) {
-    Name(pb::kTeName, name);  // table full: inline
+  const auto te = e.Begin(pb::kTrackEvent);
+  if (h.name_iid) {
+    e.U64(pb::kTeNameIid, h.name_iid);
+  } else if constexpr (Enc::kChecked) {
+    if (!h.name.empty()) Name(pb::kTeName, h.name);  // table full: inline
   }
   return te;
 }
 
-void PerfettoWriter::Annotations(uint32_t cpu, uint32_t color) {
-  uint32_t da = p_.Begin(pb::kTeAnnotations);
-  p_.U64(pb::kDaNameIid, kAnnCpu);
-  p_.U64(pb::kDaUint, cpu);
-  p_.End(da);
+// A packet at `ns` on s's sequence holding a TrackEvent named `name` (none
+// when empty) whose fields body(encoder) writes, interning the name and
+// `color` as needed. A packet that writes no name and whose body is short
+// (every body here: at most 48 bytes) is under 128 bytes, so it goes
+// through ShortProto straight into its room; the others through ProtoOut.
+template <class Body>
+void PerfettoWriter::EventPacket(PerfettoSequence& s, uint64_t ns, std::string_view name, uint32_t color,
+                                 const Body& body) {
+  const EventHead h = Intern(s, ns, name, color);
+  char* const room = out_.Room(packet_cap_);
+  if (packet_cap_ >= kShortPacketCap && !h.send_name && (h.name_iid || name.empty())) {
+    uint8_t* const base = room ? reinterpret_cast<uint8_t*>(room) : scratch_;
+    ShortProto e(base);
+    uint8_t* const frame = e.Begin(pb::kTracePacket);
+    uint8_t* const te = Head(e, h);
+    body(e);
+    e.End(te);
+    e.End(frame);
+    const uint32_t n = uint32_t(e.end() - base);
+    if (room) {
+      out_.Commit(n);
+    } else {
+      out_.Raw(reinterpret_cast<const char*>(base), n);
+    }
+    return;
+  }
+  StartPacketAt(room);
+  const uint32_t te = Head(p_, h);
+  body(p_);
+  p_.End(te);
+  Emit();
+}
+
+template <class Enc>
+MT_FORMAT_INLINE void PerfettoWriter::Annotations(Enc& e, uint32_t cpu, uint32_t color) {
+  auto da = e.Begin(pb::kTeAnnotations);
+  e.U64(pb::kDaNameIid, kAnnCpu);
+  e.U64(pb::kDaUint, cpu);
+  e.End(da);
   if (!color) return;
-  da = p_.Begin(pb::kTeAnnotations);
-  p_.U64(pb::kDaNameIid, kAnnColor);
-  if (color_iid_) {  // interned by EventPacket
-    p_.U64(pb::kDaStringIid, color_iid_);
+  da = e.Begin(pb::kTeAnnotations);
+  e.U64(pb::kDaNameIid, kAnnColor);
+  if (color_iid_) {  // interned by Intern
+    e.U64(pb::kDaStringIid, color_iid_);
   } else {
     char rgb[7];
     ColorText(color, rgb);
-    p_.Bytes(pb::kDaString, rgb, sizeof rgb);
+    e.Bytes(pb::kDaString, rgb, sizeof rgb);
   }
-  p_.End(da);
+  e.End(da);
 }
 
 // A named TrackEvent of `type` on t's track with the cpu/color annotations.
@@ -348,11 +420,10 @@ void PerfettoWriter::NamedEvent(Track t, uint32_t type, std::string_view name, u
   if (!Accept()) return;
   PerfettoSequence* s = Thread(t);
   if (!s) return;
-  const uint32_t te = EventPacket(*s, ns, name, color);
-  p_.U64(pb::kTeType, type);
-  Annotations(cpu, color);
-  p_.End(te);
-  Emit();
+  EventPacket(*s, ns, name, color, [&](auto& e) {
+    e.U64(pb::kTeType, type);
+    Annotations(e, cpu, color);
+  });
 }
 
 void PerfettoWriter::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
@@ -369,18 +440,23 @@ void PerfettoWriter::OnEnd(Track t, std::string_view, uint64_t ns, std::string_v
   if (!Accept()) return;
   PerfettoSequence* s = Thread(t);
   if (!s) return;
-  const uint32_t te = EventPacket(*s, ns, {}, 0);
-  p_.U64(pb::kTeType, pb::kSliceEnd);
-  if (!flag.empty()) {
-    const uint32_t da = p_.Begin(pb::kTeAnnotations);
-    if (const uint32_t iid = FlagIid(flag)) {
-      p_.U64(pb::kDaNameIid, iid);
-    } else {
-      Name(pb::kDaName, flag);
-    }
-    p_.U64(pb::kDaBool, 1);
-    p_.End(da);
+  if (flag.empty()) {
+    EventPacket(*s, ns, {}, 0, [](auto& e) { e.U64(pb::kTeType, pb::kSliceEnd); });
+    return;
   }
+  // A made-up end: rare, and its flag may be any text, so always checked.
+  const EventHead h = Intern(*s, ns, {}, 0);
+  StartPacketAt(out_.Room(packet_cap_));
+  const uint32_t te = Head(p_, h);
+  p_.U64(pb::kTeType, pb::kSliceEnd);
+  const uint32_t da = p_.Begin(pb::kTeAnnotations);
+  if (const uint32_t iid = FlagIid(flag)) {
+    p_.U64(pb::kDaNameIid, iid);
+  } else {
+    Name(pb::kDaName, flag);
+  }
+  p_.U64(pb::kDaBool, 1);
+  p_.End(da);
   p_.End(te);
   Emit();
 }
@@ -414,12 +490,11 @@ void PerfettoWriter::OnCounter(Track t, std::string_view name, uint64_t ns, int6
   PerfettoSequence* s = Thread(t);
   if (!s) return;
   const uint64_t uuid = CounterUuid(t.pid, name);
-  const uint32_t te = EventPacket(*s, ns, {}, 0);
-  p_.U64(pb::kTeType, pb::kCounter);
-  p_.U64(pb::kTeTrack, uuid);
-  p_.I64(pb::kTeCounterValue, value);
-  p_.End(te);
-  Emit();
+  EventPacket(*s, ns, {}, 0, [&](auto& e) {
+    e.U64(pb::kTeType, pb::kCounter);
+    e.U64(pb::kTeTrack, uuid);
+    e.I64(pb::kTeCounterValue, value);
+  });
 }
 
 // A flow point is an INSTANT carrying the arrow's id (§2.5: flows attach
@@ -443,21 +518,20 @@ void PerfettoWriter::FlowInstant(Track t, bool start, uint64_t id, std::string_v
   if (!Accept()) return;
   PerfettoSequence* s = Thread(t);
   if (!s) return;
-  const uint32_t te = EventPacket(*s, ns, name, color);
-  p_.U64(pb::kTeType, pb::kInstant);
-  if (annotate) Annotations(cpu, color);
-  if (id) {
-    p_.Fixed64(start ? pb::kTeFlowIds : pb::kTeTerminatingFlowIds, id);
-  } else if (annotate) {
-    // A point whose arrow end comes later (OnFlow): marked, so that a
-    // reader tells it from an instant (host/import/perfetto_reader.h).
-    const uint32_t da = p_.Begin(pb::kTeAnnotations);
-    p_.String(pb::kDaName, start ? kFlowOutName : kFlowInName);
-    p_.U64(pb::kDaBool, 1);
-    p_.End(da);
-  }
-  p_.End(te);
-  Emit();
+  EventPacket(*s, ns, name, color, [&](auto& e) {
+    e.U64(pb::kTeType, pb::kInstant);
+    if (annotate) Annotations(e, cpu, color);
+    if (id) {
+      e.Fixed64(start ? pb::kTeFlowIds : pb::kTeTerminatingFlowIds, id);
+    } else if (annotate) {
+      // A point whose arrow end comes later (OnFlow): marked, so that a
+      // reader tells it from an instant (host/import/perfetto_reader.h).
+      const auto da = e.Begin(pb::kTeAnnotations);
+      e.String(pb::kDaName, start ? kFlowOutName : kFlowInName);
+      e.U64(pb::kDaBool, 1);
+      e.End(da);
+    }
+  });
 }
 
 // ---- metadata -------------------------------------------------------------------

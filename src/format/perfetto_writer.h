@@ -116,9 +116,15 @@ class PerfettoWriter : public EventSink {
   PerfettoSequence* Thread(Track t) { return last_seq_ && t == last_track_ ? last_seq_ : NewThread(t, {}); }
   PerfettoSequence* NewThread(Track t, std::string_view name);
   void StartSequence(const PerfettoSequence& s);
-  uint32_t EventPacket(PerfettoSequence& s, uint64_t ns, std::string_view name, uint32_t color);
+  struct EventHead;
+  EventHead Intern(PerfettoSequence& s, uint64_t ns, std::string_view name, uint32_t color);
+  template <class Enc>
+  auto Head(Enc& e, const EventHead& h);
+  template <class Body>
+  void EventPacket(PerfettoSequence& s, uint64_t ns, std::string_view name, uint32_t color, const Body& body);
   void NamedEvent(Track t, uint32_t type, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color);
-  void Annotations(uint32_t cpu, uint32_t color);
+  template <class Enc>
+  void Annotations(Enc& e, uint32_t cpu, uint32_t color);
   void FlowInstant(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color,
                    bool annotate);
   uint32_t ColorIid(uint32_t color);
@@ -131,9 +137,13 @@ class PerfettoWriter : public EventSink {
   // output's staging buffer when packet_cap bytes are free there (Emit then
   // only commits it), else into `packet` and copied at Emit.
   void StartPacket();
+  void StartPacketAt(char* room);  // room: out_.Room(packet_cap_)
   void Emit();
 
   static constexpr uint32_t kColorSlots = 64;
+  // Event packets go through ShortProto when the packet buffer holds this
+  // much (every event packet that writes no name is shorter).
+  static constexpr uint32_t kShortPacketCap = 128;
 
   PerfettoTables& tables_;
   ProtoOut p_;

@@ -21,6 +21,7 @@ namespace mabutrace {
 class ProtoOut {
  public:
   enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2 };
+  static constexpr bool kChecked = true;  // see ShortProto
 
   ProtoOut(uint8_t* buf, uint32_t cap) : buf_(buf), cap_(cap), full_cap_(cap) {}
 
@@ -126,6 +127,60 @@ class ProtoOut {
   uint32_t full_cap_;
   uint32_t len_ = 0;
   bool overflow_ = false;
+};
+
+// The encoder of a message known to be shorter than 128 bytes with every
+// message nested in it, written where room for it was made: the bytes
+// ProtoOut writes for it (every length is then its 1-byte slot), without a
+// bounds check or a member store per field. Same calls as ProtoOut, so one
+// template encodes through either (perfetto_writer.cpp's event packets).
+class ShortProto {
+ public:
+  static constexpr bool kChecked = false;  // the caller bounded the message
+  explicit ShortProto(uint8_t* at) : p_(at) {}
+  uint8_t* end() const { return p_; }
+
+  void Tag(uint32_t field, ProtoOut::WireType wt) { Varint((uint64_t(field) << 3) | wt); }
+  void Varint(uint64_t v) {
+    uint8_t* p = p_;
+    while (v >= 0x80) {
+      *p++ = uint8_t(v | 0x80);
+      v >>= 7;
+    }
+    *p++ = uint8_t(v);
+    p_ = p;
+  }
+  void U64(uint32_t field, uint64_t v) {
+    Tag(field, ProtoOut::kVarint);
+    Varint(v);
+  }
+  void I64(uint32_t field, int64_t v) { U64(field, uint64_t(v)); }
+  void Fixed64(uint32_t field, uint64_t v) {
+    Tag(field, ProtoOut::kFixed64);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p_, &v, 8);  // already the wire's byte order: one store
+#else
+    uint8_t le[8];
+    for (int i = 0; i < 8; ++i) le[i] = uint8_t(v >> (8 * i));
+    memcpy(p_, le, 8);
+#endif
+    p_ += 8;
+  }
+  void Bytes(uint32_t field, const void* data, size_t n) {
+    Tag(field, ProtoOut::kLengthDelimited);
+    Varint(n);
+    memcpy(p_, data, n);
+    p_ += n;
+  }
+  void String(uint32_t field, const char* s) { Bytes(field, s, strlen(s)); }
+  uint8_t* Begin(uint32_t field) {
+    Tag(field, ProtoOut::kLengthDelimited);
+    return p_++;
+  }
+  void End(uint8_t* slot) { *slot = uint8_t(p_ - slot - 1); }
+
+ private:
+  uint8_t* p_;
 };
 
 }  // namespace mabutrace

@@ -8,7 +8,14 @@
 
 namespace mabutrace {
 
-bool CopyChunk(const Runtime& rt, uint32_t index, uint64_t* words, ChunkCopy* out) {
+namespace {
+
+// Reads chunk `index` under its sequence lock: its header into *out and
+// its words through read(const uint64_t* words, uint32_t nwords), where
+// they lie. False (read's results to be dropped) if the chunk changed
+// owner meanwhile or was not stamped yet.
+template <class Read>
+bool ReadChunk(const Runtime& rt, uint32_t index, Read&& read, ChunkCopy* out) {
   writer::SyncCommit(rt, index);
   const Chunk& c = rt.chunks[index];
   const uint32_t gen1 = c.gen.load(std::memory_order_acquire);
@@ -21,10 +28,7 @@ bool CopyChunk(const Runtime& rt, uint32_t index, uint64_t* words, ChunkCopy* ou
   const uint64_t commit = c.commit.load(std::memory_order_acquire);
   info.records = uint32_t(commit >> 32);
   info.nwords = std::min<uint32_t>(uint32_t(commit), rt.chunk_words);
-  if (words) {
-    const uint64_t* src = rt.data + size_t(index) * rt.chunk_words;
-    for (uint32_t i = 0; i < info.nwords; ++i) words[i] = ReadWord(src + i);
-  }
+  read(rt.data + size_t(index) * rt.chunk_words, info.nwords);
   std::atomic_thread_fence(std::memory_order_acquire);
   if (c.gen.load(std::memory_order_relaxed) != gen1) return false;  // recycled meanwhile
   if (info.seq == 0) return false;
@@ -34,6 +38,19 @@ bool CopyChunk(const Runtime& rt, uint32_t index, uint64_t* words, ChunkCopy* ou
   if (TagSeq(c.tag.load(std::memory_order_acquire)) != info.seq) return false;
   *out = info;
   return true;
+}
+
+}  // namespace
+
+bool CopyChunk(const Runtime& rt, uint32_t index, uint64_t* words, ChunkCopy* out) {
+  return ReadChunk(
+      rt, index,
+      [words](const uint64_t* src, uint32_t nwords) {
+        if (words) {
+          for (uint32_t i = 0; i < nwords; ++i) words[i] = ReadWord(src + i);
+        }
+      },
+      out);
 }
 
 ChunkReader::ChunkReader(const Runtime& rt) : rt_(rt) {
@@ -56,6 +73,26 @@ bool ChunkReader::Load(uint32_t i, ChunkCopy* info) const {
   const ChunkRef& r = ref(i);
   if (!CopyChunk(rt_, r.index, rt_.workspace->copy, info)) return false;
   return info->seq == r.seq;
+}
+
+bool ChunkReader::FlowStarts(uint32_t i, uint64_t* flows, uint32_t* count) const {
+  const ChunkRef& r = ref(i);
+  uint32_t n = 0;
+  // Headers and flow words only, as ForEach decodes them: a third of the
+  // words, and no copy of the rest.
+  const auto scan = [&](const uint64_t* w, uint32_t nwords) {
+    for (uint32_t k = 0; k < nwords;) {
+      const uint64_t h = ReadWord(w + k);
+      const unsigned words = RecordWords(h);
+      if (words == 0 || k + words > nwords) return;  // corrupt: ForEach stops here too
+      if (HeaderType(h) == RecordType::kFlowOut) flows[n++] = uint32_t(ReadWord(w + k + 2) >> 16);
+      k += words;
+    }
+  };
+  ChunkCopy info;
+  if (!ReadChunk(rt_, r.index, scan, &info) || info.seq != r.seq) return false;
+  *count = n;
+  return true;
 }
 
 namespace {

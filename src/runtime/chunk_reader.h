@@ -39,6 +39,12 @@ class ChunkReader {
   // Copies chunk i into the workspace; false if it was recycled since it was
   // listed (its records are then counted as overwritten by the runtime).
   bool Load(uint32_t i, ChunkCopy* info) const;
+  // The flow numbers of chunk i's flow starts (kFlowOut records, as
+  // ForEach gives Record::flow), in order, into flows[0 .. *count), read
+  // where the chunk lies, without copying it. `flows` holds at least a
+  // chunk's words (the workspace's copy buffer does). False as Load: then
+  // none of them is to be used.
+  bool FlowStarts(uint32_t i, uint64_t* flows, uint32_t* count) const;
   // Calls fn(const Record&) for each record of the loaded chunk in order.
   // Returns false if a record header is corrupt (the rest is skipped).
   template <class Fn>

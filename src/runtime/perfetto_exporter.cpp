@@ -29,12 +29,10 @@ namespace {
 
 enum InternKind : uint32_t { kEventName = 1, kCounterTrack = 2 };
 
-uint32_t Mix(uint64_t x) {  // splitmix64 finaliser: spreads addresses
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return uint32_t(x ^ (x >> 31));
-}
+// Spreads addresses (Fibonacci hashing: the product's middle bits depend
+// on all the low ones, where addresses differ). Only where a name lands in
+// the table depends on it, never an iid or a uuid.
+uint32_t Mix(uint64_t x) { return uint32_t((x * 0x9E3779B97F4A7C15ull) >> 32); }
 
 uint32_t Fnv1a(std::string_view s) {
   uint32_t h = 2166136261u;

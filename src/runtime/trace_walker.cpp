@@ -117,11 +117,9 @@ void TraceWalker::MarkFlowStarts() {
   memset(ws_.flow_written, 0, ws_.flow_window / 8);
   deferred_ = 0;
   for (uint32_t i = 0; i < snap_.size(); ++i) {
-    ChunkCopy info;
-    if (!snap_.Load(i, &info)) continue;
-    snap_.ForEach(info, [&](const Record& r) {
-      if (r.type == RecordType::kFlowOut) SetFlowBit(ws_.flow_present, r.flow);
-    });
+    uint32_t n = 0;
+    if (!snap_.FlowStarts(i, ws_.copy, &n)) continue;
+    for (uint32_t k = 0; k < n; ++k) SetFlowBit(ws_.flow_present, uint32_t(ws_.copy[k]));
   }
 }
 

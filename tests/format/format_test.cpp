@@ -135,7 +135,7 @@ TEST(ClockCursor, EqualsTheMapOnEveryTickOfAWalk) {
   using mabutrace::format::ClockSync;
   // Maps as the runtime makes them: rate only, one sample, two samples (a
   // counter slower and faster than its nominal rate), and one whose slope
-  // is too steep for the carried path.
+  // is so steep that long steps carry a product past 2^64.
   std::vector<ClockMap> maps(5);
   maps[0].hz = 2'600'000'000u;
   maps[0].origin = 1000;
@@ -165,6 +165,55 @@ TEST(ClockCursor, EqualsTheMapOnEveryTickOfAWalk) {
       }
       ASSERT_EQ(cursor.NsSinceOrigin(ticks), m.NsSinceOrigin(ticks))
           << "map " << (&m - maps.data()) << " tick " << ticks;
+    }
+  }
+}
+
+// The multiply that replaces the walk's division gives the quotient and
+// remainder of a division, for divisors at the edges of the 64 bits (1,
+// powers of two and their neighbours, the largest) and for dividends at
+// and around their multiples.
+TEST(ClockCursor, DividesByTheSlopesDenominatorExactly) {
+  using mabutrace::format::ClockMap;
+  using mabutrace::format::ClockSync;
+  const uint64_t kMax = ~uint64_t(0);
+  std::vector<uint64_t> dens = {1,
+                                2,
+                                3,
+                                7,
+                                1000,
+                                999'999'937,
+                                2'600'000'000u,
+                                26'000'000'000ull,
+                                (uint64_t(1) << 32) - 1,
+                                uint64_t(1) << 32,
+                                (uint64_t(1) << 32) + 1,
+                                (uint64_t(1) << 63) - 1,
+                                uint64_t(1) << 63,
+                                (uint64_t(1) << 63) + 1,
+                                kMax - 1,
+                                kMax};
+  uint64_t seed = 7;
+  auto next = [&] { return seed = seed * 6364136223846793005ull + 1442695040888963407ull; };
+  for (int i = 0; i < 64; ++i) dens.push_back(next() >> (next() % 64) | 1);
+  for (const uint64_t den : dens) {
+    ClockMap m;
+    m.first = ClockSync{0, 1, 1};
+    m.last = ClockSync{den, 2, 2};  // the line's denominator: last.ticks - first.ticks
+    const mabutrace::format::ClockCursor cursor(m);
+    std::vector<uint64_t> xs = {0, 1, den - 1, den, kMax, kMax - 1, kMax - den, kMax / den * den, kMax / den * den - 1};
+    for (int i = 0; i < 2000; ++i) {
+      const uint64_t q = next() % (kMax / den);  // q * den + den - 1 <= kMax
+      xs.push_back(q * den);
+      xs.push_back(q * den + (next() % den));
+      if (q) xs.push_back(q * den - 1);
+      xs.push_back(next());
+    }
+    for (const uint64_t x : xs) {
+      uint64_t rem = 0;
+      const uint64_t q = cursor.DivideByDen(x, &rem);
+      ASSERT_EQ(q, x / den) << x << " / " << den;
+      ASSERT_EQ(rem, x % den) << x << " % " << den;
     }
   }
 }
