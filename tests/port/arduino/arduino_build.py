@@ -35,6 +35,7 @@ Exit 0 = pass, 1 = a check failed (each failure is printed).
 """
 import argparse
 import collections
+import fcntl
 import json
 import os
 import re
@@ -93,6 +94,12 @@ def main():
 
     src = os.path.join(os.path.abspath(args.root), "src")
     work = os.path.abspath(args.workdir)
+    # Two runs of one test (two ctest runs in one build tree) would share the
+    # workdir: the second's rmtree deleted the first's objects and stream.
+    # The lock, held until exit, makes the second wait.
+    os.makedirs(os.path.dirname(work), exist_ok=True)
+    lock = open(work + ".lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
     if os.path.isdir(work):
         shutil.rmtree(work)
     os.makedirs(os.path.join(work, "lib"))
