@@ -57,20 +57,23 @@ install: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
-# The same suite under ASan+UBSan and under TSan (benchmarks, the browser
-# test and the QEMU firmware test left out: they measure, drive or cross-build
-# the release build). TSan covers the runtime and the stream tools, the
-# only multi-threaded code; the host decoders (single-threaded) are left out
-# of that build.
+# The same suite under ASan+UBSan and under TSan. Left out: benchmarks and
+# what runs no instrumented host code (SANITIZE_SKIP: the browser test drives
+# the release build, the QEMU, size and Arduino tests cross-build for a
+# device, the install tests build a fresh library of their own, the layering
+# checks read the source tree). TSan covers the runtime and the stream tools,
+# the only multi-threaded code; the host decoders (single-threaded) are left
+# out of that build.
+SANITIZE_SKIP = browser|qemu|size|arduino|install|layering
 test-asan: deps
 	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DMABUTRACE_SANITIZE=address,undefined -DMABUTRACE_BUILD_BENCH=OFF >/dev/null
 	cmake --build $(BUILD)-asan -j$(JOBS)
-	cd $(BUILD)-asan && ctest --output-on-failure -j$(JOBS) -LE 'browser|qemu|size'
+	cd $(BUILD)-asan && ctest --output-on-failure -j$(JOBS) -LE '$(SANITIZE_SKIP)'
 
 test-tsan: deps
 	cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMABUTRACE_SANITIZE=thread -DMABUTRACE_BUILD_BENCH=OFF -DMABUTRACE_HOST_DIRS= >/dev/null
 	cmake --build $(BUILD)-tsan -j$(JOBS)
-	cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j$(JOBS) -LE 'browser|qemu|size'
+	cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j$(JOBS) -LE '$(SANITIZE_SKIP)'
 
 test-sanitize: test-asan test-tsan
 
