@@ -310,7 +310,8 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     }
     FlushPoint();
     if (!std::strchr("BEXiIC", p)) return Skip();
-    if (p == 'X' && !Micros("dur")) return Skip();
+    std::optional<uint64_t> dur;
+    if (p == 'X' && !(dur = Micros("dur"))) return Skip();
     // The model keeps each track in time order and draws an event written
     // before an earlier one's at that earlier time (model::Normalizer):
     // counted, as the reader passes events on in file order.
@@ -329,9 +330,15 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
         }
         return out_.OnEnd(t, name, ns, Flag());
       case 'X': {
-        const auto dur = Micros("dur");
         out_.OnBegin(t, name, ns, Cpu(), Color());
-        s.x_ends.push_back(ns + *dur);
+        // A slice on a track nests: one that would outlast the "X" around
+        // it ends with it (else that one would be stretched to its end).
+        uint64_t end = ns + *dur;
+        if (!s.x_ends.empty() && end > s.x_ends.back()) {
+          end = s.x_ends.back();
+          ++r_.x_clipped;
+        }
+        s.x_ends.push_back(end);
         return;
       }
       case 'i':

@@ -17,7 +17,9 @@
 //   "B" / "E"                         OnBegin / OnEnd (args: "cpu", "color"
 //                                    "#rrggbb", a flag as `"name":true`)
 //   "X"                               OnBegin, and OnEnd at ts + dur once the
-//                                    track's later events pass that time
+//                                    track's later events pass that time; an
+//                                    "X" that would end after the "X" it
+//                                    starts in ends with it (x_clipped)
 //   "i" / "I"                         OnInstant
 //   "C"                               OnCounter per numeric arg: the event's
 //                                    name for "value", else "name.arg"
@@ -61,6 +63,7 @@ struct ChromeJsonResult {
   uint64_t events = 0;          // event objects read
   uint64_t skipped_events = 0;  // of them, not passed on
   uint64_t out_of_order = 0;    // of them, earlier than one before them on their track
+  uint64_t x_clipped = 0;       // "X" events cut to end with the "X" they start in
 };
 
 // Reads the whole of `in` (from where it is) into `out`. Does not call

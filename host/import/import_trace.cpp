@@ -49,8 +49,10 @@ ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, 
     const ChromeJsonResult j = ReadChromeJson(in, head, norm);
     r.fatal = j.status;
     r.out_of_order = j.out_of_order;
+    r.x_clipped = j.x_clipped;
     if (j.skipped_events) norm.OnMetadata("import_skipped", int64_t(j.skipped_events));
     if (j.out_of_order) norm.OnMetadata("import_out_of_order", int64_t(j.out_of_order));
+    if (j.x_clipped) norm.OnMetadata("import_x_clipped", int64_t(j.x_clipped));
   } else {
     PerfettoReader reader(norm);
     r.fatal = reader.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());

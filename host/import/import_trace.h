@@ -29,6 +29,7 @@ struct ImportResult {
   std::vector<Status> errors;  // damaged parts skipped (the first 100), offsets in the file
   uint64_t damaged = 0;        // all of them, and events kept without their name
   uint64_t out_of_order = 0;   // .json events earlier than one before them on their track
+  uint64_t x_clipped = 0;      // .json "X" events cut to end with the "X" they start in
   bool sink_ok = true;         // out.Finish()'s answer
 };
 
@@ -40,7 +41,8 @@ struct ImportResult {
 // import_foreign_packets (Perfetto packets of kinds the toolkit does not
 // write, e.g. ftrace) and import_out_of_order (.json events before an
 // earlier event of their track in the file: drawn at that earlier time;
-// chrome_json_reader.h). Everything read before an error is kept, and
+// chrome_json_reader.h) and import_x_clipped (.json "X" events that would
+// outlast the "X" they start in: ended with it). Everything read before an error is kept, and
 // the error that ended the read is the string import_error ("offset N: ...").
 ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, format::EventSink& out);
 

@@ -137,6 +137,11 @@ ReadResult ReadImported(InputFile& fin, const std::string& head, host::ImportKin
                  "mabutrace: %s: %llu events are earlier than an event before them on their track; drawn at that "
                  "earlier time (import_out_of_order in the metadata)\n",
                  in_name, static_cast<unsigned long long>(r.out_of_order));
+  if (r.x_clipped)
+    std::fprintf(stderr,
+                 "mabutrace: %s: %llu \"X\" events would end after the \"X\" they start in; ended with it "
+                 "(import_x_clipped in the metadata)\n",
+                 in_name, static_cast<unsigned long long>(r.x_clipped));
   if (!r.fatal.ok) std::fprintf(stderr, "mabutrace: %s: %s\n", in_name, r.fatal.message.c_str());
   if (std::ferror(fin.get())) std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in_name, std::strerror(errno));
   res.rc = !r.fatal.ok || r.damaged || std::ferror(fin.get()) ? kExitBadInput : kExitOk;

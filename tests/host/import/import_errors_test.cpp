@@ -244,4 +244,26 @@ TEST(ChromeJsonReader, EventsOutOfTimeOrderOnATrackAreCounted) {
   EXPECT_EQ(Count(rec.lines, "I 1/2 j 1000"), 1u);
 }
 
+// An "X" that would outlast the "X" it starts in cannot nest on one track:
+// it ends with the outer one (counted), so the outer keeps its own end
+// instead of being stretched to the inner's.
+TEST(ChromeJsonReader, AnXOutlastingTheXItStartsInEndsWithItAndIsCounted) {
+  const std::string text =
+      "[{\"ph\":\"X\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":10},"
+      "{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":15,\"dur\":10},"
+      "{\"ph\":\"X\",\"name\":\"nested\",\"pid\":1,\"tid\":1,\"ts\":16,\"dur\":2},"
+      "{\"ph\":\"i\",\"name\":\"after\",\"pid\":1,\"tid\":1,\"ts\":30}]";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  EXPECT_EQ(r.x_clipped, 1u);
+  EXPECT_EQ(r.out_of_order, 0u);
+  EXPECT_EQ(Count(rec.lines, "M import_x_clipped 1"), 1u);
+  std::vector<std::string> ends;
+  for (const auto& l : rec.lines)
+    if (l.rfind("E 1/1", 0) == 0) ends.push_back(l.substr(0, l.rfind(' ')));
+  EXPECT_EQ(ends, (std::vector<std::string>{"E 1/1 nested 18000", "E 1/1 inner 20000", "E 1/1 outer 20000"}))
+      << ::testing::PrintToString(rec.lines);
+}
+
 }  // namespace
