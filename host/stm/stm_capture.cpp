@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -170,6 +171,15 @@ bool FeedCapture(const fs::path& path, const CaptureOptions& options, StpDecoder
     dec->Finish();
   } else {
     FeedBytes(bytes.data(), bytes.size(), false, 0, dec, &info->warnings);
+  }
+  // Without an ASYNC every byte is NOTSYNC: random bytes, another protocol or
+  // the wrong trace ID would otherwise pass for a trace with nothing in it.
+  info->synchronised = dec->stats().asyncs > 0;
+  if (!info->synchronised) {
+    char id[64] = "";
+    if (framed) std::snprintf(id, sizeof id, ", and is its trace ID 0x%02X (--trace-id)", info->trace_id);
+    info->warnings.push_back("no STP ASYNC packet in the " + std::to_string(info->bytes) +
+                             " bytes: the stream never synchronised, nothing decoded (is it MIPI STPv2" + id + "?)");
   }
   return true;
 }

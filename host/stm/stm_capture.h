@@ -52,6 +52,7 @@ struct CaptureInfo {
   std::filesystem::path file;  // the trace bytes read
   int trace_id = -1;           // -1 for raw STP
   uint64_t bytes = 0;          // size of the trace file
+  bool synchronised = false;   // an ASYNC was found (else a warning says so)
   std::vector<std::string> warnings;
 };
 

@@ -130,6 +130,7 @@ bool ListCapture(const std::filesystem::path& capture, const CaptureOptions& opt
   CaptureInfo info;
   if (!FeedCapture(capture, options, &dec, &info, error)) return false;
   result->warnings = std::move(info.warnings);
+  result->synchronised = info.synchronised;
   return true;
 }
 

@@ -34,6 +34,7 @@ std::string MessageLine(const StmMessage& m, ListingFormat format);
 struct ListingResult {
   std::vector<std::string> warnings;       // the capture reader's (frames)
   std::vector<std::string> packet_errors;  // bad packets, with their offsets
+  bool synchronised = false;               // an ASYNC was found (CaptureInfo)
 };
 
 // Lists the capture (stm_capture.h) at `level` into `out`, a line each.

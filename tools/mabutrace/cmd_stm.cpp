@@ -32,7 +32,7 @@ int Run(const StmOptions& o, stm::ListingLevel level) {
   problems.insert(problems.end(), result.packet_errors.begin(), result.packet_errors.end());
   ReportProblems(o.capture, problems);
   if (std::fflush(stdout) != 0) return kExitBadInput;
-  return result.packet_errors.empty() ? kExitOk : kExitBadInput;
+  return result.packet_errors.empty() && result.synchronised ? kExitOk : kExitBadInput;
 }
 
 void AddCommon(CLI::App* c, StmOptions* o) {

@@ -44,6 +44,13 @@ grep -q '"bandwidth_bytes_per_s"' "$T/out.json" || fail "export counters"
 "$M" cptracer export "$T/sim" -o "$T/out.pftrace" --window-cycles 1000000 2>/dev/null || fail "export pftrace"
 [ -s "$T/out.pftrace" ] || fail "empty pftrace"
 if "$M" stm packets "$T/nonexistent" >/dev/null 2>&1; then fail "missing capture accepted"; fi
+# Bytes that never synchronise (no ASYNC) decode to nothing: said, exit 1.
+head -c 4096 /dev/urandom > "$T/random.stp"
+for cmd in "stm packets" "stm decode" "cptracer decode"; do
+  # shellcheck disable=SC2086
+  if "$M" $cmd "$T/random.stp" >/dev/null 2>"$T/err"; then fail "$cmd of random bytes exited 0"; fi
+  grep -q "never synchronised" "$T/err" || fail "$cmd of random bytes: $(cat "$T/err")"
+done
 echo ok
 
 # An export that fails after its output was opened (a capture whose STM
