@@ -3,6 +3,7 @@
 #include "chrome_json_reader.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <istream>
@@ -229,6 +230,36 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     if (!v || (v->kind != Value::kInt && v->kind != Value::kUint && v->kind != Value::kFloat)) return std::nullopt;
     return MicrosTextToNs(v->text);
   }
+  // A "pid" or "tid" as the model's 32-bit id. A number that does not fit
+  // (negative, or past 2^32 - 1: 64-bit thread ids, hashes) would wrap onto
+  // another track: it gets an id of its own from the top of the range down,
+  // counted once per distinct number (ids_remapped).
+  uint32_t TrackId(std::string_view k) {
+    const Value* v = Find(ev_.fields, k);
+    const auto u = Unsigned(v);
+    if (u && *u <= UINT32_MAX) return uint32_t(*u);
+    if (!v || !(u || v->kind == Value::kInt)) return 0;  // not a number: as before, 0
+    const auto [it, fresh] = remapped_.emplace(std::string(k) + ':' + std::to_string(u ? *u : uint64_t(v->i)),
+                                               uint32_t(UINT32_MAX - remapped_.size()));
+    r_.ids_remapped += fresh;
+    return it->second;
+  }
+  // A counter's value as the model's int64: a fraction is rounded and a
+  // number past int64 saturates, each counted (counters_rounded).
+  int64_t CounterValue(const Value& v) {
+    if (v.kind == Value::kInt) return v.i;
+    if (v.kind == Value::kUint) {
+      if (v.u <= uint64_t(INT64_MAX)) return int64_t(v.u);
+      ++r_.counters_rounded;
+      return INT64_MAX;
+    }
+    const double d = std::strtod(v.text.c_str(), nullptr);
+    const double r = std::nearbyint(d);
+    if (r != d || !(r >= -9.2233720368547758e18 && r < 9.2233720368547758e18)) ++r_.counters_rounded;
+    if (!(r >= -9.2233720368547758e18)) return std::isnan(r) ? 0 : INT64_MIN;
+    if (!(r < 9.2233720368547758e18)) return INT64_MAX;
+    return int64_t(r);
+  }
   uint32_t Cpu() const { return uint32_t(Unsigned(Find(ev_.args, "cpu")).value_or(0)); }
   uint32_t Color() const {
     const Value* v = Find(ev_.args, "color");
@@ -277,8 +308,7 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     const std::string_view ph = Text("ph");
     const std::string_view name = Text("name");
     const std::string_view cat = Text("cat");
-    const format::Track t{uint32_t(Unsigned(Find(ev_.fields, "pid")).value_or(0)),
-                          uint32_t(Unsigned(Find(ev_.fields, "tid")).value_or(0))};
+    const format::Track t{TrackId("pid"), TrackId("tid")};
     if (ph.size() != 1) return Skip();
     if (ph == "M") {
       const Value* n = Find(ev_.args, "name");
@@ -347,17 +377,8 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
         return out_.OnInstant(t, name, ns, Cpu(), Color());
       case 'C':
         for (const auto& [k, v] : ev_.args) {
-          int64_t value;
-          if (v.kind == Value::kInt) {
-            value = v.i;
-          } else if (v.kind == Value::kUint) {
-            value = int64_t(v.u);
-          } else if (v.kind == Value::kFloat) {
-            value = int64_t(std::llround(std::strtod(v.text.c_str(), nullptr)));
-          } else {
-            continue;
-          }
-          out_.OnCounter(t, k == "value" ? std::string(name) : std::string(name) + "." + k, ns, value);
+          if (v.kind != Value::kInt && v.kind != Value::kUint && v.kind != Value::kFloat) continue;
+          out_.OnCounter(t, k == "value" ? std::string(name) : std::string(name) + "." + k, ns, CounterValue(v));
         }
         return;
       default: return Skip();
@@ -376,6 +397,7 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
   std::string key_;
   RawEvent ev_;
   std::map<format::Track, TrackState, TrackLess> tracks_;
+  std::map<std::string, uint32_t, std::less<>> remapped_;  // "pid:N" / "tid:N" -> its id
   PendingPoint point_;
   bool carrier_open_ = false;  // a carrier's B was read, its E not yet
   format::Track carrier_track_;

@@ -22,7 +22,13 @@
 //                                    starts in ends with it (x_clipped)
 //   "i" / "I"                         OnInstant
 //   "C"                               OnCounter per numeric arg: the event's
-//                                    name for "value", else "name.arg"
+//                                    name for "value", else "name.arg"; the
+//                                    model's counters are int64: a fraction
+//                                    is rounded, past int64 saturates
+//                                    (counters_rounded)
+//   "pid" / "tid"                     32-bit ids; a number past 32 bits or
+//                                    negative gets an id of its own, from
+//                                    2^32 - 1 down (ids_remapped)
 //   "s" / "f"                         an arrow's start / end: joined with the
 //                                    point the writer put before it (a 1 ns
 //                                    carrier slice or an instant in the
@@ -59,11 +65,13 @@
 namespace mabutrace::host {
 
 struct ChromeJsonResult {
-  Status status;                // ok, or the syntax error that ended the read
-  uint64_t events = 0;          // event objects read
-  uint64_t skipped_events = 0;  // of them, not passed on
-  uint64_t out_of_order = 0;    // of them, earlier than one before them on their track
-  uint64_t x_clipped = 0;       // "X" events cut to end with the "X" they start in
+  Status status;                  // ok, or the syntax error that ended the read
+  uint64_t events = 0;            // event objects read
+  uint64_t skipped_events = 0;    // of them, not passed on
+  uint64_t out_of_order = 0;      // of them, earlier than one before them on their track
+  uint64_t x_clipped = 0;         // "X" events cut to end with the "X" they start in
+  uint64_t ids_remapped = 0;      // distinct pid/tid numbers past 32 bits, given ids of their own
+  uint64_t counters_rounded = 0;  // counter values with a fraction, or past int64, rounded
 };
 
 // Reads the whole of `in` (from where it is) into `out`. Does not call

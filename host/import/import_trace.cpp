@@ -53,6 +53,8 @@ ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, 
     if (j.skipped_events) norm.OnMetadata("import_skipped", int64_t(j.skipped_events));
     if (j.out_of_order) norm.OnMetadata("import_out_of_order", int64_t(j.out_of_order));
     if (j.x_clipped) norm.OnMetadata("import_x_clipped", int64_t(j.x_clipped));
+    if (j.ids_remapped) norm.OnMetadata("import_ids_remapped", int64_t(j.ids_remapped));
+    if (j.counters_rounded) norm.OnMetadata("import_counters_rounded", int64_t(j.counters_rounded));
   } else {
     PerfettoReader reader(norm);
     r.fatal = reader.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());

@@ -42,7 +42,10 @@ struct ImportResult {
 // write, e.g. ftrace) and import_out_of_order (.json events before an
 // earlier event of their track in the file: drawn at that earlier time;
 // chrome_json_reader.h) and import_x_clipped (.json "X" events that would
-// outlast the "X" they start in: ended with it). Everything read before an error is kept, and
+// outlast the "X" they start in: ended with it), import_ids_remapped
+// (.json pid/tid numbers past 32 bits, each given an id of its own) and
+// import_counters_rounded (.json counter values with a fraction or past
+// int64). Everything read before an error is kept, and
 // the error that ended the read is the string import_error ("offset N: ...").
 ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, format::EventSink& out);
 

@@ -213,6 +213,7 @@ TEST(ChromeJsonReader, OtherProducersCompleteEventsAndCounters) {
       "C 3/4 mem.rss 70000 5",
       "E 3/4 outer 110000 ",
       "M import_skipped 1",
+      "M import_counters_rounded 1",  // heap 2.6
   };
   std::vector<std::string> got;
   for (const auto& l : rec.lines) {
@@ -242,6 +243,37 @@ TEST(ChromeJsonReader, EventsOutOfTimeOrderOnATrackAreCounted) {
   EXPECT_EQ(r.out_of_order, 2u);
   EXPECT_EQ(Count(rec.lines, "M import_out_of_order 2"), 1u);
   EXPECT_EQ(Count(rec.lines, "I 1/2 j 1000"), 1u);
+}
+
+// Ids past 32 bits (64-bit thread ids) or negative would wrap onto other
+// tracks: each distinct number gets an id of its own from 2^32 - 1 down,
+// counted. The model's counters are int64: a fraction is rounded and a
+// number past int64 saturates, each counted; integral values are exact.
+TEST(ChromeJsonReader, WideIdsGetTracksOfTheirOwnAndRoundedCountersAreCounted) {
+  const std::string text =
+      "[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"tid\":1099511627776,\"ts\":1},"
+      "{\"ph\":\"i\",\"name\":\"b\",\"pid\":1,\"tid\":1099511627777,\"ts\":2},"
+      "{\"ph\":\"i\",\"name\":\"c\",\"pid\":1,\"tid\":1099511627776,\"ts\":3},"
+      "{\"ph\":\"i\",\"name\":\"d\",\"pid\":-5,\"tid\":0,\"ts\":4},"
+      "{\"ph\":\"i\",\"name\":\"e\",\"pid\":1,\"tid\":0,\"ts\":5},"
+      "{\"ph\":\"C\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":6,"
+      "\"args\":{\"exact\":7,\"float\":1e3,\"half\":2.5,\"huge\":1e30,\"big\":18446744073709551615}}]";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  const std::string all = ::testing::PrintToString(rec.lines);
+  EXPECT_EQ(Count(rec.lines, "I 1/4294967295 a 1000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "I 1/4294967294 b 2000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "I 1/4294967295 c 3000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "I 4294967293/0 d 4000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "I 1/0 e 5000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "M import_ids_remapped 3"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "C 1/1 k.exact 6000 7"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "C 1/1 k.float 6000 1000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "C 1/1 k.half 6000 2"), 1u) << all;  // to even
+  EXPECT_EQ(Count(rec.lines, "C 1/1 k.huge 6000 9223372036854775807"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "C 1/1 k.big 6000 9223372036854775807"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "M import_counters_rounded 3"), 1u) << all;
 }
 
 // An "X" that would outlast the "X" it starts in cannot nest on one track:
