@@ -251,6 +251,17 @@ CLI::Validator DurationCheck() {
       "DURATION");
 }
 
+CLI::Validator PositiveCheck() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (!text.empty() && *end == '\0' && std::isfinite(v) && v > 0) return {};
+        return "'" + text + "' is not a number above 0";
+      },
+      "NUMBER>0");
+}
+
 CLI::Validator RangeCheck() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

@@ -166,6 +166,10 @@ CLI::Validator Size(uint64_t max = UINT64_MAX);
 // CLI11 check for a duration option (ParseDuration): "--link-window: 'x'
 // is not a duration (e.g. 1.7ms, 250us, 12ns)".
 CLI::Validator DurationCheck();
+// CLI11 check for a real option that must be above 0 (a frequency, a
+// window): "--ts-hz: '0' is not a number above 0" (CLI11's own
+// PositiveNumber would print the whole range up to DBL_MAX).
+CLI::Validator PositiveCheck();
 // CLI11 check for a NumberRange option: "--include: 'x' is not START:END
 // (or START-END; decimal or 0x hex)".
 CLI::Validator RangeCheck();

@@ -172,7 +172,7 @@ Registration reg{
                       "statistics compared, comma-separated (default p50,p99; any of total self mean min p50 p90 "
                       "p99 p99.9 max)");
       cmd->add_option("--min-count", o->min_count, "instances a key needs in both traces to be compared (default 5)")
-          ->check(CLI::PositiveNumber);
+          ->check(PositiveCheck());
       return Runner{cmd, [o] { return RunStats(*o); }};
     },
     15};

@@ -25,6 +25,11 @@ echo "$out" | grep -q '"min_avg_latency_cycles":80,"min_avg_latency_ns":400' || 
 "$M" cptracer config --decode SLIDING_TIME_WINDOW=0x00C35000 --format json | grep -q '"WINDOW":12800000' \
   || fail "decode"
 if "$M" cptracer config --clock-hz 200e6 --window-ms 100000 >/dev/null 2>&1; then fail "window overflow accepted"; fi
+for bad in "--ts-hz 0" "--clock-hz 0" "--clock-hz -1" "--window-ms 0" "--ts-hz nan"; do
+  # shellcheck disable=SC2086
+  if "$M" cptracer metrics --clock-hz 200e6 --window-cycles 1000 $bad >/dev/null 2>"$T/err"; then fail "metrics $bad accepted"; fi
+  grep -q "is not a number above 0" "$T/err" || fail "metrics $bad: $(cat "$T/err")"
+done
 
 # A real capture, when the shared captures are there (else this part is
 # the separate, skipped test cptracer_cli_smoke_capture).
