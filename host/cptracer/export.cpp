@@ -109,6 +109,10 @@ bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_f
   norm.OnMetadata("cptracer.window_cycles", static_cast<int64_t>(t.window_cycles));
   norm.OnMetadata("cptracer.window", t.window_estimated ? "estimated from timestamps" : "given");
   norm.OnMetadata("cptracer.unknown_messages", static_cast<int64_t>(s.unknown));
+  if (!export_options.capture_problems.empty()) {
+    norm.OnMetadata("cptracer.capture_problems", static_cast<int64_t>(export_options.capture_problems.size()));
+    norm.OnMetadata("cptracer.capture_error", export_options.capture_problems.front());
+  }
   if (export_options.link_window_ns) {
     norm.OnMetadata("cptracer.link_window_ns", static_cast<int64_t>(export_options.link_window_ns));
     norm.OnMetadata("cptracer.transaction_links", static_cast<int64_t>(s.transaction_links));

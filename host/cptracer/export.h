@@ -53,6 +53,11 @@ struct ExportSummary {
 struct ExportOptions {
   uint64_t link_window_ns = 0;      // 0: no transaction links
   bool ticks_without_freq = false;  // no frequency: ticks as ns, not an error
+  // What the capture reader said (DecodeTracerCapture's warnings: a cut
+  // frame, bytes that never synchronised): counted in the metadata
+  // (cptracer.capture_problems) with the first one (cptracer.capture_error),
+  // so the file itself says it holds less than the capture did.
+  std::vector<std::string> capture_problems;
 };
 
 bool ExportTimeline(const std::vector<TracerMessage>& msgs, uint64_t stream_ts_freq_hz, const TimingOptions& options,

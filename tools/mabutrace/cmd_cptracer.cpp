@@ -53,6 +53,7 @@ struct Opts {
 struct Decoded {
   std::vector<TracerMessage> msgs;
   uint64_t ts_freq_hz = 0;
+  std::vector<std::string> warnings;  // the capture's problems (already reported)
   int rc = kExitOk;
 };
 
@@ -82,6 +83,7 @@ std::optional<Decoded> Decode(const Opts& o, int* rc) {
   }
   ReportProblems(o.capture, warnings);
   d.rc = warnings.empty() ? kExitOk : kExitBadInput;
+  d.warnings = std::move(warnings);
   return d;
 }
 
@@ -231,6 +233,7 @@ ReadResult ReadCpTracer(const Opts& o, const std::string& label, const SinkOpene
   ExportOptions eo;
   if (!o.link_window.empty()) eo.link_window_ns = uint64_t(std::max<int64_t>(0, *ParseDuration(o.link_window)));
   eo.ticks_without_freq = o.ticks_without_freq;
+  eo.capture_problems = d->warnings;
   const bool ok = ExportTimeline(d->msgs, d->ts_freq_hz, o.timing, sink, &sum, &err, eo);
   if (!ok) {
     // The sink failing (a writer that said which file) or nothing to place the messages on.

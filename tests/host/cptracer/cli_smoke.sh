@@ -48,6 +48,12 @@ fi
 grep -q '"bandwidth_bytes_per_s"' "$T/out.json" || fail "export counters"
 "$M" cptracer export "$T/sim" -o "$T/out.pftrace" --window-cycles 1000000 2>/dev/null || fail "export pftrace"
 [ -s "$T/out.pftrace" ] || fail "empty pftrace"
+# A capture cut mid-frame: exported as far as it goes, exit 1, and the file
+# itself says what the reader found.
+cp -r "$T/sim" "$T/cut"; head -c 1000 "$T/sim/stm.bin" > "$T/cut/stm.bin"
+if "$M" cptracer export "$T/cut" -o "$T/cut.json" --window-cycles 1000000 2>/dev/null; then fail "cut capture exit 0"; fi
+grep -q '"cptracer.capture_problems":1' "$T/cut.json" || fail "cut capture: no cptracer.capture_problems"
+grep -q '"cptracer.capture_error":"incomplete frame at end of input' "$T/cut.json" || fail "cut capture: no capture_error"
 if "$M" stm packets "$T/nonexistent" >/dev/null 2>&1; then fail "missing capture accepted"; fi
 # Bytes that never synchronise (no ASYNC) decode to nothing: said, exit 1.
 head -c 4096 /dev/urandom > "$T/random.stp"
