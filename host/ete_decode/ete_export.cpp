@@ -3,6 +3,7 @@
 #include "ete_export.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <vector>
@@ -24,6 +25,8 @@ struct Pass {
   ExportErrorCallback on_error = nullptr;
   void* ctx = nullptr;
   uint64_t errors = 0;
+  std::string first_error;  // "track: message" of the first error (pass 2)
+  const std::vector<std::string>* track_names = nullptr;
 };
 
 void OnElement(void* c, size_t source, const EteElement& e) {
@@ -39,7 +42,12 @@ void OnElement(void* c, size_t source, const EteElement& e) {
 void OnError(void* c, size_t source, uint64_t, const std::string& message) {
   auto* p = static_cast<Pass*>(c);
   if (!p->timeline) return;  // reported once, in the second pass
-  ++p->errors;
+  if (!p->errors++) {
+    const size_t track = p->track_base + source;  // source SIZE_MAX: the buffer itself, no track
+    const bool named = source != SIZE_MAX && p->track_names && track < p->track_names->size();
+    p->first_error = named ? (*p->track_names)[track] + ": " : "";
+    p->first_error += message;
+  }
   if (p->extra) {
     if (p->extra->on_error) p->extra->on_error(source, message);
     return;
@@ -199,10 +207,11 @@ ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source
   }
   SharedSink shared(*sink, options.beside ? 2 : 1);
   model::Normalizer norm(shared);
-  TimelineBuilder timeline(&norm, ProcessName(snap, options.extra), TrackNames(snap, options.extra), summary.base,
-                           topt);
+  const std::vector<std::string> tracks = TrackNames(snap, options.extra);
+  TimelineBuilder timeline(&norm, ProcessName(snap, options.extra), tracks, summary.base, topt);
   Pass write;
   write.timeline = &timeline;
+  write.track_names = &tracks;
   write.on_error = on_error;
   write.ctx = ctx;
   for (const DecodeBuffer& b : snap.buffers) {
@@ -217,6 +226,12 @@ ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source
     write.track_base += x.tracks.size();
   }
   norm.OnMetadata("source", source_label);
+  // The file says it holds less than the trace did (the errors went to
+  // on_error too): how many, and the first.
+  if (write.errors) {
+    norm.OnMetadata("ete.decode_errors", static_cast<int64_t>(write.errors));
+    norm.OnMetadata("ete.decode_error", write.first_error);
+  }
   if (options.beside) {
     TimestampClock clock;
     clock.timestamps = timeline.TimestampOrigin(&clock.origin, &clock.origin_ns);

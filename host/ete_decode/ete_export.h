@@ -17,7 +17,9 @@
 // Errors: the decode errors of the second pass go to on_error (optional)
 // with their buffer and source index (SIZE_MAX: the buffer itself, e.g.
 // framing or a file that cannot be read); they are counted and the export
-// goes on. sink->Finish() is called once, at the end.
+// goes on, and the metadata says so: "ete.decode_errors" (how many) and
+// "ete.decode_error" (the first, "<track>: <message>"). sink->Finish() is
+// called once, at the end.
 //
 // ExportOptions (issue 21): timestamp frequency and symbols. The frequency
 // comes from the snapshot when a device gives it (register CNTFRQ_EL0 in a

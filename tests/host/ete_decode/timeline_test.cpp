@@ -195,5 +195,39 @@ TEST(TimelineEtm4, JunoJsonAndPerfetto) {
   fs::remove(out_file);
 }
 
+// A trace cut inside a packet: the export keeps what decoded, and the file
+// itself says it holds less (ete.decode_errors, the first as
+// ete.decode_error with its track); the whole capture has neither key.
+// Mutation: no decode_errors metadata -> the cut file's checks fail.
+TEST(TimelineJson, ACutTraceSaysSoInItsMetadata) {
+  MABUTRACE_NEEDS_SHARED(kSnapshots / "ts_marker");
+  const fs::path dir = fs::temp_directory_path() / ("cut_ts_marker_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(kSnapshots / "ts_marker", dir, fs::copy_options::recursive);
+  fs::resize_file(dir / "session1.bin", 333);  // inside a TIMESTAMP packet
+  auto metadata = [](const fs::path& capture, ExportSummary* s) {
+    std::string out;
+    exporter::JsonWriter writer([&out](const char* d, size_t n) {
+      out.append(d, n);
+      return true;
+    });
+    *s = ExportTimeline(LoadSnapshotForDecode(capture), capture.filename().string(), &writer);
+    return nlohmann::json::parse(out)["metadata"];
+  };
+  ExportSummary s;
+  const nlohmann::json cut = metadata(dir, &s);
+  EXPECT_EQ(s.decode_errors, 1u);
+  EXPECT_GT(s.range_slices, 10u);
+  EXPECT_EQ(cut.value("ete.decode_errors", 0), 1) << cut.dump();
+  const std::string first = cut.value("ete.decode_error", "");
+  EXPECT_EQ(first.rfind("cpu_0 (ETE_0_s1): ", 0), 0u) << first;
+  EXPECT_NE(first.find("trace ends inside a TIMESTAMP packet"), std::string::npos) << first;
+  const nlohmann::json whole = metadata(kSnapshots / "ts_marker", &s);
+  EXPECT_EQ(s.decode_errors, 0u);
+  EXPECT_FALSE(whole.contains("ete.decode_errors")) << whole.dump();
+  EXPECT_FALSE(whole.contains("ete.decode_error"));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace mabutrace::ete_decode
