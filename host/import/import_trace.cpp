@@ -67,6 +67,9 @@ ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, 
     if (reader.skipped_packets()) norm.OnMetadata("import_skipped", int64_t(reader.skipped_packets()));
     if (reader.names_lost()) norm.OnMetadata("import_names_lost", int64_t(reader.names_lost()));
     if (reader.foreign_packets()) norm.OnMetadata("import_foreign_packets", int64_t(reader.foreign_packets()));
+    if (reader.fields_ignored()) norm.OnMetadata("import_fields_ignored", int64_t(reader.fields_ignored()));
+    if (reader.flows_dropped()) norm.OnMetadata("import_flows_dropped", int64_t(reader.flows_dropped()));
+    if (reader.counters_rounded()) norm.OnMetadata("import_counters_rounded", int64_t(reader.counters_rounded()));
   }
   // The read ended early (a cut file, a syntax error): the output says so,
   // as a stream's stream_error does.

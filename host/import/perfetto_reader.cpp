@@ -2,6 +2,8 @@
 // perfetto_reader.cpp: see perfetto_reader.h.
 #include "perfetto_reader.h"
 
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string_view>
 
@@ -12,6 +14,24 @@
 #include "writer_inverse.h"
 
 namespace mabutrace::host {
+namespace {
+
+// A TrackEvent.double_counter_value (its IEEE-754 bits) as the model's
+// int64: rounded to the nearest, saturated past int64; *rounded when either
+// changed the value.
+int64_t RoundCounter(uint64_t bits, bool* rounded) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  const double r = std::nearbyint(d);
+  constexpr double kLimit = 9.2233720368547758e18;  // 2^63
+  *rounded = !(r == d && r >= -kLimit && r < kLimit);
+  if (std::isnan(r)) return 0;
+  if (r < -kLimit) return INT64_MIN;
+  if (r >= kLimit) return INT64_MAX;
+  return int64_t(r);
+}
+
+}  // namespace
 
 // ---- framing: Trace { repeated TracePacket packet = 1; } --------------------
 
@@ -388,9 +408,18 @@ bool PerfettoReader::Metadata(const Sequence& seq, std::string_view event) {
 bool PerfettoReader::TrackEvent(Sequence& seq, std::string_view bytes, uint64_t ns, std::string* why) {
   uint64_t type = 0, name_iid = 0, track_uuid = seq.default_track, flow_out = 0, flow_in = 0;
   int64_t counter_value = 0;
+  bool counter_rounded = false;
   std::string_view name;
   bool has_name = false;
   Annotations a;
+  // The model binds one arrow end of each direction to a point: ids past
+  // the first are counted (flows_dropped).
+  auto first_id = [this](uint64_t* kept, uint64_t id) {
+    if (*kept)
+      ++flows_dropped_;
+    else
+      *kept = id;
+  };
   ProtoIn e(bytes);
   while (e.Next()) {
     switch (e.field()) {
@@ -399,12 +428,17 @@ bool PerfettoReader::TrackEvent(Sequence& seq, std::string_view bytes, uint64_t 
       case pb::kTeName: name = e.bytes(), has_name = true; break;
       case pb::kTeTrack: track_uuid = e.u64(); break;
       case pb::kTeCounterValue: counter_value = e.i64(); break;
-      case pb::kTeFlowIds: flow_out = e.u64(); break;
-      case pb::kTeTerminatingFlowIds: flow_in = e.u64(); break;
-      default: break;
+      case pb::kTeDoubleCounterValue: counter_value = RoundCounter(e.u64(), &counter_rounded); break;
+      case pb::kTeFlowIds:
+      case pb::kTeFlowIdsOld: first_id(&flow_out, e.u64()); break;
+      case pb::kTeTerminatingFlowIds:
+      case pb::kTeTerminatingFlowIdsOld: first_id(&flow_in, e.u64()); break;
+      case pb::kTeAnnotations: break;     // read below, once the track is known
+      default: ++fields_ignored_; break;  // another producer's (categories, source locations, ...)
     }
   }
   if (e.error()) return *why = "malformed track event", false;
+  counters_rounded_ += counter_rounded;
   if (name_iid && !has_name) {
     auto it = seq.event_names.find(name_iid);
     if (it != seq.event_names.end()) {
@@ -442,9 +476,19 @@ bool PerfettoReader::TrackEvent(Sequence& seq, std::string_view bytes, uint64_t 
   }
   const format::Track t = info.track;
   switch (type) {
-    case pb::kSliceBegin: out_.OnBegin(t, name, ns, a.cpu, a.color); return true;
-    case pb::kSliceEnd: out_.OnEnd(t, {}, ns, a.flag); return true;
+    case pb::kSliceBegin:
+      out_.OnBegin(t, name, ns, a.cpu, a.color);
+      // Another producer's arrows on a slice (the toolkit puts them on
+      // instants): bound to the slice just begun.
+      if (flow_in) out_.OnFlow(t, false, flow_in, ns);
+      if (flow_out) out_.OnFlow(t, true, flow_out, ns);
+      return true;
+    case pb::kSliceEnd:
+      flows_dropped_ += (flow_out != 0) + (flow_in != 0);  // its slice is closed: nothing to bind them to
+      out_.OnEnd(t, {}, ns, a.flag);
+      return true;
     case pb::kInstant: {
+      flows_dropped_ += flow_out && flow_in;  // one arrow end per point: the start is kept
       const bool start = flow_out != 0 || name == format::kFlowOutName;
       const uint64_t id = flow_out ? flow_out : flow_in;
       const bool flow_marker = a.flag == format::kFlowInName || a.flag == format::kFlowOutName;

@@ -22,6 +22,13 @@
 //                                    or interned), the cpu / color / flag
 //                                    annotations, flow_ids (47) and
 //                                    terminating_flow_ids (48)
+//   other producers' TrackEvents      flow ids on a SLICE_BEGIN (bound to
+//                                    that slice, OnFlow), flow_ids_old (36),
+//                                    terminating_flow_ids_old (42),
+//                                    double_counter_value (44, rounded to
+//                                    int64); what the model cannot hold is
+//                                    counted: fields_ignored(),
+//                                    flows_dropped(), counters_rounded()
 //   the INSTANT "mabutrace metadata"  every debug annotation → OnMetadata
 // Times: ns since the trace's time 0 = BOOTTIME − BOOTTIME at time 0, the
 // inverse of the writer's mapping, exact.
@@ -78,6 +85,13 @@ class PerfettoReader {
   // Events whose interned name never arrived (its packet was damaged):
   // passed on named "<unknown name>", the first one listed in packet_errors().
   uint64_t names_lost() const { return names_lost_; }
+  // What of other producers' TrackEvents the model cannot hold, counted:
+  // fields the reader does not read (categories, source locations, ...),
+  // arrow ids past one per direction on an event (or on a slice end), and
+  // double_counter_value samples rounded to int64.
+  uint64_t fields_ignored() const { return fields_ignored_; }
+  uint64_t flows_dropped() const { return flows_dropped_; }
+  uint64_t counters_rounded() const { return counters_rounded_; }
 
  private:
   struct Sequence {
@@ -127,6 +141,7 @@ class PerfettoReader {
   bool clock_known_ = false;
   std::vector<Status> errors_;
   uint64_t skipped_ = 0, foreign_ = 0, packets_ = 0, names_lost_ = 0;
+  uint64_t fields_ignored_ = 0, flows_dropped_ = 0, counters_rounded_ = 0;
   uint64_t packet_offset_ = 0;
   std::string lost_name_;
 };

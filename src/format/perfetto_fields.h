@@ -30,7 +30,11 @@ constexpr uint32_t kThPid = 1, kThTid = 2, kThName = 5;  // ThreadDescriptor
 constexpr uint32_t kCdUnit = 3;                          // CounterDescriptor
 constexpr uint32_t kTeAnnotations = 4, kTeType = 9, kTeNameIid = 10, kTeTrack = 11, kTeName = 23, kTeCounterValue = 30,
                    kTeFlowIds = 47,
-                   kTeTerminatingFlowIds = 48;                 // TrackEvent
+                   kTeTerminatingFlowIds = 48;  // TrackEvent
+// TrackEvent fields other producers write that the reader reads (the
+// toolkit's writer never does): flow_ids_old, terminating_flow_ids_old
+// (varint), double_counter_value.
+constexpr uint32_t kTeFlowIdsOld = 36, kTeTerminatingFlowIdsOld = 42, kTeDoubleCounterValue = 44;
 constexpr uint32_t kIdEventNames = 2, kIdAnnotationNames = 3,  // InternedData
     kIdAnnotationStrings = 29;
 constexpr uint32_t kIidIid = 1, kIidName = 2;  // EventName / DebugAnnotationName

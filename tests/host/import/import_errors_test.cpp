@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,65 @@ TEST(PerfettoReader, DamagedPacketIsSkippedWithItsOffsetAndTheNextOnesKept) {
   EXPECT_EQ(Count(rec.lines, "M orphan_scope_ends 1"), 1u);  // the damaged begin's end is an orphan now
   EXPECT_EQ(Count(rec.lines, "M import_skipped 1"), 1u);
   EXPECT_EQ(Count(rec.lines, "M import_names_lost 2"), 1u);
+}
+
+// Protobuf wire format by hand, for packets another producer writes.
+std::string Varint(uint64_t v) {
+  std::string out;
+  do {
+    out += char((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  return out;
+}
+std::string VarintField(uint32_t field, uint64_t v) { return Varint(uint64_t(field) << 3) + Varint(v); }
+std::string LenField(uint32_t field, const std::string& body) {
+  return Varint((uint64_t(field) << 3) | 2) + Varint(body.size()) + body;
+}
+std::string Fixed64Field(uint32_t field, uint64_t v) {
+  std::string out = Varint((uint64_t(field) << 3) | 1);
+  for (int i = 0; i < 8; ++i) out += char(v >> (8 * i));
+  return out;
+}
+std::string Packet(const std::string& body) { return LenField(1, body); }
+
+// A producer other than the toolkit (the SDK, the JSON importer): arrows on
+// slices, old-style flow ids, categories, a double counter. Arrows on a
+// slice begin are bound to that slice; what the model cannot hold (an arrow
+// id on a slice end, a second id of one direction, a field not read, a
+// counter value with a fraction) is counted.
+TEST(PerfettoReader, AnotherProducersArrowsBindToSlicesAndWhatCannotBeHeldIsCounted) {
+  const std::string seq = VarintField(10, 1);            // trusted_packet_sequence_id
+  std::string bytes = Packet(seq + VarintField(13, 1) +  // SEQ_INCREMENTAL_STATE_CLEARED
+                             LenField(60, VarintField(1, 10) + LenField(4, VarintField(1, 7) + VarintField(2, 8))));
+  bytes += Packet(seq + LenField(60, VarintField(1, 11) + VarintField(5, 10) + LenField(2, "load") + LenField(8, "")));
+  auto event = [&](uint64_t ts, const std::string& fields) {
+    bytes += Packet(seq + VarintField(8, ts) + LenField(11, fields));
+  };
+  event(1000, VarintField(9, 1) + LenField(23, "a") + VarintField(11, 10) + Fixed64Field(47, 5) + LenField(22, "cat"));
+  event(2000, VarintField(9, 2) + VarintField(11, 10) + VarintField(42, 9));  // an arrow id on an end
+  event(3000, VarintField(9, 1) + LenField(23, "b") + VarintField(11, 10) + Fixed64Field(48, 5) + VarintField(36, 6) +
+                  Fixed64Field(47, 7));  // 7: a second start
+  event(3500, VarintField(9, 2) + VarintField(11, 10));
+  double half = 2.5;
+  uint64_t bits;
+  std::memcpy(&bits, &half, sizeof bits);
+  event(4000, VarintField(9, 4) + VarintField(11, 11) + Fixed64Field(44, bits));
+  Recorder rec;
+  const auto r = Import(bytes, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  const std::string all = ::testing::PrintToString(rec.lines);
+  EXPECT_EQ(r.damaged, 0u) << all;
+  EXPECT_EQ(Count(rec.lines, "B 7/8 a 1000 "), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "s 7/8 id5 1000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "B 7/8 b 3000 "), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "f 7/8 id5 3000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "s 7/8 id6 3000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "s 7/8 id7"), 0u) << all;
+  EXPECT_EQ(Count(rec.lines, "C 7/7 load 4000 2"), 1u) << all;  // the process's: no default track
+  EXPECT_EQ(Count(rec.lines, "M import_fields_ignored 1"), 1u) << all;  // the category
+  EXPECT_EQ(Count(rec.lines, "M import_flows_dropped 2"), 1u) << all;   // 9 on the end, 7
+  EXPECT_EQ(Count(rec.lines, "M import_counters_rounded 1"), 1u) << all;
 }
 
 TEST(PerfettoReader, NotATraceIsFatalAtOffsetZero) {
