@@ -195,7 +195,7 @@ std::string HtmlReport(const TraceStats& s, std::string_view title) {
          Cell(FormatDuration(t.idle_from)) + "</tr>";
   }
   o += "</tbody></table></section><section id=\"metadata\"><h2>Metadata</h2><table><tbody>";
-  for (const auto& [k, v] : s.metadata()) {
+  for (const auto& [k, v, number] : s.metadata()) {
     if (v == "0") continue;
     o += "<tr>" + Cell(Esc(k), false) + Cell(Esc(v)) + "</tr>";
   }

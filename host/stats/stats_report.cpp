@@ -152,7 +152,7 @@ std::string TextReport(const TraceStats& s) {
     out += Table(rows) + "\n";
   }
   std::string notes;
-  for (const auto& [k, v] : s.metadata())
+  for (const auto& [k, v, number] : s.metadata())
     if ((k == "orphan_scope_ends" || k == "open_scopes_closed" || k == "flow_ends_without_start" ||
          k == "lost_records" || k == "dropped_records" || k == "damaged_records") &&
         v != "0")
@@ -233,7 +233,12 @@ std::string JsonReport(const TraceStats& s) {
                               {"idle_from", t.idle_from},
                               {"idle_to", t.idle_to}});
   ordered_json meta = ordered_json::object();
-  for (const auto& [k, v] : s.metadata()) meta[k] = v;
+  for (const auto& [k, v, number] : s.metadata()) {
+    if (number)
+      meta[k] = std::stoll(v);
+    else
+      meta[k] = v;
+  }
   doc["metadata"] = meta;
   doc["end_ns"] = s.end_ns();
   doc["quantiles"] = {{"rank", "nearest"},

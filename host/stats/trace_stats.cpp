@@ -273,7 +273,7 @@ void TraceStats::OnMetadata(std::string_view key, int64_t value) {
     (total ? f.total : f.self) += static_cast<uint64_t>(value);
     return;
   }
-  metadata_.emplace_back(std::string(key), std::to_string(value));
+  metadata_.push_back({std::string(key), std::to_string(value), true});
 }
 
 void TraceStats::OnMetadata(std::string_view key, std::string_view value) {
@@ -289,7 +289,7 @@ void TraceStats::OnMetadata(std::string_view key, std::string_view value) {
       return;
     }
   }
-  metadata_.emplace_back(std::string(key), std::string(value));
+  metadata_.push_back({std::string(key), std::string(value), false});
 }
 
 bool TraceStats::Finish() {

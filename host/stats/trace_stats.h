@@ -143,8 +143,13 @@ class TraceStats final : public format::EventSink {
   // Whether function keys carry an input prefix (a merged trace).
   bool function_inputs() const { return function_inputs_; }
   // The trace's metadata as it came (the decoder's and Normalizer's
-  // counts: orphan_scope_ends, open_scopes_closed, ...).
-  const std::vector<std::pair<std::string, std::string>>& metadata() const { return metadata_; }
+  // counts: orphan_scope_ends, open_scopes_closed, ...), in order.
+  struct Metadatum {
+    std::string key;
+    std::string text;     // the value; an integer's decimal digits
+    bool number = false;  // an integer value (a JSON report writes it as a number)
+  };
+  const std::vector<Metadatum>& metadata() const { return metadata_; }
   uint64_t end_ns() const { return end_ns_; }  // the newest time of any event
   // Time-weighted mean of a counter (docs/stats.md): over [first sample,
   // end_ns()]; the last value when that span is empty.
@@ -200,7 +205,7 @@ class TraceStats final : public format::EventSink {
   // A start point written with id 0 whose arrow comes later (OnFlow): its
   // name, by (track, time), until the arrow arrives.
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::string> unbound_starts_;
-  std::vector<std::pair<std::string, std::string>> metadata_;
+  std::vector<Metadatum> metadata_;
   std::map<std::string, FunctionInstructions, std::less<>> functions_;
   std::map<uint32_t, std::string> process_names_;
   bool function_inputs_ = false;

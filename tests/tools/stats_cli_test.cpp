@@ -171,6 +171,9 @@ TEST_F(StatsCli, SameReportFromTheStreamItsJsonAndItsPftrace) {
   }
   ASSERT_FALSE(reports[0]["slices"].empty());
   ASSERT_FALSE(reports[0]["flows"].empty());
+  // Integer metadata stays a number (the repair counts a gate reads).
+  ASSERT_TRUE(reports[0]["metadata"].contains("orphan_scope_ends")) << reports[0]["metadata"].dump();
+  EXPECT_TRUE(reports[0]["metadata"]["orphan_scope_ends"].is_number_integer()) << reports[0]["metadata"].dump();
   for (const char* part : {"slices", "flows", "counters", "instants", "threads", "metadata", "end_ns"}) {
     EXPECT_EQ(reports[0][part], reports[1][part]) << part << ": stream vs .json";
     EXPECT_EQ(reports[0][part], reports[2][part]) << part << ": stream vs .pftrace";

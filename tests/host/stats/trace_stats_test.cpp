@@ -107,8 +107,8 @@ TEST(TraceStats, OpenAtEndAndOrphanEnds) {
   EXPECT_EQ(o.open_at_end, 1u);
   EXPECT_EQ(f.stats.slices().size(), 1u);
   bool orphan_seen = false;
-  for (const auto& [k, v] : f.stats.metadata())
-    if (k == "orphan_scope_ends") orphan_seen = v == "1";
+  for (const auto& [k, v, number] : f.stats.metadata())
+    if (k == "orphan_scope_ends") orphan_seen = v == "1" && number;
   EXPECT_TRUE(orphan_seen);
 }
 
@@ -243,7 +243,7 @@ TEST(TraceStats, FunctionInstructionsComeFromTheMetadataNotIntoIt) {
   EXPECT_EQ(s.functions().at("core.f").self, 14u);
   EXPECT_EQ(s.functions().at("core.f").total, 38u);
   ASSERT_EQ(s.metadata().size(), 2u);
-  EXPECT_EQ(s.metadata()[0].first, "ete.function_slices");
+  EXPECT_EQ(s.metadata()[0].key, "ete.function_slices");
 }
 
 }  // namespace
