@@ -3,6 +3,7 @@
 #include "stats_report.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -21,14 +22,38 @@ constexpr std::pair<const char*, uint32_t> kQuantiles[] = {
 
 std::string Dur(long double ns) { return FormatDuration(ns); }
 
+// Terminal columns of UTF-8 text (names are made valid UTF-8 on the way
+// in; "µs" is two bytes): one per code point, two for the East Asian wide
+// and emoji blocks, so the columns line up in a terminal.
+size_t Columns(std::string_view s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if ((b & 0xC0) == 0x80) continue;  // a continuation byte
+    uint32_t cp = b;
+    if (b >= 0xE0 && i + 2 < s.size())
+      cp = (b & 0x0F) << 12 | (static_cast<unsigned char>(s[i + 1]) & 0x3F) << 6 |
+           (static_cast<unsigned char>(s[i + 2]) & 0x3F);
+    if (b >= 0xF0 && i + 3 < s.size()) cp = (b & 0x07) << 18 | (static_cast<unsigned char>(s[i + 1]) & 0x3F) << 12;
+    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                      (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                      (cp >= 0xFFE0 && cp <= 0xFFE6) || cp >= 0x1F000;
+    n += wide ? 2 : 1;
+  }
+  return n;
+}
+
 std::string Pad(std::string s, size_t w) {
-  if (s.size() < w) s.insert(0, w - s.size(), ' ');
+  const size_t c = Columns(s);
+  if (c < w) s.insert(0, w - c, ' ');
   return s;
 }
 
 std::string Row(const std::vector<std::string>& cells, const std::vector<size_t>& widths) {
   std::string line = cells[0];
-  if (line.size() < widths[0]) line.append(widths[0] - line.size(), ' ');
+  const size_t c = Columns(line);
+  if (c < widths[0]) line.append(widths[0] - c, ' ');
   for (size_t i = 1; i < cells.size(); ++i) line += "  " + Pad(cells[i], widths[i]);
   return line + "\n";
 }
@@ -36,7 +61,7 @@ std::string Row(const std::vector<std::string>& cells, const std::vector<size_t>
 std::string Table(const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> w(rows[0].size(), 0);
   for (const auto& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
+    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], Columns(r[i]));
   std::string out;
   for (const auto& r : rows) out += Row(r, w);
   return out;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <sstream>
 #include <string>
 
 #include "quantile_sketch.h"
@@ -226,6 +227,40 @@ TEST(StatsReport, TextListsTheMostFrequentInstantNamesAndCountsTheRest) {
   const std::string line = text.substr(rest, text.find('\n', rest) - rest);
   EXPECT_EQ(line.substr(line.size() - 3), " 15") << line;  // 1 + 2 + 3 + 4 + 5
   EXPECT_NE(mabutrace::stats::JsonReport(s).find("\"event 0\""), std::string::npos);
+}
+
+// Names of several bytes per character (and the "µs" of durations) line up:
+// every row of the slice table has its count column ending at the same
+// terminal column. Mutation: Columns() counting bytes shifts the rows of
+// the non-ASCII names.
+TEST(StatsReport, TextColumnsLineUpWithMultibyteNames) {
+  TraceStats s;
+  s.OnThread(kA, "a");
+  uint64_t t = 0;
+  for (const char* name : {"plain", "r\xc3\xa9seau", "\xe8\xaf\xbb\xe5\x8f\x96", "\xf0\x9f\x9a\x80 go"}) {
+    s.OnBegin(kA, name, t, 0, 0);
+    t += 1500;  // 1.5 µs
+    s.OnEnd(kA, "", t, "");
+  }
+  ASSERT_TRUE(s.Finish());
+  const std::string text = mabutrace::stats::TextReport(s);
+  // Terminal columns up to the end of each slice row's count ("  1").
+  auto columns_to_count = [](const std::string& line) {
+    const size_t at = line.find("  1  ");
+    size_t n = 0;
+    for (size_t i = 0; i < at + 3; ++i) n += (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80;
+    const std::string wide[] = {"\xe8\xaf\xbb", "\xe5\x8f\x96", "\xf0\x9f\x9a\x80"};
+    for (const std::string& w : wide) n += line.find(w) != std::string::npos && line.find(w) < at;
+    return n;
+  };
+  std::vector<size_t> ends;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    for (const char* name : {"plain", "r\xc3\xa9seau", "\xe8\xaf\xbb", "\xf0\x9f\x9a\x80 go"})
+      if (line.rfind(name, 0) == 0) ends.push_back(columns_to_count(line));
+  }
+  ASSERT_EQ(ends.size(), 4u) << text;
+  for (size_t e : ends) EXPECT_EQ(e, ends[0]) << text;
 }
 
 }  // namespace
