@@ -48,24 +48,77 @@ std::optional<uint64_t> MicrosTextToNs(std::string_view text) {
 
 namespace {
 
-// FILE* as a streambuf, with bytes already read from it first.
+// Length of the UTF-8 sequence at p[0 .. n): > 0 when it is valid
+// (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF),
+// 0 when p[0] starts no valid sequence, -1 when the bytes so far are a
+// valid beginning that n cuts.
+int Utf8Sequence(const unsigned char* p, size_t n) {
+  const unsigned char b = p[0];
+  if (b < 0x80) return 1;
+  int len;
+  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+  if (b >= 0xC2 && b <= 0xDF) {
+    len = 2;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    len = 3;
+    if (b == 0xE0) lo = 0xA0;
+    if (b == 0xED) hi = 0x9F;
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    len = 4;
+    if (b == 0xF0) lo = 0x90;
+    if (b == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  for (int i = 1; i < len; ++i) {
+    if (size_t(i) >= n) return -1;
+    const unsigned char lo_i = i == 1 ? lo : 0x80, hi_i = i == 1 ? hi : 0xBF;
+    if (p[i] < lo_i || p[i] > hi_i) return 0;
+  }
+  return len;
+}
+
+// FILE* as a streambuf, with bytes already read from it first. The JSON
+// parser refuses a string that is not UTF-8 and would end the read there:
+// a byte that starts no valid UTF-8 sequence is handed on as '?' instead
+// (counted in *repaired), so offsets stay those of the file. A sequence cut
+// by the end of a read is handed on with the next one.
 class FileBuf : public std::streambuf {
  public:
-  FileBuf(std::FILE* f, std::string_view head) : f_(f), head_(head) {
-    if (!head_.empty()) setg(head_.data(), head_.data(), head_.data() + head_.size());
-  }
+  FileBuf(std::FILE* f, std::string_view head, uint64_t* repaired) : f_(f), pending_(head), repaired_(repaired) {}
 
  protected:
   int_type underflow() override {
-    const size_t n = std::fread(buf_, 1, sizeof buf_, f_);
+    // First what is pending (the head, or the cut sequence of the last
+    // read), then the file.
+    size_t n = std::min(pending_.size(), sizeof buf_);
+    std::memcpy(buf_, pending_.data(), n);
+    pending_.erase(0, n);
+    if (pending_.empty()) n += std::fread(buf_ + n, 1, sizeof buf_ - n, f_);
     if (n == 0) return traits_type::eof();
-    setg(buf_, buf_, buf_ + n);
+    const bool last = n < sizeof buf_;  // fread came back short: the end of the file
+    auto* p = reinterpret_cast<unsigned char*>(buf_);
+    size_t i = 0;
+    while (i < n) {
+      const int len = p[i] < 0x80 ? 1 : Utf8Sequence(p + i, n - i);
+      if (len > 0) {
+        i += size_t(len);
+      } else if (len < 0 && !last) {
+        break;  // cut by this read (at most 3 bytes): handed on with the next
+      } else {
+        p[i++] = '?';
+        ++*repaired_;
+      }
+    }
+    pending_.insert(0, buf_ + i, n - i);
+    setg(buf_, buf_, buf_ + i);
     return traits_type::to_int_type(buf_[0]);
   }
 
  private:
   std::FILE* f_;
-  std::string head_;
+  std::string pending_;
+  uint64_t* repaired_;
   char buf_[64 * 1024];
 };
 
@@ -407,7 +460,7 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
 
 ChromeJsonResult ReadChromeJson(std::FILE* in, std::string_view head, format::EventSink& out) {
   ChromeJsonResult r;
-  FileBuf buf(in, head);
+  FileBuf buf(in, head, &r.utf8_repaired);
   std::istream is(&buf);
   Handler h(out, r);
   nlohmann::json::sax_parse(is, &h);

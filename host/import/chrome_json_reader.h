@@ -47,6 +47,10 @@
 // (s/f and "M" aside) is counted in out_of_order; the model then draws it at
 // that earlier time, so its slices may nest other than the file meant.
 //
+// Text: bytes that start no valid UTF-8 sequence (Latin-1 names, a cut
+// character) are read as '?', counted in utf8_repaired, instead of ending
+// the read as the parser would; offsets stay the file's.
+//
 // Errors: the first JSON syntax error ends the read (a Status with the byte
 // offset, from the parser); the events before it have been passed on. An
 // event that parses but makes no sense (no "ph", "ts" not a number, "E"
@@ -72,6 +76,7 @@ struct ChromeJsonResult {
   uint64_t x_clipped = 0;         // "X" events cut to end with the "X" they start in
   uint64_t ids_remapped = 0;      // distinct pid/tid numbers past 32 bits, given ids of their own
   uint64_t counters_rounded = 0;  // counter values with a fraction, or past int64, rounded
+  uint64_t utf8_repaired = 0;     // bytes that were not UTF-8, read as '?'
 };
 
 // Reads the whole of `in` (from where it is) into `out`. Does not call

@@ -45,7 +45,8 @@ struct ImportResult {
 // outlast the "X" they start in: ended with it), import_ids_remapped
 // (.json pid/tid numbers past 32 bits, each given an id of its own) and
 // import_counters_rounded (.json counter values with a fraction or past
-// int64). Everything read before an error is kept, and
+// int64) and import_utf8_repaired (.json bytes that were not UTF-8, read
+// as '?'). Everything read before an error is kept, and
 // the error that ended the read is the string import_error ("offset N: ...").
 ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, format::EventSink& out);
 

@@ -221,7 +221,7 @@ TEST(PerfettoReader, AnotherProducersArrowsBindToSlicesAndWhatCannotBeHeldIsCoun
   EXPECT_EQ(Count(rec.lines, "f 7/8 id5 3000"), 1u) << all;
   EXPECT_EQ(Count(rec.lines, "s 7/8 id6 3000"), 1u) << all;
   EXPECT_EQ(Count(rec.lines, "s 7/8 id7"), 0u) << all;
-  EXPECT_EQ(Count(rec.lines, "C 7/7 load 4000 2"), 1u) << all;  // the process's: no default track
+  EXPECT_EQ(Count(rec.lines, "C 7/7 load 4000 2"), 1u) << all;          // the process's: no default track
   EXPECT_EQ(Count(rec.lines, "M import_fields_ignored 1"), 1u) << all;  // the category
   EXPECT_EQ(Count(rec.lines, "M import_flows_dropped 2"), 1u) << all;   // 9 on the end, 7
   EXPECT_EQ(Count(rec.lines, "M import_counters_rounded 1"), 1u) << all;
@@ -334,6 +334,32 @@ TEST(ChromeJsonReader, WideIdsGetTracksOfTheirOwnAndRoundedCountersAreCounted) {
   EXPECT_EQ(Count(rec.lines, "C 1/1 k.huge 6000 9223372036854775807"), 1u) << all;
   EXPECT_EQ(Count(rec.lines, "C 1/1 k.big 6000 9223372036854775807"), 1u) << all;
   EXPECT_EQ(Count(rec.lines, "M import_counters_rounded 3"), 1u) << all;
+}
+
+// Names that are not UTF-8 (Latin-1 "\xe9", a cut 3-byte character) are
+// read as '?' and counted instead of ending the read; a valid character
+// that straddles the reader's 64 KiB buffers is kept whole.
+TEST(ChromeJsonReader, BytesThatAreNotUtf8ReadAsQuestionMarksAndTheReadGoesOn) {
+  std::string text =
+      "[{\"ph\":\"i\",\"name\":\"caf\xe9\",\"pid\":1,\"tid\":1,\"ts\":1},"
+      "{\"ph\":\"i\",\"name\":\"cut\xe8\xaf\",\"pid\":1,\"tid\":1,\"ts\":2},";
+  // Pad so that the 3 bytes of U+8BFB start 2 bytes before the 64 KiB mark
+  // (the head of 8 bytes goes first, as ImportTrace reads it).
+  const std::string pad_head = "{\"ph\":\"i\",\"name\":\"";
+  const size_t mark = 64 * 1024 - 2;
+  text += pad_head + std::string(mark - text.size() - pad_head.size(), 'x') +
+          "\xe8\xaf\xbb\",\"pid\":1,\"tid\":1,\"ts\":3},"
+          "{\"ph\":\"i\",\"name\":\"after\",\"pid\":1,\"tid\":1,\"ts\":4}]";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  EXPECT_EQ(Count(rec.lines, "I 1/1 caf? 1000"), 1u);
+  EXPECT_EQ(Count(rec.lines, "I 1/1 cut?? 2000"), 1u);
+  size_t straddling = 0;
+  for (const auto& l : rec.lines) straddling += l.find("x\xe8\xaf\xbb 3000") != std::string::npos;
+  EXPECT_EQ(straddling, 1u);
+  EXPECT_EQ(Count(rec.lines, "I 1/1 after 4000"), 1u);
+  EXPECT_EQ(Count(rec.lines, "M import_utf8_repaired 3"), 1u);
 }
 
 // An "X" that would outlast the "X" it starts in cannot nest on one track:
