@@ -329,6 +329,31 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
   // ---- events -------------------------------------------------------------
   void Skip() { ++r_.skipped_events; }
 
+  bool True(std::string_view field) const {
+    const Value* v = Find(ev_.fields, field);
+    return v && v->kind == Value::kBool && v->b;
+  }
+
+  // Flow v2 of the Trace Event Format (Perfetto's JSON importer reads it):
+  // "bind_id" with "flow_in" / "flow_out" on a slice are its arrows' ends,
+  // bound to the slice just begun.
+  void FlowsV2(const format::Track& t, uint64_t ns) {
+    const auto id = Unsigned(Find(ev_.fields, "bind_id"));
+    if (!id || !*id) return;
+    if (True("flow_in")) out_.OnFlow(t, false, *id, ns);
+    if (True("flow_out")) out_.OnFlow(t, true, *id, ns);
+  }
+
+  // Args of a slice or instant the model has no room for (all but "cpu",
+  // "color", the writer's arrow_later and an end's flag): counted.
+  void CountIgnoredArgs(char ph) {
+    const std::string_view flag = ph == 'E' ? Flag() : std::string_view();
+    for (const auto& [k, v] : ev_.args) {
+      if (k == "cpu" || k == "color" || k == format::kArrowLater || (!flag.empty() && k == flag)) continue;
+      ++r_.args_ignored;
+    }
+  }
+
   // A point that no s/f followed: a point alone (only a flow-in's point
   // has its arrow end bound later, by an OnFlow).
   void FlushPoint() {
@@ -402,10 +427,12 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     if (ns > s.last_ns) s.last_ns = ns;
     CloseX(t, s, ns);
     const bool flow_cat = cat == format::kFlowCategory;
+    if (p != 'C') CountIgnoredArgs(p);
     switch (p) {
       case 'B':
         if (flow_cat) return HoldPoint(t, true, name, ns);
-        return out_.OnBegin(t, name, ns, Cpu(), Color());
+        out_.OnBegin(t, name, ns, Cpu(), Color());
+        return FlowsV2(t, ns);
       case 'E':
         if (carrier_open_ && carrier_track_ == t) {
           carrier_open_ = false;  // the carrier's end: its point was passed on
@@ -414,6 +441,7 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
         return out_.OnEnd(t, name, ns, Flag());
       case 'X': {
         out_.OnBegin(t, name, ns, Cpu(), Color());
+        FlowsV2(t, ns);
         // A slice on a track nests: one that would outlast the "X" around
         // it ends with it (else that one would be stretched to its end).
         uint64_t end = ns + *dur;

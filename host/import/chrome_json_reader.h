@@ -15,7 +15,10 @@
 //   "M" process_name / thread_name   OnProcess / OnThread ("thread <tid>"
 //                                    reads back as unnamed)
 //   "B" / "E"                         OnBegin / OnEnd (args: "cpu", "color"
-//                                    "#rrggbb", a flag as `"name":true`)
+//                                    "#rrggbb", a flag as `"name":true`;
+//                                    other args are counted, args_ignored)
+//   "bind_id" + "flow_in"/"flow_out"  on a "B" or "X" (flow v2): OnFlow,
+//                                    bound to that slice
 //   "X"                               OnBegin, and OnEnd at ts + dur once the
 //                                    track's later events pass that time; an
 //                                    "X" that would end after the "X" it
@@ -77,6 +80,7 @@ struct ChromeJsonResult {
   uint64_t ids_remapped = 0;      // distinct pid/tid numbers past 32 bits, given ids of their own
   uint64_t counters_rounded = 0;  // counter values with a fraction, or past int64, rounded
   uint64_t utf8_repaired = 0;     // bytes that were not UTF-8, read as '?'
+  uint64_t args_ignored = 0;      // args of slices and instants the model has no room for
 };
 
 // Reads the whole of `in` (from where it is) into `out`. Does not call

@@ -56,6 +56,7 @@ ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, 
     if (j.ids_remapped) norm.OnMetadata("import_ids_remapped", int64_t(j.ids_remapped));
     if (j.counters_rounded) norm.OnMetadata("import_counters_rounded", int64_t(j.counters_rounded));
     if (j.utf8_repaired) norm.OnMetadata("import_utf8_repaired", int64_t(j.utf8_repaired));
+    if (j.args_ignored) norm.OnMetadata("import_args_ignored", int64_t(j.args_ignored));
   } else {
     PerfettoReader reader(norm);
     r.fatal = reader.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());

@@ -362,6 +362,27 @@ TEST(ChromeJsonReader, BytesThatAreNotUtf8ReadAsQuestionMarksAndTheReadGoesOn) {
   EXPECT_EQ(Count(rec.lines, "M import_utf8_repaired 3"), 1u);
 }
 
+// Flow v2 (Perfetto's JSON importer): "bind_id" with "flow_out" / "flow_in"
+// on a slice are the ends of its arrows, bound to it. Args the model has no
+// room for (anything but cpu, color, an end's flag) are counted.
+TEST(ChromeJsonReader, FlowV2ArrowsBindToTheirSlicesAndOtherArgsAreCounted) {
+  const std::string text =
+      "[{\"ph\":\"X\",\"name\":\"send\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5,"
+      "\"bind_id\":\"0x2a\",\"flow_out\":true,\"args\":{\"bytes\":64,\"cpu\":1}},"
+      "{\"ph\":\"B\",\"name\":\"recv\",\"pid\":1,\"tid\":2,\"ts\":20,\"bind_id\":42,\"flow_in\":true},"
+      "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":30,\"args\":{\"late\":true,\"note\":\"x\"}},"
+      "{\"ph\":\"i\",\"name\":\"tick\",\"pid\":1,\"tid\":1,\"ts\":40,\"args\":{\"n\":1,\"m\":2}}]";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  const std::string all = ::testing::PrintToString(rec.lines);
+  EXPECT_EQ(Count(rec.lines, "B 1/1 send 10000 cpu1"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "s 1/1 id42 10000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "f 1/2 id42 20000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "E 1/2 recv 30000 late"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "M import_args_ignored 4"), 1u) << all;  // bytes, note, n, m
+}
+
 // An "X" that would outlast the "X" it starts in cannot nest on one track:
 // it ends with the outer one (counted), so the outer keeps its own end
 // instead of being stretched to the inner's.
