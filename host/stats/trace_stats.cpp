@@ -21,9 +21,9 @@ constexpr std::string_view kUnnamedFlow = "(unnamed)";
 const std::string& TraceStats::ThreadKey(ThreadStats& th) {
   if (!th.key.empty()) return th.key;
   th.key = th.name;
-  if (!thread_keys_.try_emplace(th.key, th.track).second) {
+  if (!thread_keys_.insert(th.key).second) {
     th.key += " (pid " + std::to_string(th.track.pid) + " tid " + std::to_string(th.track.tid) + ")";
-    thread_keys_.try_emplace(th.key, th.track);
+    thread_keys_.insert(th.key);
   }
   return th.key;
 }

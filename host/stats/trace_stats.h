@@ -29,6 +29,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -199,7 +200,7 @@ class TraceStats final : public format::EventSink {
   std::map<std::string, CounterStats, std::less<>> counters_;
   std::map<std::string, uint64_t, std::less<>> instants_;
   std::map<std::pair<uint32_t, uint32_t>, ThreadStats> threads_;
-  std::unordered_map<std::string, Track> thread_keys_;  // ThreadStats::key → its track
+  std::unordered_set<std::string> thread_keys_;  // the ThreadStats::key values taken
   std::map<std::pair<uint32_t, uint32_t>, TrackState> tracks_;
   std::unordered_map<uint64_t, FlowStart> open_flows_;
   // A start point written with id 0 whose arrow comes later (OnFlow): its
