@@ -91,6 +91,22 @@ bool OutputFile::Write(const void* data, size_t len) {
   return false;
 }
 
+std::string StagingPath(const std::string& out) { return out == "-" ? out : out + ".tmp"; }
+
+bool CommitOutput(const char* who, const std::string& out, bool written) {
+  const std::string tmp = StagingPath(out);
+  if (written && std::rename(tmp.c_str(), out.c_str()) != 0) {
+    std::fprintf(stderr, "mabutrace: %s: cannot rename %s to %s: %s\n", who, tmp.c_str(), out.c_str(),
+                 std::strerror(errno));
+    written = false;
+  }
+  if (!written) {
+    std::remove(tmp.c_str());
+    std::fprintf(stderr, "mabutrace: %s: %s not written\n", who, out.c_str());
+  }
+  return written;
+}
+
 bool OutputFile::Finish() {
   FILE* f = release();
   // A writer may have written to get() directly: its failures show only in

@@ -82,6 +82,16 @@ class InputFile : public CliFile {
 };
 
 // A file to write: `path`, created or truncated, or stdout for "-".
+// An output file is written beside itself as StagingPath(OUT) = OUT.tmp
+// and renamed over OUT by CommitOutput once finished ("-", stdout, is
+// written directly): a write that fails, or a reader that gives up after
+// opening the output, leaves no half file and keeps an OUT from before.
+std::string StagingPath(const std::string& out);
+// Renames OUT.tmp to OUT when `written`; else, or when the rename fails,
+// removes OUT.tmp and says "mabutrace: WHO: OUT not written" (after the
+// rename's reason). True when OUT is in place. Not for "-".
+bool CommitOutput(const char* who, const std::string& out, bool written);
+
 class OutputFile : public CliFile {
  public:
   // nullopt after "mabutrace: PATH: cannot create: REASON".

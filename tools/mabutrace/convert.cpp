@@ -221,13 +221,11 @@ int RunConvert(const std::string& in, const std::string& out, Format format, con
     std::fprintf(stderr, "mabutrace: convert: %s is both the input and the output\n", in.c_str());
     return kExitUsage;
   }
-  // A file is written as OUT.tmp and renamed to OUT once the writer has
-  // finished it: a conversion whose writing fails (a full disk, a size
-  // limit) leaves no partial OUT behind, and an OUT from before stays as it
-  // was. An input that stops early (truncated, damaged) still gives exit 1
-  // with a complete trace of what came before it.
-  const bool to_file = out != "-";
-  const std::string tmp = to_file ? out + ".tmp" : out;
+  // Staged and committed (cli_io.h): a conversion whose writing fails (a
+  // full disk, a size limit) leaves no partial OUT behind, and an OUT from
+  // before stays as it was. An input that stops early (truncated, damaged)
+  // still gives exit 1 with a complete trace of what came before it.
+  const std::string tmp = StagingPath(out);
   std::optional<OutputFile> fout;
   std::unique_ptr<model::EventSink> writer;
   const ReadResult r = ReadTrace(*fin, elf, [&]() -> model::EventSink* {
@@ -237,22 +235,11 @@ int RunConvert(const std::string& in, const std::string& out, Format format, con
     return writer.get();
   });
   if (!r.opened) return r.rc;
-  int rc = r.rc;
   bool written = OutputCheck(r.sink_ok, fout->get()) == kExitOk;
   writer.reset();
   written = fout->Finish() && written;
-  if (!to_file) return written ? rc : kExitBadInput;
-  if (written && std::rename(tmp.c_str(), out.c_str()) != 0) {
-    std::fprintf(stderr, "mabutrace: convert: cannot rename %s to %s: %s\n", tmp.c_str(), out.c_str(),
-                 std::strerror(errno));
-    written = false;
-  }
-  if (!written) {
-    std::remove(tmp.c_str());
-    std::fprintf(stderr, "mabutrace: convert: %s not written\n", out.c_str());
-    rc = kExitBadInput;
-  }
-  return rc;
+  if (out == "-") return written ? r.rc : kExitBadInput;
+  return CommitOutput("convert", out, written) ? r.rc : kExitBadInput;
 }
 
 }  // namespace mabutrace::cli

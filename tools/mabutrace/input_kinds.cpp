@@ -2,9 +2,7 @@
 #include "input_kinds.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -58,11 +56,8 @@ int ExportTo(const char* who, const std::string& format, const std::string& out,
     std::fprintf(stderr, "mabutrace: %s: the output format must be json or pftrace\n", who);
     return kExitUsage;
   }
-  // Written as OUT.tmp and renamed once the writer finished it (as
-  // `convert` does): an export that fails to write, or whose reader gave up
-  // after opening it, leaves no half file and keeps an OUT from before.
-  const bool to_file = out != "-";
-  const std::string tmp = to_file ? out + ".tmp" : out;
+  // Staged and committed (cli_io.h): no half file, an OUT from before kept.
+  const std::string tmp = StagingPath(out);
   std::optional<OutputFile> file;
   std::unique_ptr<model::EventSink> writer;
   const ReadResult r = read([&]() -> model::EventSink* {
@@ -73,19 +68,9 @@ int ExportTo(const char* who, const std::string& format, const std::string& out,
   });
   if (!r.opened) return r.rc;
   writer.reset();
-  bool written = file->Finish() && r.sink_ok;
-  if (!to_file) return written ? r.rc : kExitBadInput;
-  if (written && std::rename(tmp.c_str(), out.c_str()) != 0) {
-    std::fprintf(stderr, "mabutrace: %s: cannot rename %s to %s: %s\n", who, tmp.c_str(), out.c_str(),
-                 std::strerror(errno));
-    written = false;
-  }
-  if (!written) {
-    std::remove(tmp.c_str());
-    std::fprintf(stderr, "mabutrace: %s: %s not written\n", who, out.c_str());
-    return kExitBadInput;
-  }
-  return r.rc;
+  const bool written = file->Finish() && r.sink_ok;
+  if (out == "-") return written ? r.rc : kExitBadInput;
+  return CommitOutput(who, out, written) ? r.rc : kExitBadInput;
 }
 
 bool NotADirectory(const std::string& path) {
