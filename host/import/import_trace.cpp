@@ -53,10 +53,10 @@ ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, 
     if (j.skipped_events) norm.OnMetadata("import_skipped", int64_t(j.skipped_events));
     if (j.out_of_order) norm.OnMetadata("import_out_of_order", int64_t(j.out_of_order));
     if (j.x_clipped) norm.OnMetadata("import_x_clipped", int64_t(j.x_clipped));
-    if (j.ids_remapped) norm.OnMetadata("import_ids_remapped", int64_t(j.ids_remapped));
-    if (j.counters_rounded) norm.OnMetadata("import_counters_rounded", int64_t(j.counters_rounded));
-    if (j.utf8_repaired) norm.OnMetadata("import_utf8_repaired", int64_t(j.utf8_repaired));
-    if (j.args_ignored) norm.OnMetadata("import_args_ignored", int64_t(j.args_ignored));
+    r.adapted = {{"import_ids_remapped", j.ids_remapped},
+                 {"import_counters_rounded", j.counters_rounded},
+                 {"import_utf8_repaired", j.utf8_repaired},
+                 {"import_args_ignored", j.args_ignored}};
   } else {
     PerfettoReader reader(norm);
     r.fatal = reader.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());
@@ -69,10 +69,12 @@ ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, 
     if (reader.skipped_packets()) norm.OnMetadata("import_skipped", int64_t(reader.skipped_packets()));
     if (reader.names_lost()) norm.OnMetadata("import_names_lost", int64_t(reader.names_lost()));
     if (reader.foreign_packets()) norm.OnMetadata("import_foreign_packets", int64_t(reader.foreign_packets()));
-    if (reader.fields_ignored()) norm.OnMetadata("import_fields_ignored", int64_t(reader.fields_ignored()));
-    if (reader.flows_dropped()) norm.OnMetadata("import_flows_dropped", int64_t(reader.flows_dropped()));
-    if (reader.counters_rounded()) norm.OnMetadata("import_counters_rounded", int64_t(reader.counters_rounded()));
+    r.adapted = {{"import_fields_ignored", reader.fields_ignored()},
+                 {"import_flows_dropped", reader.flows_dropped()},
+                 {"import_counters_rounded", reader.counters_rounded()}};
   }
+  std::erase_if(r.adapted, [](const auto& a) { return a.second == 0; });
+  for (const auto& [key, n] : r.adapted) norm.OnMetadata(key, int64_t(n));
   // The read ended early (a cut file, a syntax error): the output says so,
   // as a stream's stream_error does.
   if (!r.fatal.ok) norm.OnMetadata("import_error", r.fatal.message);

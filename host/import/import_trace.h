@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "format/trace_events.h"
@@ -30,7 +31,12 @@ struct ImportResult {
   uint64_t damaged = 0;        // all of them, and events kept without their name
   uint64_t out_of_order = 0;   // .json events earlier than one before them on their track
   uint64_t x_clipped = 0;      // .json "X" events cut to end with the "X" they start in
-  bool sink_ok = true;         // out.Finish()'s answer
+  // What of another producer's file the model cannot hold as it was, each
+  // a metadata key with its non-zero count (import_ids_remapped,
+  // import_counters_rounded, import_utf8_repaired, import_args_ignored;
+  // import_fields_ignored, import_flows_dropped), in the metadata's order.
+  std::vector<std::pair<const char*, uint64_t>> adapted;
+  bool sink_ok = true;  // out.Finish()'s answer
 };
 
 // Reads the rest of `in`, after `head` (the bytes already read from it),

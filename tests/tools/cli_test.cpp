@@ -176,6 +176,24 @@ TEST(CliConvert, BadMagicIsExit1AtOffset0) {
   EXPECT_NE(r.err.find("offset 0"), std::string::npos) << r.err;
 }
 
+// Another producer's .json with what the model cannot hold as written (an
+// arg it keeps no room for, a fractional counter): converted, exit 0, and
+// both stderr and the output's metadata name the counts.
+TEST(CliConvert, WhatTheModelCannotHoldIsSaidAndCounted) {
+  TempDir dir;
+  const fs::path in = dir.path / "other.json";
+  std::ofstream(in) << "[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"args\":{\"n\":3}},"
+                       "{\"ph\":\"C\",\"name\":\"load\",\"pid\":1,\"tid\":1,\"ts\":2,\"args\":{\"value\":0.5}}]";
+  const fs::path out = dir.path / "out.json";
+  const Result r = Cli({"convert", in.string(), "-o", out.string()});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("counted in the metadata: import_counters_rounded 1, import_args_ignored 1"), std::string::npos)
+      << r.err;
+  const auto doc = nlohmann::json::parse(ReadFile(out));
+  EXPECT_EQ(doc["metadata"].value("import_args_ignored", 0), 1);
+  EXPECT_EQ(doc["metadata"].value("import_counters_rounded", 0), 1);
+}
+
 TEST(CliConvert, MissingInputIsExit1) {
   const Result r = Cli({"convert", "/nonexistent/x.bin", "-o", "/tmp/never.json"});
   EXPECT_EQ(r.rc, 1);

@@ -142,6 +142,15 @@ ReadResult ReadImported(InputFile& fin, const std::string& head, host::ImportKin
                  "mabutrace: %s: %llu \"X\" events would end after the \"X\" they start in; ended with it "
                  "(import_x_clipped in the metadata)\n",
                  in_name, static_cast<unsigned long long>(r.x_clipped));
+  if (!r.adapted.empty()) {
+    std::string counts;
+    for (const auto& [key, n] : r.adapted)
+      counts += (counts.empty() ? "" : ", ") + std::string(key) + " " + std::to_string(n);
+    std::fprintf(stderr,
+                 "mabutrace: %s: what the trace model cannot hold as written was adapted, counted in the metadata: %s "
+                 "(docs/format.md)\n",
+                 in_name, counts.c_str());
+  }
   if (!r.fatal.ok) std::fprintf(stderr, "mabutrace: %s: %s\n", in_name, r.fatal.message.c_str());
   if (std::ferror(fin.get())) std::fprintf(stderr, "mabutrace: %s: read error: %s\n", in_name, std::strerror(errno));
   res.rc = !r.fatal.ok || r.damaged || std::ferror(fin.get()) ? kExitBadInput : kExitOk;
