@@ -306,12 +306,10 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
       ++r_.counters_rounded;
       return INT64_MAX;
     }
-    const double d = std::strtod(v.text.c_str(), nullptr);
-    const double r = std::nearbyint(d);
-    if (r != d || !(r >= -9.2233720368547758e18 && r < 9.2233720368547758e18)) ++r_.counters_rounded;
-    if (!(r >= -9.2233720368547758e18)) return std::isnan(r) ? 0 : INT64_MIN;
-    if (!(r < 9.2233720368547758e18)) return INT64_MAX;
-    return int64_t(r);
+    bool rounded;
+    const int64_t value = CounterFromDouble(std::strtod(v.text.c_str(), nullptr), &rounded);
+    r_.counters_rounded += rounded;
+    return value;
   }
   uint32_t Cpu() const { return uint32_t(Unsigned(Find(ev_.args, "cpu")).value_or(0)); }
   uint32_t Color() const {

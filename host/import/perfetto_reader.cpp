@@ -17,18 +17,11 @@ namespace mabutrace::host {
 namespace {
 
 // A TrackEvent.double_counter_value (its IEEE-754 bits) as the model's
-// int64: rounded to the nearest, saturated past int64; *rounded when either
-// changed the value.
+// int64 (writer_inverse.h).
 int64_t RoundCounter(uint64_t bits, bool* rounded) {
   double d;
   std::memcpy(&d, &bits, sizeof d);
-  const double r = std::nearbyint(d);
-  constexpr double kLimit = 9.2233720368547758e18;  // 2^63
-  *rounded = !(r == d && r >= -kLimit && r < kLimit);
-  if (std::isnan(r)) return 0;
-  if (r < -kLimit) return INT64_MIN;
-  if (r >= kLimit) return INT64_MAX;
-  return int64_t(r);
+  return CounterFromDouble(d, rounded);
 }
 
 }  // namespace

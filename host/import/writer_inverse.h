@@ -5,6 +5,7 @@
 #ifndef MABUTRACE_HOST_IMPORT_WRITER_INVERSE_H
 #define MABUTRACE_HOST_IMPORT_WRITER_INVERSE_H
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,6 +14,19 @@
 #include "mabutrace/mabutrace.h"
 
 namespace mabutrace::host {
+
+// A counter value of another producer (a .json number with a fraction, a
+// .pftrace double_counter_value) as the model's int64: rounded to the
+// nearest, saturated past int64, nan as 0; *rounded when that changed it.
+inline int64_t CounterFromDouble(double d, bool* rounded) {
+  const double r = std::nearbyint(d);
+  constexpr double kLimit = 9.2233720368547758e18;  // 2^63
+  *rounded = !(r == d && r >= -kLimit && r < kLimit);
+  if (std::isnan(r)) return 0;
+  if (r < -kLimit) return INT64_MIN;
+  if (r >= kLimit) return INT64_MAX;
+  return int64_t(r);
+}
 
 // "#rrggbb" → MABUTRACE_COLOR_SET | 0xRRGGBB; 0 (no color) if it is not one.
 inline uint32_t ParseColor(std::string_view s) {
