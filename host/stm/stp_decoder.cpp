@@ -315,9 +315,9 @@ void StpDecoder::UpdateTimestamp(uint64_t value, uint8_t len) {
   pkt_.ts_bits = static_cast<uint8_t>(bits);
 }
 
-void StpDecoder::Complete() {
-  const uint16_t p = static_cast<uint16_t>(pkt_.payload);
-  switch (pkt_.type) {
+// Master/channel changes of a complete packet (M8/M16, MERR, GERR, C8/C16, VERSION).
+void StpDecoder::ApplyIds(StpType type, uint16_t p) {
+  switch (type) {
     case StpType::kM8:
     case StpType::kM16:
       master_ = p;
@@ -336,6 +336,10 @@ void StpDecoder::Complete() {
       break;
     default: break;
   }
+}
+
+void StpDecoder::Complete() {
+  ApplyIds(pkt_.type, static_cast<uint16_t>(pkt_.payload));
   Emit();
 }
 
