@@ -209,6 +209,7 @@ class StpDecoder {
   size_t FastBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns, size_t at);
   Fast FastPacket(FastView* v, size_t qend, size_t* q);
   void EndFast();
+  bool SyncPacket(const FastStart& s, size_t q);
   void SyncField(const FastStart& s, uint64_t value, unsigned nibbles, size_t q);
   uint64_t SyncIndex(const FastStart& s, size_t q);
   void StartCarry(const uint8_t* p, uint64_t byte0, size_t q, size_t len);

@@ -219,11 +219,12 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp) {
     if (fo.opcode_nibbles == 3) {
       if (q0 + 3 > qend) return Fast::kNeedMore;
       fo.op = kOps3[(w >> 8) & 0xF];
+      fo.payload_bits = PayloadBits(fo.op);
+      if (!FastType(fo.op.type)) return Fast::kNotFast;
     }
   }
   const OpSpec op = fo.op;
   const unsigned opn = fo.opcode_nibbles;
-  if (!FastType(op.type)) return Fast::kNotFast;
   size_t q = q0 + opn;
   // Payload.
   const size_t q_payload = q;
@@ -249,24 +250,27 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp) {
   FastStart s{v, q0, 0};
   s.offset = v->Index(q0 >> 1) + (q0 & 1);
   pkt_.offset = s.offset;
-  pkt_.raw.assign(p + (q0 >> 1), p + ((q + 1) >> 1));
+  pkt_.raw.clear();
+  pkt_.raw.insert(pkt_.raw.end(), p + (q0 >> 1), p + ((q + 1) >> 1));
   if (q0 & 1) pkt_.raw[0] &= 0xF0;  // starts in the high nibble: the byte shown padded
   pkt_.type = op.type;
   pkt_.marker = op.marker;
   pkt_.opcode_nibbles = static_cast<uint8_t>(opn);
   pkt_.payload = payload;
-  pkt_.payload_bits = PayloadBits(op);
+  pkt_.payload_bits = fo.payload_bits;
   pkt_.has_ts = false;
   pkt_.ts_bits = 0;
   // F-run tracking. Without an open run and without F's in payload and
   // timestamp, nothing changes: the opcode alone cannot leave a run open
   // (its last nibble is never F here), and the length code is not F.
   if (sync_start_ || (FNibbles(payload) | FNibbles(ts)) != 0) [[unlikely]] {
-    SyncField(s, FieldAt(p, q0, opn), opn, q0);
-    if (op.payload_nibbles) SyncField(s, payload, op.payload_nibbles, q_payload);
-    if (op.ts) {
-      SyncField(s, ts_code, 1, q_ts);
-      if (ts_len) SyncField(s, ts, ts_len, q_ts + 1);
+    if (!SyncPacket(s, q)) {
+      SyncField(s, FieldAt(p, q0, opn), opn, q0);
+      if (op.payload_nibbles) SyncField(s, payload, op.payload_nibbles, q_payload);
+      if (op.ts) {
+        SyncField(s, ts_code, 1, q_ts);
+        if (ts_len) SyncField(s, ts, ts_len, q_ts + 1);
+      }
     }
   }
   if (op.ts) UpdateTimestamp(ts, ts_len);
@@ -274,7 +278,7 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp) {
   if (pending_valid_) pending_ = static_cast<uint8_t>(p[q / 2] >> 4);
   nibble_byte_index_ = v->Index((q - 1) >> 1);
   *qp = q;
-  ApplyIds(op.type, static_cast<uint16_t>(payload));
+  if (op.type >= StpType::kM8 && op.type <= StpType::kC16) ApplyIds(op.type, static_cast<uint16_t>(payload));
   pkt_.master = master_;
   pkt_.channel = channel_;
   pkt_.timestamp = timestamp_;
@@ -289,6 +293,30 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp) {
 uint64_t StpDecoder::SyncIndex(const FastStart& s, size_t q) {
   FastView v = *s.view;  // a copy: the view's cursor is at the packet's start
   return std::min<uint64_t>(s.offset + (q - s.q0) / 2, v.Index(q >> 1));
+}
+
+// SyncNibble over the nibbles [s.q0, q) of a packet at once, from its last
+// non-F nibble: that one ends any open run, unless it is a 0 that a run of
+// 21 F's could reach (then returns false: the caller goes field by field),
+// and the F's after it open a new run. Also false when the packet's last 15
+// nibbles are all F.
+bool StpDecoder::SyncPacket(const FastStart& s, size_t q) {
+  const size_t k = std::min<size_t>(15, q - s.q0);  // the last k nibbles, from nibble q - k
+  const size_t first = q - k;
+  const uint64_t w = LoadLe64(s.view->p + (first >> 1)) >> ((first & 1) * 4);
+  const uint64_t non_f = ~FNibbles(w) & kNibbleLsbs & ((1ull << (4 * k)) - 1);
+  if (non_f == 0) return false;
+  const unsigned last = static_cast<unsigned>(63 - std::countl_zero(non_f)) / 4;  // of the k nibbles
+  const uint32_t open_run = sync_start_ ? f_count_ : 0;
+  if (((w >> (4 * last)) & 0xF) == 0 && open_run + (q - s.q0) > kAsyncFNibbles) return false;
+  ClearSync();
+  const unsigned trailing_f = static_cast<unsigned>(k) - 1 - last;
+  if (trailing_f > 0) {
+    sync_start_ = true;
+    f_count_ = trailing_f;
+    sync_index_ = SyncIndex(s, q - trailing_f);
+  }
+  return true;
 }
 
 // SyncNibble over the `nibbles` nibbles of `value` (most significant first,
