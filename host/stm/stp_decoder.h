@@ -207,7 +207,9 @@ class StpDecoder {
   };
   size_t FastPackets(const uint8_t* data, size_t n, size_t used);
   size_t FastBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns, size_t at);
+  template <bool kBounded>
   Fast FastPacket(FastView* v, size_t qend, size_t* q);
+  void AfterFast(FastView v, size_t q);
   void EndFast();
   bool SyncPacket(const FastStart& s, size_t q);
   void SyncField(const FastStart& s, uint64_t value, unsigned nibbles, size_t q);

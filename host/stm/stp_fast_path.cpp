@@ -50,11 +50,37 @@ bool FastType(StpType t) {
   }
 }
 
+// raw = src[0, len): resizing keeps the storage, the copy is a few
+// overlapping fixed-size moves (a packet's raw bytes are 1..19).
+void AssignRaw(std::vector<uint8_t>* raw, const uint8_t* src, size_t len) {
+  raw->resize(len);
+  uint8_t* dst = raw->data();
+  if (len >= 8) {
+    for (size_t i = 0; i + 8 < len; i += 8) std::memcpy(dst + i, src + i, 8);
+    std::memcpy(dst + len - 8, src + len - 8, 8);
+  } else if (len >= 4) {
+    std::memcpy(dst, src, 4);
+    std::memcpy(dst + len - 4, src + len - 4, 4);
+  } else {
+    dst[0] = src[0];
+    dst[len / 2] = src[len / 2];
+    dst[len - 1] = src[len - 1];
+  }
+}
+
 }  // namespace
 
 uint64_t StpDecoder::FastView::Index(size_t k) {
   while (run + 1 < nruns && runs[run + 1].pos <= k) ++run;
   return runs[run].input_offset + k - runs[run].pos;
+}
+
+// The stream state after fast-path packets that ended at nibble q of v (as
+// ReadNibble leaves it: the unread high nibble, the last byte read).
+void StpDecoder::AfterFast(FastView v, size_t q) {
+  pending_valid_ = (q & 1) != 0;
+  if (pending_valid_) pending_ = static_cast<uint8_t>(v.p[q / 2] >> 4);
+  nibble_byte_index_ = v.Index((q - 1) / 2);
 }
 
 // pkt_ as the nibble path leaves it after a packet: cleared, holding the
@@ -86,8 +112,9 @@ void StpDecoder::PushBlock(const uint8_t* data, size_t n, const coresight::DataR
 size_t StpDecoder::FastBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns, size_t at) {
   FastView v{data, runs, nruns, 0};
   size_t q = 2 * at;
-  while (n - q / 2 >= kInPlaceMargin && FastPacket(&v, 2 * n, &q) == Fast::kDecoded) {
+  while (n - q / 2 >= kInPlaceMargin && FastPacket<false>(&v, 2 * n, &q) == Fast::kDecoded) {
   }
+  if (q != 2 * at) AfterFast(v, q);
   EndFast();
   return q;
 }
@@ -103,11 +130,13 @@ size_t StpDecoder::FastPackets(const uint8_t* data, size_t n, size_t used) {
   // In place while every load stays inside the block (large blocks).
   const coresight::DataRun block{0, block_index_};
   FastView v{data, &block, 1, 0};
-  while (n - q / 2 >= kInPlaceMargin) {
-    if (FastPacket(&v, 2 * n, &q) != Fast::kDecoded) {
-      EndFast();
-      return (q + 1) / 2;
-    }
+  const size_t q_in = q;
+  while (n - q / 2 >= kInPlaceMargin && FastPacket<false>(&v, 2 * n, &q) == Fast::kDecoded) {
+  }
+  if (q != q_in) AfterFast(v, q);
+  if (n - q / 2 >= kInPlaceMargin) {  // stopped at a packet for the nibble path
+    EndFast();
+    return (q + 1) / 2;
   }
   // The rest (all of a de-formatter run of <= 15 bytes) from a padded copy.
   const size_t base = q / 2;
@@ -121,9 +150,11 @@ size_t StpDecoder::FastPackets(const uint8_t* data, size_t n, size_t used) {
   size_t qs = q - 2 * base;
   const coresight::DataRun rest{0, block_index_ + base};
   FastView vs{scratch_, &rest, 1, 0};
+  const size_t qs_in = qs;
   Fast r;
-  while ((r = FastPacket(&vs, 2 * len, &qs)) == Fast::kDecoded) {
+  while ((r = FastPacket<true>(&vs, 2 * len, &qs)) == Fast::kDecoded) {
   }
+  if (qs != qs_in) AfterFast(vs, qs);
   EndFast();
   if (r == Fast::kNeedMore && qs < 2 * len) {
     StartCarry(scratch_, block_index_ + base, qs, len);
@@ -161,8 +192,9 @@ size_t StpDecoder::ContinueCarry(uint64_t block_index, const uint8_t* data, size
   // Offsets: carry_[0]'s index, +1 for a high-nibble start (as in a block).
   const coresight::DataRun first{0, carry_index_[0]};
   FastView v{carry_, &first, 1, 0};
-  const Fast r = FastPacket(&v, 2 * carry_len_, &q);
+  const Fast r = FastPacket<true>(&v, 2 * carry_len_, &q);
   if (r == Fast::kDecoded) {
+    AfterFast(v, q);
     EndFast();
     carrying_ = false;
     nibble_byte_index_ = carry_index_[(q - 1) / 2];
@@ -206,18 +238,22 @@ void StpDecoder::ReplayCarry() {
 // and 8 bytes from any of their bytes are readable). Returns kNotFast /
 // kNeedMore, having changed nothing, when the packet is not one for the fast
 // path / does not end before qend.
+// kBounded: check qend (else the caller knows the packet fits). The stream
+// state the nibble path reads (pending nibble, last byte's index) is left to
+// AfterFast.
+template <bool kBounded>
 StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp) {
   const uint8_t* p = v->p;
   const size_t q0 = *qp;
-  if (q0 >= qend) return Fast::kNeedMore;
+  if (kBounded && q0 >= qend) return Fast::kNeedMore;
   // Opcode: 1 nibble, F n, or F 0 n; one lookup on the first two nibbles.
   const uint64_t w = LoadLe64(p + (q0 >> 1)) >> ((q0 & 1) * 4);
   FirstByteOp fo = kFirstByteOps.op[w & 0xFF];
   if (fo.opcode_nibbles != 1) [[unlikely]] {
-    if (q0 + 2 > qend) return Fast::kNeedMore;
+    if (kBounded && q0 + 2 > qend) return Fast::kNeedMore;
     if (fo.opcode_nibbles == 0) return Fast::kNotFast;  // ASYNC
     if (fo.opcode_nibbles == 3) {
-      if (q0 + 3 > qend) return Fast::kNeedMore;
+      if (kBounded && q0 + 3 > qend) return Fast::kNeedMore;
       fo.op = kOps3[(w >> 8) & 0xF];
       fo.payload_bits = PayloadBits(fo.op);
       if (!FastType(fo.op.type)) return Fast::kNotFast;
@@ -228,7 +264,7 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp) {
   size_t q = q0 + opn;
   // Payload.
   const size_t q_payload = q;
-  if (q + op.payload_nibbles > qend) return Fast::kNeedMore;
+  if (kBounded && q + op.payload_nibbles > qend) return Fast::kNeedMore;
   const uint64_t payload = op.payload_nibbles ? FieldAt(p, q, op.payload_nibbles) : 0;
   q += op.payload_nibbles;
   // Timestamp: length code, then that many nibbles.
@@ -237,11 +273,11 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp) {
   const size_t q_ts = q;
   if (op.ts) {
     if (ts_coding_ == StpTsCoding::kUnknown) return Fast::kNotFast;  // an error
-    if (q + 1 > qend) return Fast::kNeedMore;
+    if (kBounded && q + 1 > qend) return Fast::kNeedMore;
     ts_code = NibbleAt(p, q);
     if (ts_code == 0xF) return Fast::kNotFast;  // an error
     ts_len = TsLength(ts_code);
-    if (q + 1 + ts_len > qend) return Fast::kNeedMore;
+    if (kBounded && q + 1 + ts_len > qend) return Fast::kNeedMore;
     if (ts_len) ts = FieldAt(p, q + 1, ts_len);
     q += 1 + ts_len;
   }
@@ -250,8 +286,7 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp) {
   FastStart s{v, q0, 0};
   s.offset = v->Index(q0 >> 1) + (q0 & 1);
   pkt_.offset = s.offset;
-  pkt_.raw.clear();
-  pkt_.raw.insert(pkt_.raw.end(), p + (q0 >> 1), p + ((q + 1) >> 1));
+  AssignRaw(&pkt_.raw, p + (q0 >> 1), ((q + 1) >> 1) - (q0 >> 1));
   if (q0 & 1) pkt_.raw[0] &= 0xF0;  // starts in the high nibble: the byte shown padded
   pkt_.type = op.type;
   pkt_.marker = op.marker;
@@ -273,10 +308,16 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp) {
       }
     }
   }
-  if (op.ts) UpdateTimestamp(ts, ts_len);
-  pending_valid_ = (q & 1) != 0;
-  if (pending_valid_) pending_ = static_cast<uint8_t>(p[q / 2] >> 4);
-  nibble_byte_index_ = v->Index((q - 1) >> 1);
+  if (op.ts) {
+    if (ts_coding_ == StpTsCoding::kBinary) {  // UpdateTimestamp, inline for the common coding
+      const uint64_t mask = ts_len >= 16 ? ~0ull : (1ull << (4 * ts_len)) - 1;
+      timestamp_ = (timestamp_ & ~mask) | (ts & mask);
+      pkt_.has_ts = true;
+      pkt_.ts_bits = static_cast<uint8_t>(4 * ts_len);
+    } else {
+      UpdateTimestamp(ts, ts_len);
+    }
+  }
   *qp = q;
   if (op.type >= StpType::kM8 && op.type <= StpType::kC16) ApplyIds(op.type, static_cast<uint16_t>(payload));
   pkt_.master = master_;
