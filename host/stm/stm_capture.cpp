@@ -31,6 +31,12 @@ class BlockFeeder final : public coresight::DeformatterSink {
     // input_offset is the index OpenCSD gives the run (deformatter.h).
     dec_->Push(input_offset, data, n);
   }
+  // A single-ID stream's frames arrive as one block: decoded across runs.
+  void OnBlock(uint8_t trace_id, uint64_t, const uint8_t* data, size_t n, const coresight::DataRun* runs,
+               size_t nruns) override {
+    if (trace_id != id_ || halted_) return;
+    dec_->PushBlock(data, n, runs, nruns);
+  }
   void OnError(const coresight::DeformatterError& e) override {
     if (e.kind == coresight::DeformatterErrorKind::kUnknownId || halted_) return;
     if (warnings_) warnings_->push_back(e.message + (halt_ ? " (decoding stopped)" : ""));

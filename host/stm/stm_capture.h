@@ -17,10 +17,12 @@
 //    and STM_data_flip 0 (STM 1.0 / STPv1 is not supported: an error).
 //  - any other file: raw STP bytes (source_data).
 //
-// Block indices passed to StpDecoder::Push follow OpenCSD's frame
-// de-formatter (one block per ID run in a frame, indexed at the frame start
-// or at the ID-change byte pair that opened the run), so packet offsets equal
-// OpenCSD's "Idx".
+// Block indices passed to StpDecoder follow OpenCSD's frame de-formatter
+// (one block per ID run in a frame, indexed at the frame start or at the
+// ID-change byte pair that opened the run), so packet offsets equal
+// OpenCSD's "Idx". Framed input goes in as the de-formatter's blocks
+// (StpDecoder::PushBlock: consecutive runs of the STM's ID), which decodes
+// the same packets as one Push per run.
 //
 // Errors (missing files, bad .ini/.dcm, unsupported format) return false with
 // a message naming the file; de-formatter problems are appended to

@@ -157,6 +157,19 @@ void StpDecoder::Push(uint64_t block_index, const uint8_t* data, size_t n) {
   }
 }
 
+// While no F run is open, bytes without an F nibble change nothing but the
+// nibble count (ReadNibble, with raw bytes suppressed): skipped a word, then
+// a byte at a time.
+void StpDecoder::SkipNoF(const uint8_t* data, size_t n, size_t* used) {
+  size_t k = *used;
+  while (k + 8 <= n && FNibbles(LoadLe64(data + k)) == 0) k += 8;
+  while (k < n && (data[k] & 0xF) != 0xF && (data[k] >> 4) != 0xF) ++k;
+  if (k == *used) return;
+  num_nibbles_ += static_cast<uint32_t>(2 * (k - *used));
+  nibble_byte_index_ = block_index_ + k - 1;
+  *used = k;
+}
+
 void StpDecoder::WaitSync(uint64_t block_index, const uint8_t* data, size_t n, size_t* used) {
   const size_t start = *used;
   pkt_.offset = block_index + *used;
@@ -164,7 +177,10 @@ void StpDecoder::WaitSync(uint64_t block_index, const uint8_t* data, size_t n, s
   suppress_raw_ = true;
   bool got = true;
   uint8_t nib;
-  while (got && !is_sync_) got = ReadNibble(data, n, used, &nib);
+  while (got && !is_sync_) {
+    if (!sync_start_ && !pending_valid_) SkipNoF(data, n, used);
+    got = ReadNibble(data, n, used, &nib);
+  }
   suppress_raw_ = false;
   if (num_nibbles_ == 0) return;
   if (!got || num_nibbles_ > kAsyncNibbles) {
@@ -315,9 +331,9 @@ void StpDecoder::UpdateTimestamp(uint64_t value, uint8_t len) {
   pkt_.ts_bits = static_cast<uint8_t>(bits);
 }
 
-void StpDecoder::Complete() {
-  const uint16_t p = static_cast<uint16_t>(pkt_.payload);
-  switch (pkt_.type) {
+// Master/channel changes of a complete packet (M8/M16, MERR, GERR, C8/C16, VERSION).
+void StpDecoder::ApplyIds(StpType type, uint16_t p) {
+  switch (type) {
     case StpType::kM8:
     case StpType::kM16:
       master_ = p;
@@ -336,6 +352,10 @@ void StpDecoder::Complete() {
       break;
     default: break;
   }
+}
+
+void StpDecoder::Complete() {
+  ApplyIds(pkt_.type, static_cast<uint16_t>(pkt_.payload));
   Emit();
 }
 

@@ -69,6 +69,8 @@
 #include <string>
 #include <vector>
 
+#include "deformatter.h"
+
 namespace mabutrace::stm {
 
 enum class StpType : uint8_t {
@@ -145,6 +147,12 @@ class StpDecoder {
   // One block of de-formatted bytes; `block_index` is the index reported for
   // its first byte (OpenCSD: trace-buffer index of the frame/ID run).
   void Push(uint64_t block_index, const uint8_t* data, size_t n);
+  // The de-formatter's block (coresight::DeformatterSink::OnBlock): `nruns`
+  // runs back to back in data[0, n), run i from byte runs[i].pos on, its
+  // byte k indexed runs[i].input_offset + k. The same packets as Push() once
+  // per run, in order (tests compare them); faster: while synchronised,
+  // packets are decoded in place across run ends.
+  void PushBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns);
   // End of trace: a partial packet is reported as kIncompleteEot.
   void Finish();
   // Back to the power-on state (unsynchronised, no master/channel/TS).
@@ -167,6 +175,7 @@ class StpDecoder {
     sync_start_ = false;
     is_sync_ = false;
   }
+  void SkipNoF(const uint8_t* data, size_t n, size_t* used);
   void WaitSync(uint64_t block_index, const uint8_t* data, size_t n, size_t* used);
   void Step(uint8_t nib);
   void Decide(uint16_t opcode, uint8_t nibbles);
@@ -178,11 +187,34 @@ class StpDecoder {
   void Emit();
   void ClearPacket();
   void StartPacket();
+  void ApplyIds(StpType type, uint16_t payload);
   // Fast path (stp_fast_path.cpp).
   enum class Fast : uint8_t { kDecoded, kNeedMore, kNotFast };
+  // Bytes the fast path reads: p[k] has index runs[r].input_offset + k -
+  // runs[r].pos for the last run r with runs[r].pos <= k; `run` is a cursor
+  // (packets are read in order).
+  struct FastView {
+    const uint8_t* p;
+    const coresight::DataRun* runs;
+    size_t nruns;
+    size_t run;
+    uint64_t Index(size_t k);
+  };
+  // Where the packet being decoded starts (for OpenCSD's ASYNC index).
+  struct FastStart {
+    FastView* view;
+    size_t q0;
+    uint64_t offset;
+  };
   size_t FastPackets(const uint8_t* data, size_t n, size_t used);
-  Fast FastPacket(const uint8_t* p, uint64_t byte0, size_t qend, size_t* q);
-  void SyncField(uint64_t value, unsigned nibbles, uint64_t byte0, size_t q);
+  size_t FastBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns, size_t at);
+  template <bool kBounded>
+  Fast FastPacket(FastView* v, size_t qend, size_t* q);
+  void AfterFast(FastView v, size_t q);
+  void EndFast();
+  bool SyncPacket(const FastStart& s, size_t q);
+  void SyncField(const FastStart& s, uint64_t value, unsigned nibbles, size_t q);
+  uint64_t SyncIndex(const FastStart& s, size_t q);
   void StartCarry(const uint8_t* p, uint64_t byte0, size_t q, size_t len);
   size_t ContinueCarry(uint64_t block_index, const uint8_t* data, size_t n);
   void ReplayCarry();

@@ -15,6 +15,12 @@
 // fast path, the carried bytes are pushed again through the nibble path,
 // block by block with their own indexes, which gives what that path would
 // have given on the first push.
+// PushBlock (the de-formatter's consecutive runs of one trace ID, back to
+// back) reads packets in place across run ends: no copy and no carry; each
+// byte's index comes from its run (FastView), as Push once per run gives it.
+// The fast path reports packets without the nibble path's per-packet reset
+// of pkt_ (it sets every field itself); EndFast() leaves pkt_ as that path
+// expects it.
 #include <algorithm>
 #include <cstring>
 
@@ -44,7 +50,74 @@ bool FastType(StpType t) {
   }
 }
 
+// raw = src[0, len): resizing keeps the storage, the copy is a few
+// overlapping fixed-size moves (a packet's raw bytes are 1..19).
+void AssignRaw(std::vector<uint8_t>* raw, const uint8_t* src, size_t len) {
+  raw->resize(len);
+  uint8_t* dst = raw->data();
+  if (len >= 8) {
+    for (size_t i = 0; i + 8 < len; i += 8) std::memcpy(dst + i, src + i, 8);
+    std::memcpy(dst + len - 8, src + len - 8, 8);
+  } else if (len >= 4) {
+    std::memcpy(dst, src, 4);
+    std::memcpy(dst + len - 4, src + len - 4, 4);
+  } else {
+    dst[0] = src[0];
+    dst[len / 2] = src[len / 2];
+    dst[len - 1] = src[len - 1];
+  }
+}
+
 }  // namespace
+
+uint64_t StpDecoder::FastView::Index(size_t k) {
+  while (run + 1 < nruns && runs[run + 1].pos <= k) ++run;
+  return runs[run].input_offset + k - runs[run].pos;
+}
+
+// The stream state after fast-path packets that ended at nibble q of v (as
+// ReadNibble leaves it: the unread high nibble, the last byte read).
+void StpDecoder::AfterFast(FastView v, size_t q) {
+  pending_valid_ = (q & 1) != 0;
+  if (pending_valid_) pending_ = static_cast<uint8_t>(v.p[q / 2] >> 4);
+  nibble_byte_index_ = v.Index((q - 1) / 2);
+}
+
+// pkt_ as the nibble path leaves it after a packet: cleared, holding the
+// masked byte of an unread high nibble.
+void StpDecoder::EndFast() {
+  ClearPacket();
+  if (pending_valid_) pkt_.raw.push_back(static_cast<uint8_t>(pending_ << 4));
+}
+
+void StpDecoder::PushBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns) {
+  size_t r = 0, at = 0;  // run r, from byte `at` on, is next
+  while (r < nruns) {
+    if (fast_path_ && synced_ && !in_packet_ && !carrying_ && !pending_valid_) {
+      // In place while the block has room; the rest of the run the next
+      // nibble is in goes on below (a byte's unread high nibble too).
+      const size_t q = FastBlock(data, n, runs, nruns, at);
+      while (r + 1 < nruns && runs[r + 1].pos <= q / 2) ++r;
+      at = (q + 1) / 2;
+    }
+    const size_t end = r + 1 < nruns ? runs[r + 1].pos : n;
+    Push(runs[r].input_offset + (at - runs[r].pos), data + at, end - at);
+    at = end;
+    ++r;
+  }
+}
+
+// Packets from byte `at` of the block while they lie in it with the room the
+// field loads need; returns the nibble where the first other one starts.
+size_t StpDecoder::FastBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns, size_t at) {
+  FastView v{data, runs, nruns, 0};
+  size_t q = 2 * at;
+  while (n - q / 2 >= kInPlaceMargin && FastPacket<false>(&v, 2 * n, &q) == Fast::kDecoded) {
+  }
+  if (q != 2 * at) AfterFast(v, q);
+  EndFast();
+  return q;
+}
 
 // Decodes packets from byte `used` (or its pending high nibble) on while they
 // fit in the block; returns the new `used`. pending_valid_ / pending_ then
@@ -55,18 +128,34 @@ size_t StpDecoder::FastPackets(const uint8_t* data, size_t n, size_t used) {
   if (pending_valid_ && used == 0) return 0;
   size_t q = 2 * used - (pending_valid_ ? 1 : 0);  // next nibble, in block nibbles
   // In place while every load stays inside the block (large blocks).
-  while (n - q / 2 >= kInPlaceMargin)
-    if (FastPacket(data, block_index_, 2 * n, &q) != Fast::kDecoded) return (q + 1) / 2;
+  const coresight::DataRun block{0, block_index_};
+  FastView v{data, &block, 1, 0};
+  const size_t q_in = q;
+  while (n - q / 2 >= kInPlaceMargin && FastPacket<false>(&v, 2 * n, &q) == Fast::kDecoded) {
+  }
+  if (q != q_in) AfterFast(v, q);
+  if (n - q / 2 >= kInPlaceMargin) {  // stopped at a packet for the nibble path
+    EndFast();
+    return (q + 1) / 2;
+  }
   // The rest (all of a de-formatter run of <= 15 bytes) from a padded copy.
   const size_t base = q / 2;
   const size_t len = n - base;
-  if (len == 0 || len > kScratchBytes) return (q + 1) / 2;
+  if (len == 0 || len > kScratchBytes) {
+    EndFast();
+    return (q + 1) / 2;
+  }
   std::memcpy(scratch_, data + base, len);
   std::memset(scratch_ + len, 0, 8);
   size_t qs = q - 2 * base;
+  const coresight::DataRun rest{0, block_index_ + base};
+  FastView vs{scratch_, &rest, 1, 0};
+  const size_t qs_in = qs;
   Fast r;
-  while ((r = FastPacket(scratch_, block_index_ + base, 2 * len, &qs)) == Fast::kDecoded) {
+  while ((r = FastPacket<true>(&vs, 2 * len, &qs)) == Fast::kDecoded) {
   }
+  if (qs != qs_in) AfterFast(vs, qs);
+  EndFast();
   if (r == Fast::kNeedMore && qs < 2 * len) {
     StartCarry(scratch_, block_index_ + base, qs, len);
     return n;
@@ -101,8 +190,12 @@ size_t StpDecoder::ContinueCarry(uint64_t block_index, const uint8_t* data, size
   carry_len_ = old_len + take;
   size_t q = carry_high_ ? 1 : 0;
   // Offsets: carry_[0]'s index, +1 for a high-nibble start (as in a block).
-  const Fast r = FastPacket(carry_, carry_index_[0], 2 * carry_len_, &q);
+  const coresight::DataRun first{0, carry_index_[0]};
+  FastView v{carry_, &first, 1, 0};
+  const Fast r = FastPacket<true>(&v, 2 * carry_len_, &q);
   if (r == Fast::kDecoded) {
+    AfterFast(v, q);
+    EndFast();
     carrying_ = false;
     nibble_byte_index_ = carry_index_[(q - 1) / 2];
     return (q + 1) / 2 - old_len;
@@ -141,39 +234,37 @@ void StpDecoder::ReplayCarry() {
   carry_len_ = carry_blocks_ = 0;
 }
 
-// One packet at nibble *qp of p (byte0: the index of p[0]; nibbles before
-// qend are the stream's, and 8 bytes from any of their bytes are readable).
-// Returns kNotFast / kNeedMore, having changed nothing, when the packet is
-// not one for the fast path / does not end before qend.
-StpDecoder::Fast StpDecoder::FastPacket(const uint8_t* p, uint64_t byte0, size_t qend, size_t* qp) {
+// One packet at nibble *qp of v->p (nibbles before qend are the stream's,
+// and 8 bytes from any of their bytes are readable). Returns kNotFast /
+// kNeedMore, having changed nothing, when the packet is not one for the fast
+// path / does not end before qend.
+// kBounded: check qend (else the caller knows the packet fits). The stream
+// state the nibble path reads (pending nibble, last byte's index) is left to
+// AfterFast.
+template <bool kBounded>
+StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp) {
+  const uint8_t* p = v->p;
   const size_t q0 = *qp;
-  if (q0 >= qend) return Fast::kNeedMore;
-  // Opcode: 1 nibble, F n, or F 0 n.
-  size_t q = q0;
-  const uint8_t n0 = NibbleAt(p, q);
-  // kOps1 has no entry for F: that nibble only prefixes the longer opcodes.
-  OpSpec op = n0 < 0xF ? kOps1[n0] : kReservedOp;
-  uint8_t opn = 1;
-  uint16_t opcode = n0;
-  if (n0 == 0xF) {
-    if (q + 2 > qend) return Fast::kNeedMore;
-    const uint8_t n1 = NibbleAt(p, q + 1);
-    if (n1 == 0xF) return Fast::kNotFast;  // ASYNC
-    if (n1 != 0) {
-      op = kOps2[n1];
-      opn = 2;
-    } else {
-      if (q + 3 > qend) return Fast::kNeedMore;
-      op = kOps3[NibbleAt(p, q + 2)];
-      opn = 3;
+  if (kBounded && q0 >= qend) return Fast::kNeedMore;
+  // Opcode: 1 nibble, F n, or F 0 n; one lookup on the first two nibbles.
+  const uint64_t w = LoadLe64(p + (q0 >> 1)) >> ((q0 & 1) * 4);
+  FirstByteOp fo = kFirstByteOps.op[w & 0xFF];
+  if (fo.opcode_nibbles != 1) [[unlikely]] {
+    if (kBounded && q0 + 2 > qend) return Fast::kNeedMore;
+    if (fo.opcode_nibbles == 0) return Fast::kNotFast;  // ASYNC
+    if (fo.opcode_nibbles == 3) {
+      if (kBounded && q0 + 3 > qend) return Fast::kNeedMore;
+      fo.op = kOps3[(w >> 8) & 0xF];
+      fo.payload_bits = PayloadBits(fo.op);
+      if (!FastType(fo.op.type)) return Fast::kNotFast;
     }
-    opcode = static_cast<uint16_t>(FieldAt(p, q, opn));
   }
-  if (!FastType(op.type)) return Fast::kNotFast;
-  q += opn;
+  const OpSpec op = fo.op;
+  const unsigned opn = fo.opcode_nibbles;
+  size_t q = q0 + opn;
   // Payload.
   const size_t q_payload = q;
-  if (q + op.payload_nibbles > qend) return Fast::kNeedMore;
+  if (kBounded && q + op.payload_nibbles > qend) return Fast::kNeedMore;
   const uint64_t payload = op.payload_nibbles ? FieldAt(p, q, op.payload_nibbles) : 0;
   q += op.payload_nibbles;
   // Timestamp: length code, then that many nibbles.
@@ -182,57 +273,107 @@ StpDecoder::Fast StpDecoder::FastPacket(const uint8_t* p, uint64_t byte0, size_t
   const size_t q_ts = q;
   if (op.ts) {
     if (ts_coding_ == StpTsCoding::kUnknown) return Fast::kNotFast;  // an error
-    if (q + 1 > qend) return Fast::kNeedMore;
+    if (kBounded && q + 1 > qend) return Fast::kNeedMore;
     ts_code = NibbleAt(p, q);
     if (ts_code == 0xF) return Fast::kNotFast;  // an error
     ts_len = TsLength(ts_code);
-    if (q + 1 + ts_len > qend) return Fast::kNeedMore;
+    if (kBounded && q + 1 + ts_len > qend) return Fast::kNeedMore;
     if (ts_len) ts = FieldAt(p, q + 1, ts_len);
     q += 1 + ts_len;
   }
 
-  // The packet is complete: commit it as the nibble path would.
-  pkt_.offset = byte0 + (q0 + 1) / 2;
-  // Emit() already put the byte of a starting high nibble (masked) in raw.
-  pkt_.raw.insert(pkt_.raw.end(), p + (q0 + 1) / 2, p + (q + 1) / 2);
+  // The packet is complete: report it as the nibble path would.
+  FastStart s{v, q0, 0};
+  s.offset = v->Index(q0 >> 1) + (q0 & 1);
+  pkt_.offset = s.offset;
+  AssignRaw(&pkt_.raw, p + (q0 >> 1), ((q + 1) >> 1) - (q0 >> 1));
+  if (q0 & 1) pkt_.raw[0] &= 0xF0;  // starts in the high nibble: the byte shown padded
   pkt_.type = op.type;
   pkt_.marker = op.marker;
-  pkt_.opcode_nibbles = opn;
+  pkt_.opcode_nibbles = static_cast<uint8_t>(opn);
   pkt_.payload = payload;
-  pkt_.payload_bits = PayloadBits(op);
+  pkt_.payload_bits = fo.payload_bits;
+  pkt_.has_ts = false;
+  pkt_.ts_bits = 0;
   // F-run tracking. Without an open run and without F's in payload and
   // timestamp, nothing changes: the opcode alone cannot leave a run open
   // (its last nibble is never F here), and the length code is not F.
-  if (sync_start_ || (FNibbles(payload) | FNibbles(ts)) != 0) {
-    SyncField(opcode, opn, byte0, q0);
-    if (op.payload_nibbles) SyncField(payload, op.payload_nibbles, byte0, q_payload);
-    if (op.ts) {
-      SyncField(ts_code, 1, byte0, q_ts);
-      if (ts_len) SyncField(ts, ts_len, byte0, q_ts + 1);
+  if (sync_start_ || (FNibbles(payload) | FNibbles(ts)) != 0) [[unlikely]] {
+    if (!SyncPacket(s, q)) {
+      SyncField(s, FieldAt(p, q0, opn), opn, q0);
+      if (op.payload_nibbles) SyncField(s, payload, op.payload_nibbles, q_payload);
+      if (op.ts) {
+        SyncField(s, ts_code, 1, q_ts);
+        if (ts_len) SyncField(s, ts, ts_len, q_ts + 1);
+      }
     }
   }
-  if (op.ts) UpdateTimestamp(ts, ts_len);
-  pending_valid_ = (q & 1) != 0;
-  if (pending_valid_) pending_ = static_cast<uint8_t>(p[q / 2] >> 4);
-  nibble_byte_index_ = byte0 + (q - 1) / 2;
+  if (op.ts) {
+    if (ts_coding_ == StpTsCoding::kBinary) {  // UpdateTimestamp, inline for the common coding
+      const uint64_t mask = ts_len >= 16 ? ~0ull : (1ull << (4 * ts_len)) - 1;
+      timestamp_ = (timestamp_ & ~mask) | (ts & mask);
+      pkt_.has_ts = true;
+      pkt_.ts_bits = static_cast<uint8_t>(4 * ts_len);
+    } else {
+      UpdateTimestamp(ts, ts_len);
+    }
+  }
   *qp = q;
-  Complete();  // master/channel updates, Emit()
+  if (op.type >= StpType::kM8 && op.type <= StpType::kC16) ApplyIds(op.type, static_cast<uint16_t>(payload));
+  pkt_.master = master_;
+  pkt_.channel = channel_;
+  pkt_.timestamp = timestamp_;
+  ++stats_.packets;
+  sink_->OnPacket(pkt_);
   return Fast::kDecoded;
 }
 
+// OpenCSD's index of the run of F's that starts at nibble q of the packet
+// (the nibble path's CheckSync): the packet's offset plus half the nibbles
+// before q, at most the index of q's byte.
+uint64_t StpDecoder::SyncIndex(const FastStart& s, size_t q) {
+  FastView v = *s.view;  // a copy: the view's cursor is at the packet's start
+  return std::min<uint64_t>(s.offset + (q - s.q0) / 2, v.Index(q >> 1));
+}
+
+// SyncNibble over the nibbles [s.q0, q) of a packet at once, from its last
+// non-F nibble: that one ends any open run, unless it is a 0 that a run of
+// 21 F's could reach (then returns false: the caller goes field by field),
+// and the F's after it open a new run. Also false when the packet's last 15
+// nibbles are all F.
+bool StpDecoder::SyncPacket(const FastStart& s, size_t q) {
+  const size_t k = std::min<size_t>(15, q - s.q0);  // the last k nibbles, from nibble q - k
+  const size_t first = q - k;
+  const uint64_t w = LoadLe64(s.view->p + (first >> 1)) >> ((first & 1) * 4);
+  const uint64_t non_f = ~FNibbles(w) & kNibbleLsbs & ((1ull << (4 * k)) - 1);
+  if (non_f == 0) return false;
+  const unsigned last = static_cast<unsigned>(63 - std::countl_zero(non_f)) / 4;  // of the k nibbles
+  const uint32_t open_run = sync_start_ ? f_count_ : 0;
+  if (((w >> (4 * last)) & 0xF) == 0 && open_run + (q - s.q0) > kAsyncFNibbles) return false;
+  ClearSync();
+  const unsigned trailing_f = static_cast<unsigned>(k) - 1 - last;
+  if (trailing_f > 0) {
+    sync_start_ = true;
+    f_count_ = trailing_f;
+    sync_index_ = SyncIndex(s, q - trailing_f);
+  }
+  return true;
+}
+
 // SyncNibble over the `nibbles` nibbles of `value` (most significant first,
-// nibble k of the field at nibble q + k; byte0 = index of byte 0 of the
-// view), in O(1) unless the field's last non-F nibble is a 0 that could end
-// an ASYNC-long run (every other non-F nibble ends the open run). Only the state after the field is exact: sync_index_
-// of a run that starts and breaks inside the field is not kept, which nothing can observe (it is read only while a run
+// nibble k of the field at nibble q + k of the packet started by s), in O(1)
+// unless the field's last non-F nibble is a 0 that could end an ASYNC-long
+// run (every other non-F nibble ends the open run). Only the state after the
+// field is exact: sync_index_ of a run that starts and breaks inside the
+// field is not kept, which nothing can observe (it is read only while a run
 // is open, and every opening sets it).
-void StpDecoder::SyncField(uint64_t value, unsigned nibbles, uint64_t byte0, size_t q) {
+void StpDecoder::SyncField(const FastStart& s, uint64_t value, unsigned nibbles, size_t q) {
   const uint64_t lsbs = nibbles >= 16 ? kNibbleLsbs : kNibbleLsbs & ((1ull << (4 * nibbles)) - 1);
   const uint64_t f = FNibbles(value) & lsbs;
   if (f == lsbs) {  // all F: the run goes on (or starts here)
     if (!sync_start_) {
       sync_start_ = true;
-      sync_index_ = byte0 + q / 2;
+      sync_index_ = SyncIndex(s, q);
     }
     f_count_ += nibbles;
     return;
@@ -244,7 +385,7 @@ void StpDecoder::SyncField(uint64_t value, unsigned nibbles, uint64_t byte0, siz
   const uint32_t open_run = sync_start_ ? f_count_ : 0;
   if (last == 0 && open_run + nibbles > kAsyncFNibbles) {
     for (unsigned k = 0; k < nibbles; ++k)
-      SyncNibble(static_cast<uint8_t>((value >> (4 * (nibbles - 1 - k))) & 0xF), byte0 + (q + k) / 2);
+      SyncNibble(static_cast<uint8_t>((value >> (4 * (nibbles - 1 - k))) & 0xF), SyncIndex(s, q + k));
     return;
   }
   // Any open run ends at that nibble (a non-F other than an ASYNC's 0).
@@ -252,7 +393,7 @@ void StpDecoder::SyncField(uint64_t value, unsigned nibbles, uint64_t byte0, siz
   if (trailing_f > 0) {
     sync_start_ = true;
     f_count_ = trailing_f;
-    sync_index_ = byte0 + (q + nibbles - trailing_f) / 2;
+    sync_index_ = SyncIndex(s, q + nibbles - trailing_f);
   }
 }
 

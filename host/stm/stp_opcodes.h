@@ -97,6 +97,35 @@ inline constexpr uint8_t PayloadBits(const OpSpec& op) {
   }
 }
 
+// The fast path's opcode lookup: one entry per value of a packet's first two
+// nibbles (n0 | n1 << 4). opcode_nibbles 1 or 2: the opcode and its row;
+// 3: F0 n, look n up in kOps3; 0: ASYNC (F F) or a reserved opcode.
+struct FirstByteOp {
+  OpSpec op;
+  uint8_t opcode_nibbles;
+  uint8_t payload_bits;  // PayloadBits(op)
+};
+
+inline constexpr FirstByteOp FirstByteOpOf(unsigned two_nibbles) {
+  const unsigned n0 = two_nibbles & 0xF, n1 = two_nibbles >> 4;
+  if (n0 != 0xF) return {kOps1[n0], 1, PayloadBits(kOps1[n0])};
+  if (n1 == 0) return {kReservedOp, 3, 0};
+  if (n1 == 0xF || kOps2[n1].type == StpType::kReserved) return {kReservedOp, 0, 0};
+  return {kOps2[n1], 2, PayloadBits(kOps2[n1])};
+}
+
+struct FirstByteOps {
+  FirstByteOp op[256];
+};
+
+inline constexpr FirstByteOps MakeFirstByteOps() {
+  FirstByteOps t{};
+  for (unsigned i = 0; i < 256; ++i) t.op[i] = FirstByteOpOf(i);
+  return t;
+}
+
+inline constexpr FirstByteOps kFirstByteOps = MakeFirstByteOps();
+
 // Timestamp length code (STPv2 §7: 0-12 literal, 13 -> 14, 14 -> 16; 15 is invalid).
 inline constexpr uint8_t TsLength(uint8_t code) { return code == 0xD ? 14 : code == 0xE ? 16 : code; }
 

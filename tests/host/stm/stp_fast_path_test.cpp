@@ -52,6 +52,29 @@ auto Blocks(const std::vector<uint8_t>& b, size_t block) {
   };
 }
 
+// Raw STP as de-formatter blocks (PushBlock): runs of 1..15 bytes, `block`
+// bytes a block, with gaps of 1..3 between the runs' indexes as frames have;
+// the nibble path (the reference) then reads it run by run.
+auto RunBlocks(const std::vector<uint8_t>& b, size_t block, uint64_t seed) {
+  return [&b, block, seed](StpDecoder* d) {
+    std::mt19937_64 rng(seed);
+    uint64_t index = 0;
+    for (size_t at = 0; at < b.size();) {
+      const size_t n = std::min(block, b.size() - at);
+      std::vector<coresight::DataRun> runs;
+      for (size_t pos = 0; pos < n;) {
+        const size_t len = 1 + rng() % 15;
+        runs.push_back({static_cast<uint32_t>(pos), index});
+        index += len + 1 + rng() % 3;
+        pos += len;
+      }
+      d->PushBlock(b.data() + at, n, runs.data(), runs.size());
+      at += n;
+    }
+    d->Finish();
+  };
+}
+
 std::string Describe(const StpPacket& p) {
   std::string s = StpTypeName(p) + " off=" + std::to_string(p.offset) + " raw=";
   for (uint8_t b : p.raw) s += std::to_string(b) + ",";
@@ -136,6 +159,17 @@ TEST(StpFastPath, EqualsNibblePathOnMutatedAndRandomBytes) {
     if (round % 4 == 0)
       for (auto& x : b) x = static_cast<uint8_t>(rng() % 3 == 0 ? 0xFF : rng() % 3 == 0 ? 0 : rng());
     for (size_t block : {1, 4, 15, 33, 1000}) ASSERT_EQ(Compare(Blocks(b, block)), "") << "round " << round;
+  }
+}
+
+TEST(StpFastPath, EqualsNibblePathOnRunBlocks) {
+  std::mt19937_64 rng(13);
+  for (int round = 0; round < 300; ++round) {
+    auto b = MixedStream(rng, 1 + static_cast<int>(rng() % 400));
+    if (round % 3 == 0)
+      for (int k = 0; k < 1 + static_cast<int>(rng() % 8); ++k) b[rng() % b.size()] = static_cast<uint8_t>(rng());
+    for (size_t block : {1, 16, 30, 100, 4096})
+      ASSERT_EQ(Compare(RunBlocks(b, block, rng())), "") << "round " << round << " block " << block;
   }
 }
 
