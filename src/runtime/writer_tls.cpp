@@ -88,15 +88,14 @@ MT_NOINLINE mabutrace_scope_t EmitSlow(RecordType type, uint32_t color, uint64_t
 }
 
 // Appends one record of kFixedWords + kColor words while `live` is
-// g_session, else returns slow(). The fast path makes no call, so it needs
-// no stack frame: one counter read; the session (with clock and CPU
-// source), room and time base compares; the stores; the commit word, which
-// grows by one record and its words (the slow path leaves it equal to the
-// cursor). slow() is a tail call that does it all again from the top (its
-// clock read is the record's time).
-template <unsigned kFixedWords, bool kColor, class Slow>
-MT_INLINE mabutrace_scope_t EmitLive(uint32_t live, RecordType type, uint32_t color, uint64_t w1, uint64_t w2,
-                                     Slow slow) {
+// g_session, else returns false (nothing written): its caller then
+// tail-calls a slow path, which does it all again from the top (its clock
+// read is the record's time). The fast path makes no call, so it needs no
+// stack frame: one counter read; the session (with clock and CPU source),
+// room and time base compares; the stores; the commit word, which grows by
+// one record and its words (the slow path leaves it equal to the cursor).
+template <unsigned kFixedWords, bool kColor>
+MT_INLINE bool EmitLive(uint32_t live, RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
   constexpr unsigned kWords = kFixedWords + (kColor ? 1 : 0);
   Writer& w = tls_writer;
   const uint64_t now = port::NowTicks();
@@ -104,22 +103,30 @@ MT_INLINE mabutrace_scope_t EmitLive(uint32_t live, RecordType type, uint32_t co
   const uint64_t delta = now - w.base;
   // (No chunk: cur and end are nullptr, and the room compare fails.)
   if (MT_UNLIKELY(w.fast_session != live || uintptr_t(p) + kWords * 8 > uintptr_t(w.end) || delta >= kDeltaLimit)) {
-    return slow();
+    return false;
   }
   StoreWords<kFixedWords>(p, MakeHeader(delta, type, port::RseqCpu()), kColor ? color : 0, w1, w2);
   w.cur = p + kWords;
   std::atomic<uint64_t>& commit = w.chunk->commit;
   PublishCommit(commit, commit.load(std::memory_order_relaxed) + ((uint64_t{1} << 32) | kWords));
-  return {live};
+  return true;
+}
+
+// The same for a record whose color is known only at run time.
+template <unsigned kFixedWords>
+MT_INLINE bool EmitLiveAnyColor(uint32_t live, RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
+  return color ? EmitLive<kFixedWords, true>(live, type, color, w1, w2)
+               : EmitLive<kFixedWords, false>(live, type, 0, w1, w2);
 }
 
 // Appends one record: header, then up to two payload words, then the color.
 template <unsigned kFixedWords>
 MT_INLINE mabutrace_scope_t Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
   const uint32_t live = g_session.load(std::memory_order_relaxed);
-  const auto slow = [=] { return EmitSlow<kFixedWords>(type, color, w1, w2); };
-  if (color) return EmitLive<kFixedWords, true>(live, type, color, w1, w2, slow);
-  return EmitLive<kFixedWords, false>(live, type, 0, w1, w2, slow);
+  if (MT_UNLIKELY(!EmitLiveAnyColor<kFixedWords>(live, type, color, w1, w2))) {
+    return EmitSlow<kFixedWords>(type, color, w1, w2);
+  }
+  return {live};
 }
 
 // The end of a scope that its fast path did not record: only in the
@@ -129,8 +136,14 @@ MT_NOINLINE mabutrace_scope_t EndSlow(const mabutrace_scope_t* scope) {
   return EmitSlow<1>(RecordType::kScopeEnd, 0, 0, 0);
 }
 
-MT_NOINLINE mabutrace_scope_t FlowSlow(uintptr_t name, uint32_t kind, uint64_t payload) {
-  return EmitSlow<3>(writer::KindType(kind), writer::KindColor(kind), uint64_t(name), payload);
+MT_NOINLINE void FlowSlow(uintptr_t name, uint32_t kind, uint64_t payload) {
+  EmitSlow<3>(writer::KindType(kind), writer::KindColor(kind), uint64_t(name), payload);
+}
+
+MT_NOINLINE void FlowColored(uintptr_t name, uint32_t kind, uint64_t payload) {
+  const bool recorded = EmitLive<3, true>(g_session.load(std::memory_order_relaxed), writer::KindType(kind),
+                                          writer::KindColor(kind), name, payload);
+  if (MT_UNLIKELY(!recorded)) FlowSlow(name, kind, payload);
 }
 
 }  // namespace
@@ -144,12 +157,12 @@ void EndSession() {}
 int CallerSlot(Runtime** rt, uint32_t* slot) { return BindCaller(&tls_writer, rt, slot); }
 
 void RecordFlow(uintptr_t name, uint32_t kind, uint64_t payload) {
-  const uint32_t live = g_session.load(std::memory_order_relaxed);
-  // (The slow path takes the three arguments as they came: fewer values
-  // live across the fast path, no callee-saved registers to save.)
-  const auto slow = [=] { return FlowSlow(name, kind, payload); };
-  if (KindColor(kind)) return (void)EmitLive<3, true>(live, KindType(kind), KindColor(kind), name, payload, slow);
-  EmitLive<3, false>(live, KindType(kind), 0, name, payload, slow);
+  // (A colored flow and the slow path are tail calls with the arguments as
+  // they came: fewer values live across the fast path, no callee-saved
+  // register to save.)
+  if (KindColor(kind)) return FlowColored(name, kind, payload);
+  const bool recorded = EmitLive<3, false>(g_session.load(std::memory_order_relaxed), KindType(kind), 0, name, payload);
+  if (MT_UNLIKELY(!recorded)) FlowSlow(name, kind, payload);
 }
 
 void SyncCommit(const Runtime&, uint32_t) {}  // every record publishes it
@@ -172,7 +185,8 @@ void mabutrace_scope_end(mabutrace_scope_t* scope) {
   if (MT_UNLIKELY(scope->session != live)) return;  // another session's scope
   // (live == 0, no session: the writer's fast_session is 0 only without a
   // chunk, so this goes to EndSlow, which records nothing.)
-  EmitLive<1, false>(live, RecordType::kScopeEnd, 0, 0, 0, [=] { return EndSlow(scope); });
+  const bool recorded = EmitLive<1, false>(live, RecordType::kScopeEnd, 0, 0, 0);
+  if (MT_UNLIKELY(!recorded)) EndSlow(scope);
 }
 
 void mabutrace_instant(const char* name, uint32_t color) {
