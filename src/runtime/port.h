@@ -8,8 +8,8 @@
 //   uint32_t mabutrace::port::CurrentCpu() CPU number of the caller
 //   bool     mabutrace::port::InIsr()      true in interrupt context
 //   MABUTRACE_PORT_TLS                     storage for per-thread writer state
-//   bool mabutrace::port::CurrentCpuNoCall(uint32_t*)  (TLS ports) the CPU
-//                                          number if it takes no call, else false
+//   bool mabutrace::port::HasRseqCpu()     (TLS ports) RseqCpu() gives the CPU
+//   uint32_t mabutrace::port::RseqCpu()    number with one load, no call
 #ifndef MABUTRACE_RUNTIME_PORT_H
 #define MABUTRACE_RUNTIME_PORT_H
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // writer_tls.cpp: the recording path of ports with thread-local storage
 // (MABUTRACE_PORT_TLS: the host). Every thread has its own Writer; a record
-// is one clock read, a few compares, the record's word stores and one
+// is one clock read, three compares, the record's word stores and one
 // release store of the chunk's commit word (ring_buffer.h says why that is
 // enough for readers). Other ports compile this file to nothing (writer.h).
 #include "port.h"
@@ -14,6 +14,10 @@
 namespace mabutrace {
 namespace {
 
+// Writer::fast_session when the fast path must not record: no g_session
+// value (32 bits) ever equals it.
+constexpr uint64_t kNoFastPath = uint64_t{1} << 32;
+
 // Per-thread writer state (chunk_writer.h). Trivially constructible: TLS
 // starts zeroed, which means "no chunk", without an initialization guard.
 struct Writer : ChunkWriter {
@@ -21,6 +25,14 @@ struct Writer : ChunkWriter {
   static constexpr bool kThreadsExit = true;
   static bool ClaimChunk(Runtime& rt, uint32_t* index, uint64_t* seq) { return ClaimChunkConcurrent(rt, index, seq); }
   void FinishChunk() {}  // every record published the commit word
+  // The g_session value under which the fast path records: `session` when
+  // the session's clock is the port's counter and the CPU number is one
+  // load (rseq), else kNoFastPath. So one compare with g_session checks the
+  // session, the clock and the CPU source; set by the slow path, which
+  // alone binds the writer. 0 (as TLS starts, and as Attach leaves it)
+  // only while there is no chunk (end == nullptr), so that it matching
+  // g_session == 0 after deinit still fails the room check.
+  uint64_t fast_session;
 };
 
 MABUTRACE_PORT_TLS Writer tls_writer;
@@ -39,57 +51,99 @@ MT_INLINE bool Fits(const Writer& w, unsigned words, uint64_t now) {
          now - w.base < kDeltaLimit;
 }
 
-// The record's words at w.cur (Fits() held) and the commit word after them.
+// The record's words at p (room checked), the color word last.
 template <unsigned kFixedWords>
-MT_INLINE void Store(Writer& w, uint64_t now, uint32_t cpu, RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
-  const unsigned words = RecordWords<kFixedWords>(color);
-  uint64_t* p = w.cur;
-  uint64_t h = MakeHeader(now - w.base, type, cpu);
+MT_INLINE void StoreWords(uint64_t* p, uint64_t h, uint32_t color, uint64_t w1, uint64_t w2) {
   if (color) h |= kHasColor;
   if (port::InIsr()) h |= kInIsr;
   WriteWord(p, h);
   if (kFixedWords > 1) WriteWord(p + 1, w1);
   if (kFixedWords > 2) WriteWord(p + 2, w2);
   if (color) WriteWord(p + kFixedWords, color & 0xFFFFFFu);
-  w.cur = p + words;
-  ++w.records;
-  PublishCommit(w.chunk->commit, (uint64_t(w.records) << 32) | uint64_t(w.cur - w.begin));
 }
 
 // Everything the fast path leaves to it: a user clock, a writer not bound
-// to the live session, a full chunk, a stale time base, a CPU number that
-// needs a call. Returns the writer's session (scope handles carry it).
+// to the live session, a full chunk, a stale time base, no rseq. Returns
+// the writer's session (scope handles carry it).
 template <unsigned kFixedWords>
-MT_NOINLINE uint32_t EmitSlow(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
+MT_NOINLINE mabutrace_scope_t EmitSlow(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
   Writer& w = tls_writer;
   uint64_t now = Now();
   const unsigned words = RecordWords<kFixedWords>(color);
   if (!Fits(w, words, now)) {
-    if (!SlowReserve(w, words, now)) return w.session;
-    if (now - w.base >= kDeltaLimit) return w.session;  // clock misbehaves; drop
+    if (!SlowReserve(w, words, now)) return {w.session};
+    // Bound to the live session now (Attach read g_session with acquire,
+    // after init stored the session's clock): may the fast path record?
+    w.fast_session = g_clock.load(std::memory_order_relaxed) == nullptr && port::HasRseqCpu() ? w.session : kNoFastPath;
+    if (now - w.base >= kDeltaLimit) return {w.session};  // clock misbehaves; drop
   }
-  Store<kFixedWords>(w, now, port::CurrentCpu(), type, color, w1, w2);
-  return w.session;
+  uint64_t* const p = w.cur;
+  StoreWords<kFixedWords>(p, MakeHeader(now - w.base, type, port::CurrentCpu()), color, w1, w2);
+  w.cur = p + words;
+  // (A time base record that SlowReserve wrote is in the offset, not in
+  // the record count.)
+  const uint64_t records = (w.chunk->commit.load(std::memory_order_relaxed) >> 32) + 1;
+  PublishCommit(w.chunk->commit, (records << 32) | uint64_t(w.cur - w.begin));
+  return {w.session};
+}
+
+// Appends one record of kFixedWords + kColor words while `live` is
+// g_session, else returns false (nothing written): its caller then
+// tail-calls a slow path, which does it all again from the top (its clock
+// read is the record's time). The fast path makes no call, so it needs no
+// stack frame: one counter read; the session (with clock and CPU source),
+// room and time base compares; the stores; the commit word, which grows by
+// one record and its words (the slow path leaves it equal to the cursor).
+template <unsigned kFixedWords, bool kColor>
+MT_INLINE bool EmitLive(uint32_t live, RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
+  constexpr unsigned kWords = kFixedWords + (kColor ? 1 : 0);
+  Writer& w = tls_writer;
+  const uint64_t now = port::NowTicks();
+  uint64_t* const p = w.cur;
+  const uint64_t delta = now - w.base;
+  // (No chunk: cur and end are nullptr, and the room compare fails.)
+  if (MT_UNLIKELY(w.fast_session != live || uintptr_t(p) + kWords * 8 > uintptr_t(w.end) || delta >= kDeltaLimit)) {
+    return false;
+  }
+  StoreWords<kFixedWords>(p, MakeHeader(delta, type, port::RseqCpu()), kColor ? color : 0, w1, w2);
+  w.cur = p + kWords;
+  std::atomic<uint64_t>& commit = w.chunk->commit;
+  PublishCommit(commit, commit.load(std::memory_order_relaxed) + ((uint64_t{1} << 32) | kWords));
+  return true;
+}
+
+// The same for a record whose color is known only at run time.
+template <unsigned kFixedWords>
+MT_INLINE bool EmitLiveAnyColor(uint32_t live, RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
+  return color ? EmitLive<kFixedWords, true>(live, type, color, w1, w2)
+               : EmitLive<kFixedWords, false>(live, type, 0, w1, w2);
 }
 
 // Appends one record: header, then up to two payload words, then the color.
-// The fast path makes no call, so it needs no stack frame: one counter
-// read, the session/room/time-base compares, the stores, the commit word.
-// Anything else tail-calls EmitSlow, which does it all again from the top
-// (its clock read is the record's time).
 template <unsigned kFixedWords>
-MT_INLINE uint32_t Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
-  if (MT_UNLIKELY(g_clock.load(std::memory_order_relaxed) != nullptr)) {
+MT_INLINE mabutrace_scope_t Emit(RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
+  const uint32_t live = g_session.load(std::memory_order_relaxed);
+  if (MT_UNLIKELY(!EmitLiveAnyColor<kFixedWords>(live, type, color, w1, w2))) {
     return EmitSlow<kFixedWords>(type, color, w1, w2);
   }
-  const uint64_t now = port::NowTicks();
-  Writer& w = tls_writer;
-  uint32_t cpu;
-  if (MT_UNLIKELY(!Fits(w, RecordWords<kFixedWords>(color), now) || !port::CurrentCpuNoCall(&cpu))) {
-    return EmitSlow<kFixedWords>(type, color, w1, w2);
-  }
-  Store<kFixedWords>(w, now, cpu, type, color, w1, w2);
-  return w.session;
+  return {live};
+}
+
+// The end of a scope that its fast path did not record: only in the
+// session of its begin (0: nothing was recorded).
+MT_NOINLINE mabutrace_scope_t EndSlow(const mabutrace_scope_t* scope) {
+  if (scope->session == 0 || scope->session != g_session.load(std::memory_order_relaxed)) return {0};
+  return EmitSlow<1>(RecordType::kScopeEnd, 0, 0, 0);
+}
+
+MT_NOINLINE void FlowSlow(uintptr_t name, uint32_t kind, uint64_t payload) {
+  EmitSlow<3>(writer::KindType(kind), writer::KindColor(kind), uint64_t(name), payload);
+}
+
+MT_NOINLINE void FlowColored(uintptr_t name, uint32_t kind, uint64_t payload) {
+  const bool recorded = EmitLive<3, true>(g_session.load(std::memory_order_relaxed), writer::KindType(kind),
+                                          writer::KindColor(kind), name, payload);
+  if (MT_UNLIKELY(!recorded)) FlowSlow(name, kind, payload);
 }
 
 }  // namespace
@@ -103,7 +157,12 @@ void EndSession() {}
 int CallerSlot(Runtime** rt, uint32_t* slot) { return BindCaller(&tls_writer, rt, slot); }
 
 void RecordFlow(uintptr_t name, uint32_t kind, uint64_t payload) {
-  Emit<3>(KindType(kind), KindColor(kind), uint64_t(name), payload);
+  // (A colored flow and the slow path are tail calls with the arguments as
+  // they came: fewer values live across the fast path, no callee-saved
+  // register to save.)
+  if (KindColor(kind)) return FlowColored(name, kind, payload);
+  const bool recorded = EmitLive<3, false>(g_session.load(std::memory_order_relaxed), KindType(kind), 0, name, payload);
+  if (MT_UNLIKELY(!recorded)) FlowSlow(name, kind, payload);
 }
 
 void SyncCommit(const Runtime&, uint32_t) {}  // every record publishes it
@@ -117,13 +176,17 @@ extern "C" {
 
 mabutrace_scope_t mabutrace_scope_begin(const char* name, uint32_t color) {
   // The end is recorded only if the begin could have been: same session.
-  return mabutrace_scope_t{Emit<2>(RecordType::kScopeBegin, color, uint64_t(uintptr_t(name)), 0)};
+  return Emit<2>(RecordType::kScopeBegin, color, uint64_t(uintptr_t(name)), 0);
 }
 
 void mabutrace_scope_end(mabutrace_scope_t* scope) {
-  if (!scope || scope->session == 0) return;
-  if (MT_UNLIKELY(scope->session != g_session.load(std::memory_order_relaxed))) return;
-  Emit<1>(RecordType::kScopeEnd, 0, 0, 0);
+  if (!scope) return;
+  const uint32_t live = g_session.load(std::memory_order_relaxed);
+  if (MT_UNLIKELY(scope->session != live)) return;  // another session's scope
+  // (live == 0, no session: the writer's fast_session is 0 only without a
+  // chunk, so this goes to EndSlow, which records nothing.)
+  const bool recorded = EmitLive<1, false>(live, RecordType::kScopeEnd, 0, 0, 0);
+  if (MT_UNLIKELY(!recorded)) EndSlow(scope);
 }
 
 void mabutrace_instant(const char* name, uint32_t color) {

@@ -178,6 +178,47 @@ TEST(UserClock, BackwardsTimeAcrossAScopeIsCounted) {
   mabutrace_deinit();
 }
 
+// The TLS writer's fast path reads the CPU counter itself; it may record
+// only in a session whose clock that is (its one compare with g_session
+// covers the clock: writer_tls.cpp). A thread that recorded on the counter
+// and then records in a user-clock session, and back, uses each session's
+// clock for every kind of record. Mutation shown red: the writer's
+// fast_session set to its session whatever the clock (every record of the
+// user-clock session then carries counter ticks).
+TEST(UserClock, ThreadSwitchingSessionsRecordsOnEachSessionsClock) {
+  const auto record_all_kinds = [] {
+    { TRACE_SCOPE("scope"); }
+    TRACE_INSTANT("instant");
+    TRACE_COUNTER("counter", 1);
+    uint16_t link = 0;
+    TRACE_FLOW_OUT(&link, "flow");
+    TRACE_FLOW_IN(link, "flow");
+  };
+  // The user clock reads just behind the counter, so that a record taking
+  // the counter instead still has a delta that fits its chunk's time base.
+  const uint64_t kFake = mabutrace::port::NowTicks() - 1000;
+  for (int round = 0; round < 2; ++round) {
+    mabutrace_config_t port_cfg = mt_test::Config(64 * 1024);
+    ASSERT_EQ(mabutrace_init_with_config(&port_cfg), MABUTRACE_OK);
+    record_all_kinds();
+    auto recs = mt_test::ReadRecords();
+    ASSERT_EQ(recs.size(), 6u);
+    for (const auto& r : recs) EXPECT_NE(r.r.ticks, kFake) << "round " << round;
+    mabutrace_deinit();
+
+    mabutrace_config_t user_cfg = mt_test::Config(64 * 1024);
+    user_cfg.clock = mt_test::FakeClock::Read;
+    user_cfg.clock_hz = 1000000000;
+    mt_test::FakeClock::now = kFake;
+    ASSERT_EQ(mabutrace_init_with_config(&user_cfg), MABUTRACE_OK);
+    record_all_kinds();
+    recs = mt_test::ReadRecords();
+    ASSERT_EQ(recs.size(), 6u);
+    for (const auto& r : recs) EXPECT_EQ(r.r.ticks, kFake) << "round " << round << " type " << int(r.r.type);
+    mabutrace_deinit();
+  }
+}
+
 TEST(ClockMap, PiecewiseIsMonotonicAndExactAtSamples) {
   using mabutrace::format::ClockSync;
   const ClockSync s[] = {{1000, 5000, 9000}, {4001000, 6005000, 10005000}, {9001000, 7005100, 11005100}};

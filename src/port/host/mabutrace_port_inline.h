@@ -3,6 +3,7 @@
 #ifndef MABUTRACE_PORT_HOST_INLINE_H
 #define MABUTRACE_PORT_HOST_INLINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -62,28 +63,38 @@ inline uint64_t NowTicks() {
 #endif
 }
 
-// The CPU the caller runs on. glibc >= 2.35 registers rseq for every thread,
-// and the kernel keeps rseq.cpu_id current: one load from the thread's own
-// memory instead of a call (sched_getcpu does the same load behind a call).
-// CurrentCpuNoCall gives it only where it takes no call (rseq registered),
-// else false: the recording fast path then leaves the work to its slow path
-// (src/runtime/writer_tls.cpp) and stays free of calls.
-inline bool CurrentCpuNoCall(uint32_t* cpu) {
+// The CPU the caller runs on. glibc >= 2.35 registers rseq for every thread
+// (__rseq_size != 0 then, for the whole process), and the kernel keeps
+// rseq.cpu_id current: one load from the thread's own memory instead of a
+// call (sched_getcpu does the same load behind a call). HasRseqCpu() says
+// whether RseqCpu() gives it; the TLS writer asks once per binding (not per
+// record) and otherwise records on its slow path, with CurrentCpu().
+inline bool HasRseqCpu() {
 #if defined(MABUTRACE_HAVE_RSEQ)
-  if (__builtin_expect(__rseq_size != 0, 1)) {
-    auto* rs =
-        reinterpret_cast<const volatile struct rseq*>(static_cast<char*>(__builtin_thread_pointer()) + __rseq_offset);
-    *cpu = rs->cpu_id;
-    return true;
-  }
-#endif
-  (void)cpu;
+  return __rseq_size != 0;
+#else
   return false;
+#endif
+}
+
+// Only where HasRseqCpu(). x86-64: one %fs-relative load (the generic form
+// reads the thread pointer from %fs:0 first).
+inline uint32_t RseqCpu() {
+#if defined(MABUTRACE_HAVE_RSEQ) && defined(__x86_64__)
+  uint32_t cpu;
+  __asm__ volatile("movl %%fs:%c1(%2), %0" : "=r"(cpu) : "i"(offsetof(struct rseq, cpu_id)), "r"(__rseq_offset));
+  return cpu;
+#elif defined(MABUTRACE_HAVE_RSEQ)
+  auto* rs =
+      reinterpret_cast<const volatile struct rseq*>(static_cast<char*>(__builtin_thread_pointer()) + __rseq_offset);
+  return rs->cpu_id;
+#else
+  return 0;
+#endif
 }
 
 inline uint32_t CurrentCpu() {
-  uint32_t cpu;
-  if (CurrentCpuNoCall(&cpu)) return cpu;
+  if (HasRseqCpu()) return RseqCpu();
 #if defined(__linux__)
   const int n = sched_getcpu();
   return n < 0 ? 0 : uint32_t(n);
