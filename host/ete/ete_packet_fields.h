@@ -101,6 +101,8 @@ class PacketFields {
     pkt_.tinfo_initial = false;
     pkt_.err_type = PacketType::kNotSync;
   }
+  // The same after an atom packet, for the only per-packet field it sets.
+  void ClearAtomFields() { pkt_.atom_count = 0; }
   // The same after a hot kind, for the only per-packet fields they set.
   void ClearHotFields() {
     pkt_.atom_count = 0;

@@ -22,8 +22,10 @@ enum class EtePacketProcessor::HotKind : uint8_t {
   kNoPayload,
   kAtom,
   kExactMatch,
-  kShortAddress,
-  kLongAddress32,
+  kShortAddressIs0,  // the sub-ISA in the kind: the address shifts are constants
+  kShortAddressIs1,
+  kLongAddress32Is0,
+  kLongAddress32Is1,
   kLongAddress64,
   kCycleCountF2,
   kCycleCountF3,
@@ -71,12 +73,12 @@ void EtePacketProcessor::Reset() {
 static_assert(static_cast<int>(PacketType::kTargetAddrL64Is1) - static_cast<int>(PacketType::kTargetAddrExact) == 6);
 static_assert(static_cast<int>(PacketType::kSourceAddrL64Is1) - static_cast<int>(PacketType::kSourceAddrExact) == 6);
 
-EtePacketProcessor::HotKind EtePacketProcessor::HotKindOf(Reader reader) {
+EtePacketProcessor::HotKind EtePacketProcessor::HotKindOf(Reader reader, uint8_t is) {
   if (reader == &PacketFields::NoPayload) return HotKind::kNoPayload;
   if (reader == &PacketFields::Atom) return HotKind::kAtom;
   if (reader == &PacketFields::ExactMatchAddress) return HotKind::kExactMatch;
-  if (reader == &PacketFields::ShortAddress) return HotKind::kShortAddress;
-  if (reader == &PacketFields::LongAddress32) return HotKind::kLongAddress32;
+  if (reader == &PacketFields::ShortAddress) return is ? HotKind::kShortAddressIs1 : HotKind::kShortAddressIs0;
+  if (reader == &PacketFields::LongAddress32) return is ? HotKind::kLongAddress32Is1 : HotKind::kLongAddress32Is0;
   if (reader == &PacketFields::LongAddress64) return HotKind::kLongAddress64;
   if (reader == &PacketFields::CycleCountF2) return HotKind::kCycleCountF2;
   if (reader == &PacketFields::CycleCountF3) return HotKind::kCycleCountF3;
@@ -88,7 +90,7 @@ EtePacketProcessor::HotKind EtePacketProcessor::HotKindOf(Reader reader) {
 void EtePacketProcessor::BuildTable() {
   auto set = [&](int first, int last, PacketType type, Reader reader, uint8_t is = 0) {
     for (int h = first; h <= last; ++h) {
-      table_[static_cast<size_t>(h)] = {type, HotKindOf(reader), is};
+      table_[static_cast<size_t>(h)] = {type, HotKindOf(reader, is), is};
       readers_[static_cast<size_t>(h)] = reader;
     }
   };
@@ -190,8 +192,10 @@ __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadPacket(uint
     case HotKind::kNoPayload: x = fields_.NoPayload(p, n, e.is); break;
     case HotKind::kAtom: x = fields_.Atom(p, n, e.is); break;
     case HotKind::kExactMatch: x = fields_.ExactMatchAddress(p, n, e.is); break;
-    case HotKind::kShortAddress: x = fields_.ShortAddress(p, n, e.is); break;
-    case HotKind::kLongAddress32: x = fields_.LongAddress32(p, n, e.is); break;
+    case HotKind::kShortAddressIs0: x = fields_.ShortAddress(p, n, 0); break;
+    case HotKind::kShortAddressIs1: x = fields_.ShortAddress(p, n, 1); break;
+    case HotKind::kLongAddress32Is0: x = fields_.LongAddress32(p, n, 0); break;
+    case HotKind::kLongAddress32Is1: x = fields_.LongAddress32(p, n, 1); break;
     case HotKind::kLongAddress64: x = fields_.LongAddress64(p, n, e.is); break;
     case HotKind::kCycleCountF2: x = fields_.CycleCountF2(p, n, e.is); break;
     case HotKind::kCycleCountF3: x = fields_.CycleCountF3(p, n, e.is); break;
@@ -201,6 +205,14 @@ __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadPacket(uint
   Emit(index, stream_offset, p, x.length);
   fields_.ClearHotFields();
   return x.length;
+}
+
+__attribute__((always_inline)) inline void EtePacketProcessor::EmitAtom(uint64_t index, uint64_t stream_offset,
+                                                                        const uint8_t* p) {
+  fields_.Atom(p, 1, 0);
+  fields_.packet().type = PacketFields::AtomFormat(p[0]);
+  Emit(index, stream_offset, p, 1);
+  fields_.ClearAtomFields();
 }
 
 // The hot loop, over the whole of data[pos, n): stops at a packet that is
@@ -213,25 +225,38 @@ __attribute__((noinline)) size_t EtePacketProcessor::ReadPackets(uint64_t stream
   // Offsets as the pointer plus a bias: fewer values live across the
   // callback. A packet's index is that of its header byte: the index bias
   // is the run's that holds the header; the packet may go on into the next.
-  size_t r = run;
+  // The run is looked up for every packet in a table of run starts ended
+  // by a sentinel, without a branch on "this packet starts a new run" (a
+  // run is one frame, some 6 packets, and that branch missed at every run
+  // end).
+  const size_t first = run;
+  run_starts_.resize(nruns - first + 1);
+  RunStart* const t = run_starts_.data();
+  for (size_t i = first; i < nruns; ++i)
+    t[i - first] = {data + runs[i].pos, runs[i].input_offset - reinterpret_cast<uintptr_t>(data + runs[i].pos)};
+  t[nruns - first] = {reinterpret_cast<const uint8_t*>(UINTPTR_MAX), 0};
+  size_t k = 0;  // t[k]: the run of the packet's header
   const uint8_t* const stop = data + n;
   const uint64_t stream_bias = stream_offset - reinterpret_cast<uintptr_t>(data);
   const uint8_t* p = data + pos;
-  while (synced_ && p < stop) {
-    while (r + 1 < nruns && data + runs[r + 1].pos <= p) ++r;
-    const uint64_t index_bias = runs[r].input_offset - reinterpret_cast<uintptr_t>(data + runs[r].pos);
-    const uint8_t* const end = r + 1 < nruns ? data + runs[r + 1].pos : stop;
-    do {
-      const uintptr_t at = reinterpret_cast<uintptr_t>(p);
-      const size_t len = ReadPacket(index_bias + at, stream_bias + at, p, static_cast<size_t>(stop - p));
-      if (len == 0) {  // not whole: the caller keeps it
-        run = r;
-        return static_cast<size_t>(p - data) - pos;
-      }
-      p += len;
-    } while (synced_ && p < end);
+  while (p < stop) {
+    k += p >= t[k + 1].start;
+    while (p >= t[k + 1].start) ++k;  // a packet over several runs
+    const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+    if (*p >= kFirstAtomHeader) {
+      // Atoms, two packets in three on real trace: header only, no state
+      // but the packet's own, never malformed (§4.15).
+      EmitAtom(t[k].index_bias + at, stream_bias + at, p);
+      ++p;
+      continue;
+    }
+    const size_t len = ReadPacket(t[k].index_bias + at, stream_bias + at, p, static_cast<size_t>(stop - p));
+    if (len == 0) break;  // not whole: the caller keeps it
+    p += len;
+    // Only a reserved header or a malformed packet (not a hot kind) loses sync.
+    if (!synced_) break;
   }
-  run = r;
+  run = first + k;
   return static_cast<size_t>(p - data) - pos;
 }
 

@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "coresight/deformatter.h"
 #include "ete/ete_config.h"
@@ -116,12 +117,16 @@ class EtePacketProcessor {
     uint8_t is;  // address packets: the sub-ISA of the address (IS0 / IS1)
   };
 
-  static HotKind HotKindOf(PacketFields::Reader reader);
+  // Headers 0xC0-0xFF are atoms in every configuration (§4.15).
+  static constexpr uint8_t kFirstAtomHeader = 0xC0;
+  static HotKind HotKindOf(PacketFields::Reader reader, uint8_t is);
   void BuildTable();
   // Reads the packet at p[0..n) (n >= 1) with the reader of its kind and
   // hands it out; returns its length, or 0 (nothing handed out) when
   // p[0..n) does not hold all of it. Inline for the hot kinds.
   size_t ReadPacket(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t n);
+  // Hands out the atom packet whose header is p[0] (>= kFirstAtomHeader).
+  void EmitAtom(uint64_t index, uint64_t stream_offset, const uint8_t* p);
   // ReadPacket over data[pos, n) while synchronised and packets are whole;
   // returns the bytes read.
   // `run` (in/out): the run that holds data[pos].
@@ -152,6 +157,14 @@ class EtePacketProcessor {
 
   EteStats stats_;
   bool synced_ = false;
+
+  // ReadPackets' runs: where each starts and its index bias (index minus
+  // address of a byte), then a sentinel. Grows to the longest block's runs.
+  struct RunStart {
+    const uint8_t* start;
+    uint64_t index_bias;
+  };
+  std::vector<RunStart> run_starts_;
 
   // Partial packet (synced) or unsynchronised bytes being examined.
   std::array<uint8_t, kMaxPacketBytes> pend_{};

@@ -3,7 +3,8 @@
 // ID back to back, coresight/deformatter.h) pushed whole into the packet
 // processor (PushBlock) give the very packets of pushing run by run: types,
 // byte indexes (each run's own input offsets), stream offsets, bytes. On
-// the real six-source ETMv4 capture juno_r1_1, in several chunkings.
+// the real six-source ETMv4 capture juno_r1_1, in several chunkings, and
+// with runs shorter than its packets (a packet over several runs).
 #include <gtest/gtest.h>
 
 #include "shared_data.h"
@@ -85,6 +86,63 @@ TEST(Etm4Blocks, PushBlockEqualsRunByRunOnJuno) {
     }
     EXPECT_GT(packets, 30000u);
   }
+}
+
+// Collects the de-formatted bytes of one trace ID.
+struct Collect : cs::DeformatterSink {
+  uint8_t id = 0;
+  std::vector<uint8_t> bytes;
+  void OnData(uint8_t trace_id, uint64_t, uint64_t, const uint8_t* d, size_t n, const uint64_t*) override {
+    if (trace_id == id) bytes.insert(bytes.end(), d, d + n);
+  }
+  void OnError(const cs::DeformatterError&) override {}
+};
+
+// Runs of 1-3 bytes, each with an input offset of its own: most packets
+// start several runs after the one before (an address packet is 3-10
+// bytes), which the run lookup of the block reader must follow.
+TEST(Etm4Blocks, PushBlockWithRunsShorterThanPacketsEqualsRunByRun) {
+  const fs::path dir = fs::path(MABUTRACE_SHARED_DIR) / "data/arm-trace-snapshots/juno_r1_1";
+  MABUTRACE_NEEDS_SHARED(dir);
+  const auto snap = mabutrace::snapshot::ReadSnapshot(dir);
+  const auto& buffer = snap.buffers.at(0);
+  const auto sources = ete::SnapshotSources(snap, buffer);
+  ASSERT_FALSE(sources.empty());
+  const auto framed = mabutrace::snapshot::ReadBinaryFile(buffer.file);
+  Collect collect;
+  collect.id = sources[0].config.trace_id();
+  cs::FrameDeformatter d({}, &collect);
+  d.Push(framed.data(), framed.size());
+  d.Finish();
+  const std::vector<uint8_t>& data = collect.bytes;
+  ASSERT_GT(data.size(), 1000u);
+
+  constexpr size_t kRunSizes[] = {1, 2, 1, 3, 1, 1, 2};
+  std::vector<cs::DataRun> runs;
+  for (size_t pos = 0, i = 0; pos < data.size(); ++i) {
+    runs.push_back({static_cast<uint32_t>(pos), 1000 * i + 7});  // gaps: every run its own offsets
+    pos += kRunSizes[i % std::size(kRunSizes)];
+  }
+  auto run_end = [&](size_t i) { return i + 1 < runs.size() ? runs[i + 1].pos : data.size(); };
+
+  Log block_log, run_log;
+  ete::EtePacketProcessor by_block(sources[0].config, &Record, &block_log, nullptr, ete::ErrorPolicy::kOpenCsd);
+  ete::EtePacketProcessor by_run(sources[0].config, &Record, &run_log, nullptr, ete::ErrorPolicy::kOpenCsd);
+  constexpr size_t kRunsPerBlock = 40;
+  for (size_t first = 0; first < runs.size(); first += kRunsPerBlock) {
+    const size_t last = std::min(runs.size(), first + kRunsPerBlock);  // runs [first, last)
+    std::vector<cs::DataRun> block(runs.begin() + first, runs.begin() + last);
+    for (auto& r : block) r.pos -= runs[first].pos;
+    by_block.PushBlock(data.data() + runs[first].pos, run_end(last - 1) - runs[first].pos, block.data(), block.size());
+  }
+  for (size_t i = 0; i < runs.size(); ++i)
+    by_run.Push(runs[i].input_offset, data.data() + runs[i].pos, run_end(i) - runs[i].pos);
+  by_block.Finish();
+  by_run.Finish();
+
+  ASSERT_GT(run_log.size(), 1000u);
+  ASSERT_EQ(block_log.size(), run_log.size());
+  for (size_t k = 0; k < run_log.size(); ++k) ASSERT_EQ(block_log[k], run_log[k]) << "packet " << k;
 }
 
 }  // namespace
