@@ -96,6 +96,7 @@ std::vector<uint8_t> BuildInput(const Args& a) {
   if (!a.input.empty()) {
     unit = mabutrace::snapshot::ReadBinaryFile(a.input);
   } else {
+    a.RequireDefaultInput(a.snapshots);
     std::vector<fs::path> dirs;
     for (const auto& e : fs::directory_iterator(a.snapshots))
       if (fs::exists(e.path() / "snapshot.ini")) dirs.push_back(e.path());

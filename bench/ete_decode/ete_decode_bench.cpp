@@ -143,6 +143,7 @@ int main(int argc, char** argv) {
   ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
   if (!snapshot.empty()) a.capture = snapshot;
 
+  if (snapshot.empty()) a.RequireDefaultInput((fs::path(a.snapshots) / a.capture).string());
   ed::LoadedSnapshot snap;
   try {
     snap = ed::LoadSnapshotForDecode(snapshot.empty() ? fs::path(a.snapshots) / a.capture : fs::path(snapshot));
