@@ -13,6 +13,27 @@
 
 namespace mabutrace::format {
 
+ChromeJsonWriter::ChromeJsonWriter(JsonOut& out, JsonNameMemo names) : out_(out), names_(names) {
+  if (names_.count & (names_.count - 1)) names_ = {};  // not a power of two: not used
+  for (uint32_t i = 0; i < names_.count; ++i) names_.entries[i] = JsonNameMemo::Entry{nullptr, 0, 0};
+}
+
+ChromeJsonWriter::KeptName ChromeJsonWriter::Kept(std::string_view name) {
+  JsonNameMemo::Entry* e = nullptr;
+  if (names_.count && name.size() < JsonNameMemo::kPlain) {
+    const uint64_t address = uint64_t(uintptr_t(name.data()));
+    e = &names_.entries[uint32_t((address * 0x9E3779B97F4A7C15ull) >> 32) & (names_.count - 1)];
+    if (e->data == name.data() && e->size == name.size()) {
+      return {e->kept & ~JsonNameMemo::kPlain, (e->kept & JsonNameMemo::kPlain) != 0};
+    }
+  }
+  const size_t kept = KeptNameBytes(name.data(), name.size());
+  const bool plain = JsonOut::PlainString(name.data(), kept);
+  if (e)
+    *e = JsonNameMemo::Entry{name.data(), uint32_t(name.size()), uint32_t(kept) | (plain ? JsonNameMemo::kPlain : 0)};
+  return {kept, plain};
+}
+
 void ChromeJsonWriter::Name(std::string_view s) { out_.String(s.data(), KeptNameBytes(s.data(), s.size())); }
 
 bool ChromeJsonWriter::BeginEvent() {
@@ -166,10 +187,11 @@ void ChromeJsonWriter::Event(bool plain, size_t max, Text&& text) {
 
 void ChromeJsonWriter::Named(Track t, char ph, std::string_view name, std::string_view cat, uint64_t ns,
                              const ArgsOf* args, std::string_view flag, bool instant) {
-  const size_t kept = KeptNameBytes(name.data(), name.size());
+  const KeptName n = Kept(name);
+  const size_t kept = n.size;
   const IdsText& ids = IdsOf(t);
   const size_t cname_len = args && args->color ? args->color->cname_len : 0;
-  const bool plain = JsonOut::PlainString(name.data(), kept) && cat.size() <= 64 && cname_len <= 64 &&
+  const bool plain = n.plain && cat.size() <= 64 && cname_len <= 64 &&
                      (flag.empty() || JsonOut::PlainString(flag.data(), flag.size()));
   const size_t max = sizeof "{\"ph\":\"X\",\"name\":\"\",\"cat\":\"\"" + kIdsAndTsMax<IdsText> + kept + cat.size() +
                      ArgsMax(cname_len) + sizeof ",\"args\":{\"\":true}" + flag.size() + sizeof ",\"s\":\"t\"}";
@@ -229,12 +251,12 @@ void ChromeJsonWriter::OnInstant(Track t, std::string_view name, uint64_t ns, ui
 }
 
 void ChromeJsonWriter::OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) {
-  const size_t kept = KeptNameBytes(name.data(), name.size());
+  const KeptName n = Kept(name);
+  const size_t kept = n.size;
   const IdsText& ids = IdsOf(t);
   constexpr size_t kFixed =
       sizeof "{\"ph\":\"C\",\"name\":\"\",\"args\":{\"value\":-}}" + kIdsAndTsMax<IdsText> + JsonOut::kMaxU64Chars;
-  Event(JsonOut::PlainString(name.data(), kept), kFixed + kept,
-        [&](auto& w) { CounterText(w, name.data(), kept, ids, ns, value); });
+  Event(n.plain, kFixed + kept, [&](auto& w) { CounterText(w, name.data(), kept, ids, ns, value); });
 }
 
 void ChromeJsonWriter::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view name, uint64_t ns, uint32_t cpu,

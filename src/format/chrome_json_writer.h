@@ -41,10 +41,27 @@
 
 namespace mabutrace::format {
 
+// Where a writer may keep, by address, what it learnt of a name (its
+// kept length, whether it needs escaping), so that a name met again costs
+// a lookup instead of a scan. Only for a producer whose names never change
+// under one address: a device's are static (mabutrace.h), and its
+// exporters already take a name's address as its identity.
+struct JsonNameMemo {
+  struct Entry {
+    const char* data;  // nullptr: empty
+    uint32_t size;
+    uint32_t kept;  // KeptNameBytes | kPlain when those bytes need no escaping
+  };
+  static constexpr uint32_t kPlain = uint32_t{1} << 31;
+  Entry* entries = nullptr;  // a power of two of them; the writer clears them
+  uint32_t count = 0;
+};
+
 class ChromeJsonWriter : public EventSink {
  public:
-  // `out` must outlive the writer; nothing is written before the first call.
-  explicit ChromeJsonWriter(JsonOut& out) : out_(out) {}
+  // `out` must outlive the writer, and `names.entries` (if any) too;
+  // nothing is written before the first call.
+  explicit ChromeJsonWriter(JsonOut& out, JsonNameMemo names = {});
 
   void OnProcess(uint32_t pid, std::string_view name) override;
   void OnThread(Track t, std::string_view name) override;
@@ -99,6 +116,11 @@ class ChromeJsonWriter : public EventSink {
   // An arrow's s/f event; `point` adds the point's cpu/color args (an
   // unnamed point inside a slice has no event of its own).
   void Arrow(Track t, bool start, uint64_t id, uint64_t ns, bool point, uint32_t cpu, uint32_t color);
+  struct KeptName {
+    size_t size;  // KeptNameBytes
+    bool plain;   // those bytes need no escaping (JsonOut::PlainString)
+  };
+  KeptName Kept(std::string_view name);
   const IdsText& IdsOf(Track t);
   const ColorText* ColorOf(uint32_t color);  // nullptr when color is 0
   void Ids(Track t);
@@ -113,6 +135,7 @@ class ChromeJsonWriter : public EventSink {
   bool in_metadata_ = false;
   bool finished_ = false;
   uint64_t events_after_metadata_ = 0;
+  JsonNameMemo names_;
   IdsText ids_;
   ColorText colors_[1u << kColorSlotBits];
 };

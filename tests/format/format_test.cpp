@@ -411,6 +411,35 @@ TEST(ChromeJsonWriter, EveryEventHasItsOwnTrackAndColour) {
   }
 }
 
+TEST(ChromeJsonWriter, ANameMemoChangesNoByte) {
+  // Names met again under one address, views of one buffer with other
+  // lengths, names that need escaping, and more names than a small memo
+  // holds (slots shared): with a memo of any size the text is the same.
+  const std::string text = "Renderer::DrawFrame \"quoted\" tab\t \xff end";
+  std::vector<std::string> names;
+  for (int i = 0; i < 24; ++i) names.push_back("name_" + std::to_string(i) + (i % 5 ? "" : "\\"));
+  const auto write = [&](mabutrace::format::JsonNameMemo memo) {
+    return Through(1 << 16, [&](mabutrace::JsonOut& o) {
+      mabutrace::format::ChromeJsonWriter w(o, memo);
+      const Track t{3, 4};
+      for (uint64_t i = 0; i < 300; ++i) {
+        const std::string& n = names[(i * 7) % names.size()];
+        const std::string_view cut(text.data(), (i * 5) % (text.size() + 1));  // one address, many lengths
+        w.OnBegin(t, n, i * 10, 0, 0);
+        w.OnInstant(t, cut, i * 10 + 1, 0, 0);
+        w.OnCounter(t, i % 2 ? cut : std::string_view(n), i * 10 + 2, int64_t(i));
+        w.OnEnd(t, n, i * 10 + 3, "");
+      }
+      ASSERT_TRUE(w.Finish());
+    });
+  };
+  const std::string without = write({});
+  for (uint32_t count : {1u, 4u, 512u}) {
+    std::vector<mabutrace::format::JsonNameMemo::Entry> entries(count);
+    EXPECT_EQ(write({entries.data(), count}), without) << count;
+  }
+}
+
 // ---- Perfetto writer with full tables (a device's fixed tables) --------------------
 
 // A policy with no room at all: every fallback path of the writer.
