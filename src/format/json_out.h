@@ -135,6 +135,10 @@ class JsonOut : public ByteOut {
   static char* PutU64(char* p, uint64_t v) {
 #if MT_JSON_DIGIT_WORDS
     constexpr uint32_t k1e8 = 100000000;
+    if (v < 10) {  // a CPU number, a counter's small value: one byte
+      *p = char('0' + v);
+      return p + 1;
+    }
     if (v < k1e8) return PutBelow1e8(p, uint32_t(v));
     const uint64_t high = v / k1e8;  // below 1.9e11
     if (high < k1e8) {
