@@ -13,11 +13,14 @@
 
 // Numbers as whole words of digits (JsonOut::EightDigits) where a
 // little-endian word store writes its bytes in order and the compiler has
-// __builtin_clz; elsewhere two digits at a time.
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+// a 32-bit __builtin_clz; elsewhere two digits at a time (a build may set
+// it to 0 to test that path).
+#ifndef MT_JSON_DIGIT_WORDS
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && __SIZEOF_INT__ >= 4
 #define MT_JSON_DIGIT_WORDS 1
 #else
 #define MT_JSON_DIGIT_WORDS 0
+#endif
 #endif
 
 namespace mabutrace {
