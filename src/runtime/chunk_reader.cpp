@@ -75,6 +75,16 @@ bool ChunkReader::Load(uint32_t i, ChunkCopy* info) const {
   return info->seq == r.seq;
 }
 
+void ChunkReader::Prefetch(uint32_t i) const {
+#if defined(__GNUC__)
+  if (i >= count_) return;
+  const char* words = reinterpret_cast<const char*>(rt_.data + size_t(ref(i).index) * rt_.chunk_words);
+  for (size_t at = 0; at < size_t(rt_.chunk_words) * 8; at += 64) __builtin_prefetch(words + at);
+#else
+  (void)i;
+#endif
+}
+
 bool ChunkReader::FlowStarts(uint32_t i, uint64_t* flows, uint32_t* count) const {
   const ChunkRef& r = ref(i);
   uint32_t n = 0;

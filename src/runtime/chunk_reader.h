@@ -45,6 +45,12 @@ class ChunkReader {
   // chunk's words (the workspace's copy buffer does). False as Load: then
   // none of them is to be used.
   bool FlowStarts(uint32_t i, uint64_t* flows, uint32_t* count) const;
+  // Asks the cache for chunk i's words ahead of FlowStarts or Load (a hint:
+  // nothing is read). The walk reads chunks in sequence order, which
+  // jumps across the buffer every 4 KiB, so the hardware's stream
+  // prefetch restarts at every chunk: each record header waited for
+  // memory (perf: the flow-start pass was a fifth of a JSON export).
+  void Prefetch(uint32_t i) const;
   // Calls fn(const Record&) for each record of the loaded chunk in order.
   // Returns false if a record header is corrupt (the rest is skipped).
   template <class Fn>

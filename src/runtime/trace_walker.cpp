@@ -87,7 +87,10 @@ void TraceWalker::Run(format::EventSink& sink, const ByteOut* out) {
   out_ = out;
   MarkFlowStarts();
   for (uint32_t i = 0; i <= rt_.max_threads; ++i) ws_.threads[i] = ThreadState{};
-  for (uint32_t i = 0; i < snap_.size() && !Failed(); ++i) WriteChunk(i);
+  for (uint32_t i = 0; i < snap_.size() && !Failed(); ++i) {
+    snap_.Prefetch(i + 1);
+    WriteChunk(i);
+  }
   WriteDeferredFlowEnds();
   for (uint32_t i = 0; i <= rt_.max_threads; ++i) {
     ThreadState& t = ws_.threads[i];
@@ -117,6 +120,7 @@ void TraceWalker::MarkFlowStarts() {
   memset(ws_.flow_written, 0, ws_.flow_window / 8);
   deferred_ = 0;
   for (uint32_t i = 0; i < snap_.size(); ++i) {
+    snap_.Prefetch(i + 1);
     uint32_t n = 0;
     if (!snap_.FlowStarts(i, ws_.copy, &n)) continue;
     for (uint32_t k = 0; k < n; ++k) SetFlowBit(ws_.flow_present, uint32_t(ws_.copy[k]));

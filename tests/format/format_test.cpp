@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "format/chrome_colors.h"
 #include "format/chrome_json_writer.h"
 #include "format/clock_map.h"
 #include "format/json_escape.h"
@@ -217,6 +218,36 @@ TEST(ClockCursor, DividesByTheSlopesDenominatorExactly) {
     }
   }
 }
+TEST(JsonOut, ACursorWritesNumbersAsTheCheckedPathDoes) {
+  // The cursor stores whole words of digits (JsonOut::PutU64): every
+  // digit count, each side of every 10^8 split, and runs of small values
+  // and of values of random length.
+  std::vector<uint64_t> values = {0,        UINT64_MAX,           UINT64_MAX - 1,     100000000,
+                                  99999999, 10000000000000000ull, 9999999999999999ull};
+  for (uint64_t p = 1; p <= UINT64_MAX / 10; p *= 10) {
+    values.insert(values.end(), {p - 1, p, p + 1, p * 10 - 1, p * 3 + 7});
+  }
+  for (uint64_t v = 0; v < 200000; ++v) values.push_back(v * 7);
+  uint64_t seed = 42;
+  for (int k = 0; k < 200000; ++k) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    values.push_back(seed >> (seed & 63));
+  }
+  char buf[64];
+  std::string want, got;
+  for (uint64_t v : values) {
+    const std::string text = Through(4096, [&](mabutrace::JsonOut& o) {
+      mabutrace::JsonOut::Cursor c(o, o.Room(2 * mabutrace::JsonOut::kMaxMicrosChars));
+      c.U64(v);
+      c.Char(' ');
+      c.Micros(v);
+      c.Done();
+    });
+    snprintf(buf, sizeof buf, "%llu %llu.%03llu", (unsigned long long)v, (unsigned long long)(v / 1000),
+             (unsigned long long)(v % 1000));
+    if (text != buf) ADD_FAILURE() << text << " != " << buf;
+  }
+}
 
 // ---- Chrome JSON writer -------------------------------------------------------
 
@@ -293,6 +324,20 @@ TEST(ChromeJsonWriter, EventsAfterMetadataAreCountedNotWritten) {
   EXPECT_EQ(doc["metadata"]["producer"], "mabutrace");
 }
 
+TEST(ChromeJsonWriter, AFlowPointAfterMetadataIsCountedOnce) {
+  // A point outside every slice is a carrier begin, an arrow end and a
+  // carrier end: dropped after metadata, it counts as one event.
+  JsonCapture c;
+  mabutrace::format::ChromeJsonWriter w(c.out);
+  w.OnInstant({1, 2}, "a", 1000, 0, 0);
+  w.OnMetadata("k", 7);
+  w.OnFlowPoint({1, 2}, true, 5, "late", 2000, 0, 0, false);
+  ASSERT_TRUE(w.Finish());
+  const json doc = json::parse(c.text);
+  EXPECT_EQ(doc["traceEvents"].size(), 1u);
+  EXPECT_EQ(doc["metadata"][mabutrace::format::stat::kEventsAfterMetadata], 1);
+}
+
 TEST(ChromeJsonWriter, AnEmptyTraceIsStillAValidObject) {
   JsonCapture c;
   mabutrace::format::ChromeJsonWriter w(c.out);
@@ -328,6 +373,71 @@ TEST(ChromeJsonWriter, AFlowPointOutsideASliceGetsACarrierOf1ns) {
   EXPECT_EQ(evs[3]["ph"], "i");
   EXPECT_EQ(mabutrace::format::EndTime(10, 10), 11u);
   EXPECT_EQ(mabutrace::format::EndTime(10, 12), 12u);
+}
+
+TEST(ChromeJsonWriter, EveryEventHasItsOwnTrackAndColour) {
+  // The writer keeps the last track's ids and a few colours as text:
+  // events that switch tracks at every step, and more colours than it
+  // keeps (slots shared), must each still carry their own.
+  JsonCapture c;
+  mabutrace::format::ChromeJsonWriter w(c.out);
+  const Track tracks[] = {{7, 7}, {7, 123456789}, {4294967295u, 0}, {12, 4294967295u}, {100000000, 99999999}};
+  struct Want {
+    Track t;
+    uint32_t rgb;
+    bool colored;
+  };
+  std::vector<Want> want;
+  for (uint32_t i = 0; i < 200; ++i) {
+    const Track t = tracks[(i * 3 + i / 7) % 5];
+    const uint32_t rgb = (i * 0x2F1D3Bu) & 0xFFFFFF;
+    w.OnInstant(t, "x", i * 1000, 1, i % 9 == 8 ? 0 : 0x1000000u | rgb);
+    want.push_back({t, rgb, i % 9 != 8});
+  }
+  ASSERT_TRUE(w.Finish());
+  const json evs = json::parse(c.text)["traceEvents"];
+  ASSERT_EQ(evs.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(evs[i]["pid"], want[i].t.pid) << i;
+    EXPECT_EQ(evs[i]["tid"], want[i].t.tid) << i;
+    if (!want[i].colored) {
+      EXPECT_FALSE(evs[i].contains("cname")) << i;
+      continue;
+    }
+    char hex[8];
+    snprintf(hex, sizeof hex, "#%06x", want[i].rgb);
+    EXPECT_EQ(evs[i]["args"]["color"], hex) << i;
+    EXPECT_EQ(evs[i]["cname"], mabutrace::NearestReservedColor(want[i].rgb)) << i;
+  }
+}
+
+TEST(ChromeJsonWriter, ANameMemoChangesNoByte) {
+  // Names met again under one address, views of one buffer with other
+  // lengths, names that need escaping, and more names than a small memo
+  // holds (slots shared): with a memo of any size the text is the same.
+  const std::string text = "Renderer::DrawFrame \"quoted\" tab\t \xff end";
+  std::vector<std::string> names;
+  for (int i = 0; i < 24; ++i) names.push_back("name_" + std::to_string(i) + (i % 5 ? "" : "\\"));
+  const auto write = [&](mabutrace::format::JsonNameMemo memo) {
+    return Through(1 << 16, [&](mabutrace::JsonOut& o) {
+      mabutrace::format::ChromeJsonWriter w(o, memo);
+      const Track t{3, 4};
+      for (uint64_t i = 0; i < 300; ++i) {
+        const std::string& n = names[(i * 7) % names.size()];
+        const std::string_view cut(text.data(), (i * 5) % (text.size() + 1));  // one address, many lengths
+        w.OnBegin(t, n, i * 10, 0, 0);
+        w.OnInstant(t, cut, i * 10 + 1, 0, 0);
+        w.OnCounter(t, i % 2 ? cut : std::string_view(n), i * 10 + 2, int64_t(i));
+        w.OnEnd(t, n, i * 10 + 3, "");
+      }
+      ASSERT_TRUE(w.Finish());
+    });
+  };
+  const std::string without = write({});
+  for (uint32_t count : {1u, 4u, 512u}) {
+    std::vector<mabutrace::format::JsonNameMemo::Entry> entries(count);
+    EXPECT_EQ(write({entries.data(), count}), without) << count;
+  }
 }
 
 // ---- Perfetto writer with full tables (a device's fixed tables) --------------------
