@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -216,6 +217,40 @@ TEST(CliConvert, FailedWriteLeavesNoPartialOutput) {
   EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
   // Without the limit the same convert replaces it.
   ConvertsToTheWorkload(in, dir);
+}
+
+// Staging renames over OUT, which would replace whatever OUT is: a link
+// must stay a link (its target gets the trace) and a device must stay the
+// device (written in place, its errors reported), as with `> OUT`.
+TEST(CliConvert, OutputThroughALinkOrIntoADeviceKeepsWhatOutIs) {
+  TempDir dir;
+  const fs::path in = MakeStream(dir);
+  const fs::path target = dir.path / "target.json";
+  std::ofstream(target) << "before";
+  const fs::path link = dir.path / "link.json";
+  fs::create_symlink(target, link);
+  const Result r = Cli({"convert", in.string(), "-o", link.string()});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  CheckWorkloadJson(ReadFile(target));
+  EXPECT_FALSE(fs::exists(target.string() + ".tmp"));
+  EXPECT_FALSE(fs::exists(link.string() + ".tmp"));
+
+  // Devices like /dev/null (1,3) and /dev/full (1,7), made in the test's
+  // own folder: only root may.
+  const fs::path null_dev = dir.path / "null";
+  const fs::path full_dev = dir.path / "full";
+  if (mknod(null_dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0 ||
+      mknod(full_dev.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0) {
+    GTEST_SKIP() << "mknod needs root: the device half is not run";
+  }
+  const Result to_null = Cli({"convert", in.string(), "-o", null_dev.string(), "--format", "json"});
+  EXPECT_EQ(to_null.rc, 0) << to_null.err;
+  EXPECT_TRUE(fs::is_character_file(null_dev));
+  const Result to_full = Cli({"convert", in.string(), "-o", full_dev.string(), "--format", "json"});
+  EXPECT_EQ(to_full.rc, 1) << to_full.err;
+  EXPECT_NE(to_full.err.find("No space left on device"), std::string::npos) << to_full.err;
+  EXPECT_TRUE(fs::is_character_file(full_dev));
 }
 
 TEST(CliUsage, ErrorsAreExit2AndHelpIs0) {

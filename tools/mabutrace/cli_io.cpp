@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <istream>
 
 namespace mabutrace::cli {
@@ -91,11 +92,43 @@ bool OutputFile::Write(const void* data, size_t len) {
   return false;
 }
 
-std::string StagingPath(const std::string& out) { return out == "-" ? out : out + ".tmp"; }
+namespace {
+
+// What OUT names in the end: a symbolic link's target, so that the rename
+// replaces the file it points at and leaves the link a link.
+std::string Destination(const std::string& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(out, ec))) return out;
+  const fs::path target = fs::weakly_canonical(out, ec);
+  return ec ? out : target.string();
+}
+
+// A rename replaces whatever the destination is: stage only where that is a
+// regular file or nothing. A device, FIFO or socket (/dev/full, a pipe to a
+// viewer) is written in place, as `> OUT` would.
+bool Staged(const std::string& dest) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(dest, ec);
+  return !std::filesystem::exists(st) || std::filesystem::is_regular_file(st);
+}
+
+}  // namespace
+
+std::string StagingPath(const std::string& out) {
+  if (out == "-") return out;
+  const std::string dest = Destination(out);
+  return Staged(dest) ? dest + ".tmp" : dest;
+}
 
 bool CommitOutput(const char* who, const std::string& out, bool written) {
   const std::string tmp = StagingPath(out);
-  if (written && std::rename(tmp.c_str(), out.c_str()) != 0) {
+  const std::string dest = Destination(out);
+  if (tmp == dest) {  // written in place: nothing to rename or remove
+    if (!written) std::fprintf(stderr, "mabutrace: %s: %s not written\n", who, out.c_str());
+    return written;
+  }
+  if (written && std::rename(tmp.c_str(), dest.c_str()) != 0) {
     std::fprintf(stderr, "mabutrace: %s: cannot rename %s to %s: %s\n", who, tmp.c_str(), out.c_str(),
                  std::strerror(errno));
     written = false;

@@ -86,6 +86,9 @@ class InputFile : public CliFile {
 // and renamed over OUT by CommitOutput once finished ("-", stdout, is
 // written directly): a write that fails, or a reader that gives up after
 // opening the output, leaves no half file and keeps an OUT from before.
+// A symbolic link OUT stages beside its target and replaces the target; an
+// OUT that is a device, FIFO or socket is written in place (StagingPath
+// returns OUT itself), never replaced.
 std::string StagingPath(const std::string& out);
 // Renames OUT.tmp to OUT when `written`; else, or when the rename fails,
 // removes OUT.tmp and says "mabutrace: WHO: OUT not written" (after the
