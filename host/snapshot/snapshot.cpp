@@ -359,6 +359,10 @@ const Device* Snapshot::CoreOfSource(std::string_view source) const {
 }
 
 std::vector<uint8_t> ReadBinaryFile(const std::filesystem::path& file) {
+  // A directory opens as a stream whose end lies at a huge offset: say so
+  // here instead of trying to allocate that much.
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) throw SnapshotError(file.string(), "", std::strerror(EISDIR));
   std::ifstream in(file, std::ios::binary);
   if (!in) throw SnapshotError(file.string(), "", std::string("cannot open: ") + std::strerror(errno));
   in.seekg(0, std::ios::end);

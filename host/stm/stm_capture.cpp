@@ -51,14 +51,16 @@ class BlockFeeder final : public coresight::DeformatterSink {
   bool halted_ = false;
 };
 
+// The snapshot reader's (one owner): a directory or an unreadable file is
+// an error naming it, not an exception out of a stream iterator.
 bool ReadFile(const fs::path& p, std::vector<uint8_t>* out, std::string* error) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) {
-    *error = p.string() + ": cannot open";
+  try {
+    *out = snapshot::ReadBinaryFile(p);
+    return true;
+  } catch (const snapshot::SnapshotError& e) {
+    *error = e.what();
     return false;
   }
-  out->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  return true;
 }
 
 bool ReadDcm(const fs::path& p, std::map<std::string, std::string>* kv, std::string* error) {

@@ -165,6 +165,21 @@ TEST_F(BadSnapshot, DuplicateRegister) {
   ExpectError("ete.ini", "trcidr0");
 }
 
+// A trace buffer that is a directory: an error naming it, not an attempt
+// to allocate the directory stream's huge end offset (every reader of a
+// buffer file goes through ReadBinaryFile: arm, stm, cptracer).
+TEST_F(BadSnapshot, BufferFileThatIsADirectoryIsAnErrorNamingIt) {
+  fs::remove(dir_ / "t.bin");
+  fs::create_directory(dir_ / "t.bin");
+  try {
+    ss::ReadBinaryFile(dir_ / "t.bin");
+    FAIL() << "no error";
+  } catch (const ss::SnapshotError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.bin"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Is a directory"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(BadSnapshot, MissingDeviceFile) {
   fs::remove(dir_ / "ete.ini");
   ExpectError("ete.ini", "");
