@@ -253,6 +253,18 @@ TEST(CliConvert, OutputThroughALinkOrIntoADeviceKeepsWhatOutIs) {
   EXPECT_TRUE(fs::is_character_file(full_dev));
 }
 
+// A listing that did not reach its reader is not exit 0: every command's
+// stdout is checked once it returns (here on the full device).
+TEST(CliUsage, AListingThatCannotBeWrittenIsExit1) {
+  ASSERT_TRUE(fs::is_character_file("/dev/full"));
+  for (const std::string args : {"trbe status 0x00400000 --reg TRBSR_EL1", "etm-config --decode TRCCONFIGR=0x18C1"}) {
+    const Result r =
+        RunProgram("/bin/sh", {"-c", std::string("exec '") + MABUTRACE_CLI_PATH + "' " + args + " > /dev/full"});
+    EXPECT_EQ(r.rc, 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << args << ": " << r.err;
+  }
+}
+
 TEST(CliUsage, ErrorsAreExit2AndHelpIs0) {
   EXPECT_EQ(Cli({}).rc, 2);
   EXPECT_EQ(Cli({"frobnicate"}).rc, 2);

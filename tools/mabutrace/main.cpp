@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -24,6 +25,22 @@ Registration::Registration(const char* name, CommandSetup setup, int order) {
 }
 
 }  // namespace mabutrace::cli
+
+namespace {
+
+// A listing that could not be written in full (a full disk) is not a
+// success: the commands that print with fputs leave the check to here;
+// one that already failed said why.
+int StdoutCheck() {
+  using mabutrace::cli::kExitBadInput;
+  using mabutrace::cli::kExitOk;
+  const int err = std::fflush(stdout) != 0 ? errno : 0;
+  if (!err && !std::ferror(stdout)) return kExitOk;
+  std::fprintf(stderr, "mabutrace: <stdout>: write error: %s\n", err ? std::strerror(err) : "the output is incomplete");
+  return kExitBadInput;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace mabutrace::cli;
@@ -55,10 +72,12 @@ int main(int argc, char** argv) {
     if (depth > chosen_depth) chosen = &r, chosen_depth = depth;
   }
   if (!chosen) return kExitUsage;
+  int rc;
   try {
-    return chosen->run();
+    rc = chosen->run();
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "mabutrace: out of memory\n");
     return kExitBadInput;
   }
+  return rc == kExitOk ? StdoutCheck() : rc;
 }
