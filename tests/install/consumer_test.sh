@@ -52,12 +52,15 @@ case $mode in
     "${configure[@]}" -DCMAKE_PREFIX_PATH="$work/prefix"
     cmake --build "$work/build" -j"$jobs"
     app=$work/build/traced_app
-    if ! ldd "$app" | grep -q "libmabutrace.so.0 => $work/prefix/"; then
+    # (ldd's output is read whole first: `ldd | grep -q` under pipefail
+    # fails whenever grep's early exit cuts ldd off with SIGPIPE.)
+    libs=$(ldd "$app")
+    if ! grep -q "libmabutrace.so.0 => $work/prefix/" <<<"$libs"; then
       echo "consumer_test: $app does not load $work/prefix/lib/libmabutrace.so.0:" >&2
-      ldd "$app" >&2
+      echo "$libs" >&2
       exit 1
     fi
-    if ldd "$app" | grep -q "libcpp-httplib"; then
+    if grep -q "libcpp-httplib" <<<"$libs"; then
       echo "consumer_test: built without the HTTP server, $app still loads cpp-httplib" >&2
       exit 1
     fi ;;

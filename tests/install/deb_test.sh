@@ -42,7 +42,8 @@ root=$work/root
 mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
 touch "$root/var/lib/dpkg/status"
 dpkg --root="$root" --force-depends --force-not-root --log=/dev/null -i "$deb" >"$work/dpkg.log"
-dpkg --root="$root" -s mabutrace | grep -q '^Status: install ok installed'
+status=$(dpkg --root="$root" -s mabutrace)  # read whole: grep -q would cut a pipe short (pipefail)
+grep -q '^Status: install ok installed' <<<"$status"
 cli=$root/usr/bin/mabutrace
 "$cli" --version | tee "$work/version"
 grep -qx "mabutrace $version" "$work/version" || { echo "deb_test: --version does not say $version" >&2; exit 1; }
