@@ -307,6 +307,15 @@ TEST(CliCapture, UrlFromLoopbackServer) {
                                        "' perfetto_trace.proto < '" + pf.string() + "'"});
   EXPECT_EQ(d.rc, 0) << d.err;
   EXPECT_NE(d.out.find("served_count"), std::string::npos);
+  // The full URL of the resource, as the capture page shows it, is taken
+  // as it is; a path the server does not have is its HTTP status.
+  const fs::path named = dir.path / "named.json";
+  const Result r3 = Cli({"capture", "--url", url + "/trace.json", "-o", named.string()});
+  ASSERT_EQ(r3.rc, 0) << r3.err;
+  EXPECT_NO_THROW(json::parse(ReadFile(named)));
+  const Result r4 = Cli({"capture", "--url", url + "/no-such-trace.json", "-o", (dir.path / "n.json").string()});
+  EXPECT_EQ(r4.rc, 1);
+  EXPECT_NE(r4.err.find("/no-such-trace.json: HTTP 404"), std::string::npos) << r4.err;
 }
 
 TEST(CliCapture, UrlConnectionRefusedIsExit1) {

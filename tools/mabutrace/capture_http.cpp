@@ -35,8 +35,14 @@ int RunCaptureHttp(const std::string& url, const std::string& out, Format format
     std::fprintf(stderr, "mabutrace: capture --url: expected http://HOST:PORT, got '%s'\n", url.c_str());
     return kExitUsage;
   }
-  std::string base = url;
-  while (base.size() > 7 && base.back() == '/') base.pop_back();
+  // http://HOST:PORT[/PATH]: a PATH names the resource itself (a server
+  // behind a proxy prefix, or the URL copied from the capture page);
+  // without one, the server's /trace.json or /trace.pftrace.
+  const size_t slash = url.find('/', 7);
+  const std::string base = url.substr(0, slash);
+  std::string named = slash == std::string::npos ? "" : url.substr(slash);
+  while (!named.empty() && named.back() == '/') named.pop_back();
+  while (named.size() > 1 && named[1] == '/') named.erase(0, 1);  // http://HOST:PORT//x
   // The output is opened when the first bytes arrive, so a failed capture
   // leaves an existing file as it was.
   std::optional<OutputFile> f;
@@ -51,17 +57,17 @@ int RunCaptureHttp(const std::string& url, const std::string& out, Format format
   httplib::Client client(base);
   client.set_connection_timeout(5);
   client.set_read_timeout(60);
-  const char* path = format == Format::kJson ? "/trace.json" : "/trace.pftrace";
+  const std::string path = !named.empty() ? named : format == Format::kJson ? "/trace.json" : "/trace.pftrace";
   // The body is written as it arrives: the trace is never held in memory.
   auto res = client.Get(path, [&](const char* data, size_t len) { return open() && f->Write(data, len); });
   int rc = kExitOk;
   if (open_failed) {
     rc = kExitBadInput;
   } else if (!res && res.error() != httplib::Error::Canceled) {
-    std::fprintf(stderr, "mabutrace: %s%s: %s\n", base.c_str(), path, Describe(res.error()).c_str());
+    std::fprintf(stderr, "mabutrace: %s%s: %s\n", base.c_str(), path.c_str(), Describe(res.error()).c_str());
     rc = kExitBadInput;
   } else if (res && res->status != 200) {
-    std::fprintf(stderr, "mabutrace: %s%s: HTTP %d\n", base.c_str(), path, res->status);
+    std::fprintf(stderr, "mabutrace: %s%s: HTTP %d\n", base.c_str(), path.c_str(), res->status);
     rc = kExitBadInput;
   } else if (!open()) {  // 200 with an empty body
     rc = kExitBadInput;

@@ -35,7 +35,9 @@ Registration reg{"capture",
                    auto o = std::make_shared<CaptureOptions>();
                    auto* cmd = app.add_subcommand(
                        "capture", "Capture a trace from a device's HTTP server (--url) or serial port (--serial)");
-                   auto* url_opt = cmd->add_option("--url", o->url, "http://HOST:PORT of mabutrace_start_server");
+                   auto* url_opt = cmd->add_option("--url", o->url,
+                                                   "http://HOST:PORT of mabutrace_start_server (its /trace.json or "
+                                                   "/trace.pftrace, by the output), or the full URL of one");
                    auto* serial_opt =
                        cmd->add_option("--serial", o->device, "serial device carrying the binary stream");
                    url_opt->excludes(serial_opt);
