@@ -257,12 +257,20 @@ TEST(CliConvert, OutputThroughALinkOrIntoADeviceKeepsWhatOutIs) {
 // stdout is checked once it returns (here on the full device).
 TEST(CliUsage, AListingThatCannotBeWrittenIsExit1) {
   ASSERT_TRUE(fs::is_character_file("/dev/full"));
+  int ran = 0;
   for (const std::string args : {"trbe status 0x00400000 --reg TRBSR_EL1", "etm-config --decode TRCCONFIGR=0x18C1"}) {
+    // (A build without the host decoders, as the TSan one, has neither:
+    // a command that does not list to /dev/null is not in this build.)
+    if (RunProgram("/bin/sh", {"-c", std::string("exec '") + MABUTRACE_CLI_PATH + "' " + args + " > /dev/null"}).rc !=
+        0)
+      continue;
+    ++ran;
     const Result r =
         RunProgram("/bin/sh", {"-c", std::string("exec '") + MABUTRACE_CLI_PATH + "' " + args + " > /dev/full"});
     EXPECT_EQ(r.rc, 1) << args << ": " << r.err;
     EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << args << ": " << r.err;
   }
+  if (ran == 0) GTEST_SKIP() << "this build has neither trbe nor etm-config";
 }
 
 TEST(CliUsage, ErrorsAreExit2AndHelpIs0) {
