@@ -18,6 +18,7 @@
 #include "ete_decode/ete_decode_session.h"
 #include "etm3/etm3_decode_session.h"
 #include "ptm/ptm_decode_session.h"
+#include "shared_data.h"
 
 namespace mabutrace {
 namespace {
@@ -72,6 +73,7 @@ void ExpectNoSyncReported(const Buffer& b) {
 }
 
 TEST(BufferSession, PtmWithoutSyncReportedOnceAndPresyncErrorsCounted) {
+  MABUTRACE_NEEDS_SHARED(kSnaps + "trace_cov_a15");
   ete_decode::LoadedSnapshot snap = ete_decode::LoadSnapshotForDecode(kSnaps + "trace_cov_a15");
   std::vector<ptm::PtmDecodeBuffer> buffers = ptm::PtmBuffers(&snap);
   ASSERT_FALSE(buffers.empty());
@@ -85,6 +87,7 @@ TEST(BufferSession, PtmWithoutSyncReportedOnceAndPresyncErrorsCounted) {
 }
 
 TEST(BufferSession, Etm3WithoutSyncReportedOnce) {
+  MABUTRACE_NEEDS_SHARED(kSnaps + "TC2");
   ete_decode::LoadedSnapshot snap = ete_decode::LoadSnapshotForDecode(kSnaps + "TC2");
   std::vector<etm3::Etm3DecodeBuffer> buffers = etm3::Etm3Buffers(&snap);
   ASSERT_FALSE(buffers.empty());
@@ -93,6 +96,7 @@ TEST(BufferSession, Etm3WithoutSyncReportedOnce) {
 }
 
 TEST(BufferSession, Etm4WithoutSyncReportedOnce) {
+  MABUTRACE_NEEDS_SHARED(kSnaps + "a57_single_step");
   ete_decode::LoadedSnapshot snap = ete_decode::LoadSnapshotForDecode(kSnaps + "a57_single_step");
   ASSERT_FALSE(snap.buffers.empty());
   MakeZeroRaw(&snap.buffers[0], "etm4_zeros.bin");
@@ -100,6 +104,7 @@ TEST(BufferSession, Etm4WithoutSyncReportedOnce) {
 }
 
 TEST(BufferSession, DecodeFileReportsNoSyncAndMissingFileWithoutItsName) {
+  MABUTRACE_NEEDS_SHARED(kSnaps + "trace_cov_a15");
   ete_decode::LoadedSnapshot snap = ete_decode::LoadSnapshotForDecode(kSnaps + "trace_cov_a15");
   std::vector<ptm::PtmDecodeBuffer> buffers = ptm::PtmBuffers(&snap);
   ASSERT_FALSE(buffers.empty());
