@@ -52,14 +52,25 @@ struct Both : cs::DeformatterSink {
   void OnError(const cs::DeformatterError&) override {}
 };
 
-TEST(Etm4Blocks, PushBlockEqualsRunByRunOnJuno) {
-  const fs::path dir = fs::path(MABUTRACE_SHARED_DIR) / "data/arm-trace-snapshots/juno_r1_1";
-  MABUTRACE_NEEDS_SHARED(dir);
-  const auto snap = mabutrace::snapshot::ReadSnapshot(dir);
+// juno_r1_1's first buffer as captured (CoreSight-framed) and its ETMv4
+// sources: the capture both tests feed.
+const fs::path kJunoDir = fs::path(MABUTRACE_SHARED_DIR) / "data/arm-trace-snapshots/juno_r1_1";
+struct JunoBuffer {
+  std::vector<ete::SourceSpec> sources;
+  std::vector<uint8_t> framed;
+};
+JunoBuffer ReadJunoBuffer() {
+  const auto snap = mabutrace::snapshot::ReadSnapshot(kJunoDir);
   const auto& buffer = snap.buffers.at(0);
-  const auto sources = ete::SnapshotSources(snap, buffer);
+  return {ete::SnapshotSources(snap, buffer), mabutrace::snapshot::ReadBinaryFile(buffer.file)};
+}
+
+TEST(Etm4Blocks, PushBlockEqualsRunByRunOnJuno) {
+  MABUTRACE_NEEDS_SHARED(kJunoDir);
+  const JunoBuffer juno = ReadJunoBuffer();
+  const auto& sources = juno.sources;
   ASSERT_EQ(sources.size(), 6u);
-  const auto data = mabutrace::snapshot::ReadBinaryFile(buffer.file);
+  const auto& data = juno.framed;
   for (size_t chunk : {data.size(), size_t{4096}, size_t{23}}) {
     std::vector<Log> block_logs(sources.size()), run_logs(sources.size());
     std::vector<std::unique_ptr<ete::EtePacketProcessor>> procs;
@@ -102,13 +113,11 @@ struct Collect : cs::DeformatterSink {
 // start several runs after the one before (an address packet is 3-10
 // bytes), which the run lookup of the block reader must follow.
 TEST(Etm4Blocks, PushBlockWithRunsShorterThanPacketsEqualsRunByRun) {
-  const fs::path dir = fs::path(MABUTRACE_SHARED_DIR) / "data/arm-trace-snapshots/juno_r1_1";
-  MABUTRACE_NEEDS_SHARED(dir);
-  const auto snap = mabutrace::snapshot::ReadSnapshot(dir);
-  const auto& buffer = snap.buffers.at(0);
-  const auto sources = ete::SnapshotSources(snap, buffer);
+  MABUTRACE_NEEDS_SHARED(kJunoDir);
+  const JunoBuffer juno = ReadJunoBuffer();
+  const auto& sources = juno.sources;
   ASSERT_FALSE(sources.empty());
-  const auto framed = mabutrace::snapshot::ReadBinaryFile(buffer.file);
+  const auto& framed = juno.framed;
   Collect collect;
   collect.id = sources[0].config.trace_id();
   cs::FrameDeformatter d({}, &collect);
