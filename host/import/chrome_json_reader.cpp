@@ -80,8 +80,11 @@ int Utf8Sequence(const unsigned char* p, size_t n) {
 
 // FILE* as a streambuf, with bytes already read from it first. The JSON
 // parser refuses a string that is not UTF-8 and would end the read there:
-// a byte that starts no valid UTF-8 sequence is handed on as '?' instead
-// (counted in *repaired), so offsets stay those of the file. A sequence cut
+// a byte that starts no valid UTF-8 sequence is handed on as '?' instead,
+// and an escaped UTF-16 surrogate without its other half ("\ud800", which
+// JavaScript producers write for a cut emoji) as "\ufffd" (RFC 8259 §8.2
+// leaves such strings to the reader), each counted in *repaired; both keep
+// the length, so offsets stay those of the file. A sequence or escape cut
 // by the end of a read is handed on with the next one.
 class FileBuf : public std::streambuf {
  public:
@@ -100,11 +103,20 @@ class FileBuf : public std::streambuf {
     auto* p = reinterpret_cast<unsigned char*>(buf_);
     size_t i = 0;
     while (i < n) {
-      const int len = p[i] < 0x80 ? 1 : Utf8Sequence(p + i, n - i);
+      int len;
+      if (p[i] >= 0x80) {
+        len = Utf8Sequence(p + i, n - i);
+      } else if (p[i] == '"') {
+        in_string_ = !in_string_;  // escaped quotes are skipped with their escape
+        len = 1;
+      } else {
+        len = p[i] == '\\' && in_string_ ? Escape(p + i, n - i) : 1;
+        if (len < 0 && last) len = int(n - i);  // the file ends in it: the parser's to report
+      }
       if (len > 0) {
         i += size_t(len);
       } else if (len < 0 && !last) {
-        break;  // cut by this read (at most 3 bytes): handed on with the next
+        break;  // cut by this read (at most 11 bytes): handed on with the next
       } else {
         p[i++] = '?';
         ++*repaired_;
@@ -116,9 +128,41 @@ class FileBuf : public std::streambuf {
   }
 
  private:
+  static int Hex4(const unsigned char* p) {
+    int v = 0;
+    for (int k = 0; k < 4; ++k) {
+      const unsigned char c = p[k] | 0x20;  // lower case
+      const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (d < 0) return -1;
+      v = v << 4 | d;
+    }
+    return v;
+  }
+  // Length of the escape at p[0] == '\\' in a string, as Utf8Sequence's
+  // (-1: cut by n, handed on). A lone surrogate's four hex digits are
+  // rewritten to fffd; anything malformed is left for the parser to report.
+  int Escape(unsigned char* p, size_t n) {
+    if (n < 2) return -1;
+    if (p[1] != 'u') return 2;
+    if (n < 6) return -1;
+    const int unit = Hex4(p + 2);
+    if (unit < 0xD800 || unit > 0xDFFF) return 6;  // not a surrogate, or not hex
+    if (unit <= 0xDBFF) {                          // a high half: a low half must follow
+      if (n < 12 && (n < 7 || p[6] == '\\') && (n < 8 || p[7] == 'u')) return -1;
+      if (n >= 12 && p[6] == '\\' && p[7] == 'u') {
+        const int low = Hex4(p + 8);
+        if (low >= 0xDC00 && low <= 0xDFFF) return 12;
+      }
+    }
+    std::memcpy(p + 2, "fffd", 4);
+    ++*repaired_;
+    return 6;
+  }
+
   std::FILE* f_;
   std::string pending_;
   uint64_t* repaired_;
+  bool in_string_ = false;  // at a byte inside a JSON string
   char buf_[64 * 1024];
 };
 
@@ -283,17 +327,22 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     if (!v || (v->kind != Value::kInt && v->kind != Value::kUint && v->kind != Value::kFloat)) return std::nullopt;
     return MicrosTextToNs(v->text);
   }
-  // A "pid" or "tid" as the model's 32-bit id. A number that does not fit
-  // (negative, or past 2^32 - 1: 64-bit thread ids, hashes) would wrap onto
-  // another track: it gets an id of its own from the top of the range down,
-  // counted once per distinct number (ids_remapped).
+  // A "pid" or "tid" as the model's 32-bit id (absent: 0). A value that is
+  // not one (negative, past 2^32 - 1: 64-bit thread ids, hashes; a name
+  // such as "GPU"; a fraction) would wrap onto another track or all share
+  // 0: it gets an id of its own from the top of the range down, counted
+  // once per distinct value (ids_remapped).
   uint32_t TrackId(std::string_view k) {
     const Value* v = Find(ev_.fields, k);
+    if (!v) return 0;
     const auto u = Unsigned(v);
     if (u && *u <= UINT32_MAX) return uint32_t(*u);
-    if (!v || !(u || v->kind == Value::kInt)) return 0;  // not a number: as before, 0
-    const auto [it, fresh] = remapped_.emplace(std::string(k) + ':' + std::to_string(u ? *u : uint64_t(v->i)),
-                                               uint32_t(UINT32_MAX - remapped_.size()));
+    const std::string text = u                           ? std::to_string(*u)
+                             : v->kind == Value::kInt    ? std::to_string(v->i)
+                             : v->kind == Value::kBool   ? std::string(v->b ? "true" : "false")
+                             : v->kind == Value::kString ? '"' + v->text + '"'
+                                                         : v->text;
+    const auto [it, fresh] = remapped_.emplace(std::string(k) + ':' + text, uint32_t(UINT32_MAX - remapped_.size()));
     r_.ids_remapped += fresh;
     return it->second;
   }
@@ -389,18 +438,27 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     if (ph == "M") {
       const Value* n = Find(ev_.args, "name");
       const std::string_view value = n && n->kind == Value::kString ? std::string_view(n->text) : std::string_view();
-      if (name == "process_name") return out_.OnProcess(t.pid, value);
-      if (name == "thread_name") return out_.OnThread(t, ThreadName(value, t.tid));
+      // The model names a track when it is announced, at its first event;
+      // a name that comes after that is not shown: counted (names_late).
+      if (name == "process_name") {
+        const auto first = tracks_.lower_bound(format::Track{t.pid, 0});
+        r_.names_late += !value.empty() && first != tracks_.end() && first->first.pid == t.pid;
+        return out_.OnProcess(t.pid, value);
+      }
+      if (name == "thread_name") {
+        r_.names_late += !value.empty() && tracks_.count(t);
+        return out_.OnThread(t, ThreadName(value, t.tid));
+      }
       return Skip();
     }
     const auto ts = Micros("ts");
     if (!ts) return Skip();
     const uint64_t ns = *ts;
-    TrackState& s = tracks_[t];
     const char p = ph[0];
     if (p == 's' || p == 'f') {
       const auto id = Unsigned(Find(ev_.fields, "id"));
       if (!id || *id == 0) return Skip();
+      tracks_.try_emplace(t);
       if (point_.active && point_.track == t && point_.ns == ns) {
         point_.active = false;
         out_.OnFlowPoint(t, p == 's', *id, FlowPointName(point_.name), ns, point_.cpu, point_.color, !point_.carrier);
@@ -418,6 +476,7 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     if (!std::strchr("BEXiIC", p)) return Skip();
     std::optional<uint64_t> dur;
     if (p == 'X' && !(dur = Micros("dur"))) return Skip();
+    TrackState& s = tracks_[t];  // (only for events passed on: names_late)
     // The model keeps each track in time order and draws an event written
     // before an earlier one's at that earlier time (model::Normalizer):
     // counted, as the reader passes events on in file order.

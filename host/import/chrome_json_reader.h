@@ -13,7 +13,9 @@
 // What each event becomes (ph, Trace Event Format; "ts" and "dur" are µs,
 // read as exact ns from their decimal text: "12.345" is 12,345 ns):
 //   "M" process_name / thread_name   OnProcess / OnThread ("thread <tid>"
-//                                    reads back as unnamed)
+//                                    reads back as unnamed); the model
+//                                    names a track at its first event, so a
+//                                    name after that is counted (names_late)
 //   "B" / "E"                         OnBegin / OnEnd (args: "cpu", "color"
 //                                    "#rrggbb", a flag as `"name":true`;
 //                                    other args are counted, args_ignored)
@@ -29,8 +31,10 @@
 //                                    model's counters are int64: a fraction
 //                                    is rounded, past int64 saturates
 //                                    (counters_rounded)
-//   "pid" / "tid"                     32-bit ids; a number past 32 bits or
-//                                    negative gets an id of its own, from
+//   "pid" / "tid"                     32-bit ids ("0x1f" and "31" as
+//                                    strings too); a number past 32 bits,
+//                                    negative or fractional, or a name
+//                                    ("GPU"), gets an id of its own, from
 //                                    2^32 - 1 down (ids_remapped)
 //   "s" / "f"                         an arrow's start / end: joined with the
 //                                    point the writer put before it (a 1 ns
@@ -51,8 +55,10 @@
 // that earlier time, so its slices may nest other than the file meant.
 //
 // Text: bytes that start no valid UTF-8 sequence (Latin-1 names, a cut
-// character) are read as '?', counted in utf8_repaired, instead of ending
-// the read as the parser would; offsets stay the file's.
+// character) are read as '?', and an escaped surrogate without its other
+// half ("\ud800") as U+FFFD, counted in utf8_repaired, instead of ending
+// the read as the parser would; offsets stay the file's. A UTF-8 byte
+// order mark at the start is skipped.
 //
 // Errors: the first JSON syntax error ends the read (a Status with the byte
 // offset, from the parser); the events before it have been passed on. An
@@ -77,10 +83,11 @@ struct ChromeJsonResult {
   uint64_t skipped_events = 0;    // of them, not passed on
   uint64_t out_of_order = 0;      // of them, earlier than one before them on their track
   uint64_t x_clipped = 0;         // "X" events cut to end with the "X" they start in
-  uint64_t ids_remapped = 0;      // distinct pid/tid numbers past 32 bits, given ids of their own
+  uint64_t ids_remapped = 0;      // distinct pid/tid values not 32-bit numbers, given ids of their own
   uint64_t counters_rounded = 0;  // counter values with a fraction, or past int64, rounded
-  uint64_t utf8_repaired = 0;     // bytes that were not UTF-8, read as '?'
+  uint64_t utf8_repaired = 0;     // bytes that were not UTF-8 (read as '?'), lone surrogate escapes
   uint64_t args_ignored = 0;      // args of slices and instants the model has no room for
+  uint64_t names_late = 0;        // process_name / thread_name after their track's first event: not shown
 };
 
 // Reads the whole of `in` (from where it is) into `out`. Does not call

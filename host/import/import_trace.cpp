@@ -11,7 +11,9 @@
 namespace mabutrace::host {
 
 ImportKind SniffImport(std::string_view head) {
-  size_t i = 0;
+  // A UTF-8 byte order mark (editors on Windows write one); the JSON
+  // parser skips it too.
+  size_t i = head.starts_with("\xEF\xBB\xBF") ? 3 : 0;
   while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) ++i;
   if (i < head.size() && (head[i] == '{' || head[i] == '[')) {
     // What must follow: a key or '}' in an object, an event or ']' in an
@@ -50,13 +52,15 @@ ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, 
     r.fatal = j.status;
     r.out_of_order = j.out_of_order;
     r.x_clipped = j.x_clipped;
+    r.skipped = j.skipped_events;
     if (j.skipped_events) norm.OnMetadata("import_skipped", int64_t(j.skipped_events));
     if (j.out_of_order) norm.OnMetadata("import_out_of_order", int64_t(j.out_of_order));
     if (j.x_clipped) norm.OnMetadata("import_x_clipped", int64_t(j.x_clipped));
     r.adapted = {{"import_ids_remapped", j.ids_remapped},
                  {"import_counters_rounded", j.counters_rounded},
                  {"import_utf8_repaired", j.utf8_repaired},
-                 {"import_args_ignored", j.args_ignored}};
+                 {"import_args_ignored", j.args_ignored},
+                 {"import_names_late", j.names_late}};
   } else {
     PerfettoReader reader(norm);
     r.fatal = reader.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());

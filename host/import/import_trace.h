@@ -19,7 +19,8 @@ namespace mabutrace::host {
 enum class ImportKind { kNone, kChromeJson, kPerfetto };
 
 // From the first bytes of a file (8 or more; fewer only if the file is that
-// short): Chrome JSON when the first non-blank byte is '{' or '['; Perfetto
+// short): Chrome JSON when the first non-blank byte (after a UTF-8 byte
+// order mark) is '{' or '['; Perfetto
 // when it opens with a Trace.packet field (0x0A, a length) whose first
 // field is one a TracePacket of the toolkit's writer starts with. kNone
 // otherwise (a binary stream, a raw dump: the caller's).
@@ -31,9 +32,11 @@ struct ImportResult {
   uint64_t damaged = 0;        // all of them, and events kept without their name
   uint64_t out_of_order = 0;   // .json events earlier than one before them on their track
   uint64_t x_clipped = 0;      // .json "X" events cut to end with the "X" they start in
+  uint64_t skipped = 0;        // .json events not passed on: phases the model has no place for, or no sense
   // What of another producer's file the model cannot hold as it was, each
   // a metadata key with its non-zero count (import_ids_remapped,
-  // import_counters_rounded, import_utf8_repaired, import_args_ignored;
+  // import_counters_rounded, import_utf8_repaired, import_args_ignored,
+  // import_names_late;
   // import_fields_ignored, import_flows_dropped), in the metadata's order.
   std::vector<std::pair<const char*, uint64_t>> adapted;
   bool sink_ok = true;  // out.Finish()'s answer

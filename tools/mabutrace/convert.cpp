@@ -132,6 +132,11 @@ ReadResult ReadImported(InputFile& fin, const std::string& head, host::ImportKin
   if (r.damaged > r.errors.size())
     std::fprintf(stderr, "mabutrace: %s: %llu more damaged packets\n", in_name,
                  static_cast<unsigned long long>(r.damaged - r.errors.size()));
+  if (r.skipped)
+    std::fprintf(stderr,
+                 "mabutrace: %s: %llu events were not passed on: phases the trace model has no place for (such as "
+                 "\"P\" samples), or no \"ph\" or \"ts\" (import_skipped in the metadata)\n",
+                 in_name, static_cast<unsigned long long>(r.skipped));
   if (r.out_of_order)
     std::fprintf(stderr,
                  "mabutrace: %s: %llu events are earlier than an event before them on their track; drawn at that "

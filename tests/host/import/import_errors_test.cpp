@@ -362,6 +362,108 @@ TEST(ChromeJsonReader, BytesThatAreNotUtf8ReadAsQuestionMarksAndTheReadGoesOn) {
   EXPECT_EQ(Count(rec.lines, "M import_utf8_repaired 3"), 1u);
 }
 
+// JavaScript producers cut strings between the halves of a surrogate pair
+// ("\ud83d" alone): the parser would end the read there. A lone half reads
+// as U+FFFD, counted; a whole pair, an escaped backslash before "ud800"
+// and a pair straddling the reader's 64 KiB buffers are left as they are.
+TEST(ChromeJsonReader, LoneSurrogateEscapesReadAsReplacementCharacters) {
+  std::string text =
+      "[{\"ph\":\"i\",\"name\":\"a\\ud83db\",\"pid\":1,\"tid\":1,\"ts\":1},"
+      "{\"ph\":\"i\",\"name\":\"c\\uDC00\",\"pid\":1,\"tid\":1,\"ts\":2},"
+      "{\"ph\":\"i\",\"name\":\"\\ud83d\\ude00\",\"pid\":1,\"tid\":1,\"ts\":3},"
+      "{\"ph\":\"i\",\"name\":\"\\\\ud800\",\"pid\":1,\"tid\":1,\"ts\":4},"
+      "{\"ph\":\"i\",\"name\":\"\\ud800\\u0041\",\"pid\":1,\"tid\":1,\"ts\":5},";
+  // The pair of ts 6 starts 8 bytes before the 64 KiB mark: the read cuts
+  // its low half after "\u".
+  const std::string pad_head = "{\"ph\":\"i\",\"name\":\"";
+  const size_t mark = 64 * 1024 - 8;
+  text += pad_head + std::string(mark - text.size() - pad_head.size(), 'x') +
+          "\\ud83d\\ude00\",\"pid\":1,\"tid\":1,\"ts\":6},"
+          "{\"ph\":\"i\",\"name\":\"after\",\"pid\":1,\"tid\":1,\"ts\":7}]";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  const std::string all = ::testing::PrintToString(rec.lines);
+  EXPECT_EQ(Count(rec.lines,
+                  "I 1/1 a\xEF\xBF\xBD"
+                  "b 1000"),
+            1u)
+      << all;
+  EXPECT_EQ(Count(rec.lines, "I 1/1 c\xEF\xBF\xBD 2000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "I 1/1 \xF0\x9F\x98\x80 3000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "I 1/1 \\ud800 4000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines,
+                  "I 1/1 \xEF\xBF\xBD"
+                  "A 5000"),
+            1u)
+      << all;
+  size_t straddling = 0;
+  for (const auto& l : rec.lines) straddling += l.find("x\xF0\x9F\x98\x80 6000") != std::string::npos;
+  EXPECT_EQ(straddling, 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "I 1/1 after 7000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "M import_utf8_repaired 3"), 1u) << all;
+}
+
+// A file saved with a UTF-8 byte order mark is still a .json trace.
+TEST(ChromeJsonReader, AByteOrderMarkIsSkipped) {
+  EXPECT_EQ(SniffImport("\xEF\xBB\xBF[{\"ph\""), ImportKind::kChromeJson);
+  EXPECT_EQ(SniffImport("\xEF\xBB\xBF{\"traceEvents\""), ImportKind::kChromeJson);
+  EXPECT_EQ(SniffImport("\xEF\xBB\xBF\x01\x02zzzz"), ImportKind::kNone);
+  Recorder rec;
+  const auto r = Import("\xEF\xBB\xBF[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1}]", rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  EXPECT_EQ(Count(rec.lines, "I 1/1 a 1000"), 1u) << ::testing::PrintToString(rec.lines);
+}
+
+// A pid or tid that is a name ("GPU"), a fraction or a bool would all
+// share track 0: each distinct value gets an id of its own, counted; a
+// number as a string is that number.
+TEST(ChromeJsonReader, PidsAndTidsThatAreNotNumbersGetTracksOfTheirOwn) {
+  const std::string text =
+      "[{\"ph\":\"i\",\"name\":\"a\",\"pid\":\"GPU\",\"tid\":\"31\",\"ts\":1},"
+      "{\"ph\":\"i\",\"name\":\"b\",\"pid\":\"Render\",\"tid\":\"0x1f\",\"ts\":2},"
+      "{\"ph\":\"i\",\"name\":\"c\",\"pid\":\"GPU\",\"tid\":1.5,\"ts\":3},"
+      "{\"ph\":\"i\",\"name\":\"d\",\"pid\":1,\"tid\":true,\"ts\":4},"
+      "{\"ph\":\"i\",\"name\":\"e\",\"ts\":5}]";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  const std::string all = ::testing::PrintToString(rec.lines);
+  EXPECT_EQ(Count(rec.lines, "I 4294967295/31 a 1000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "I 4294967294/31 b 2000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "I 4294967295/4294967293 c 3000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "I 1/4294967292 d 4000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "I 0/0 e 5000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "M import_ids_remapped 4"), 1u) << all;
+}
+
+// The model names a track when it first appears: a thread_name or
+// process_name after the track's first event is not shown, and counted.
+// A name before the first event, or after events that were not passed on
+// (a "P" sample), is shown.
+TEST(ChromeJsonReader, NamesAfterTheTracksFirstEventAreCounted) {
+  const std::string text =
+      "[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"early\"}},"
+      "{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1},"
+      "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"late\"}},"
+      "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"proc\"}},"
+      "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":2,\"args\":{\"name\":\"fresh\"}},"
+      "{\"ph\":\"P\",\"pid\":2,\"tid\":3,\"ts\":2},"
+      "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":2,\"args\":{\"name\":\"proc2\"}},"
+      "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":2,\"tid\":3,\"args\":{\"name\":\"t3\"}}]";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  const std::string all = ::testing::PrintToString(rec.lines);
+  EXPECT_EQ(Count(rec.lines, "T 1/1 early"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "T 1/2 fresh"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "P 2 proc2"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "T 2/3 t3"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "M import_names_late 2"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "M import_skipped 1"), 1u) << all;
+  EXPECT_EQ(r.skipped, 1u);
+}
+
 // Flow v2 (Perfetto's JSON importer): "bind_id" with "flow_out" / "flow_in"
 // on a slice are the ends of its arrows, bound to it. Args the model has no
 // room for (anything but cpu, color, an end's flag) are counted.
