@@ -32,7 +32,10 @@ int Run(const StmOptions& o, stm::ListingLevel level) {
   problems.insert(problems.end(), result.packet_errors.begin(), result.packet_errors.end());
   ReportProblems(o.capture, problems);
   if (std::fflush(stdout) != 0) return kExitBadInput;
-  return result.packet_errors.empty() && result.synchronised ? kExitOk : kExitBadInput;
+  // A damaged frame (the de-formatter's warnings) is bad input as a bad
+  // packet is, as in `cptracer` and `arm`: listed on, exit code 1.
+  const bool clean = result.packet_errors.empty() && result.warnings.empty() && result.synchronised;
+  return clean ? kExitOk : kExitBadInput;
 }
 
 void AddCommon(CLI::App* c, StmOptions* o) {

@@ -38,6 +38,13 @@ if [ -n "$SHARED" ]; then
   [ "$n" -eq 389 ] || fail "stm packets stm_only-2: $n lines"
   n=$("$M" stm decode "$SHARED/data/stm-snapshots/stm_only-2" --format jsonl | grep -c '"master":65')
   [ "$n" -eq 192 ] || fail "stm decode stm_only-2: $n"
+  # A capture with damaged frames (reserved trace IDs): its packets are
+  # listed on, each damaged frame named with its offset, and exit 1.
+  if "$M" stm packets "$SHARED/data/stm-snapshots/stm_only-juno" --format jsonl >"$T/juno" 2>"$T/err"; then
+    fail "stm packets stm_only-juno: damaged frames, exit 0"
+  fi
+  [ "$(wc -l <"$T/juno")" -gt 100 ] || fail "stm packets stm_only-juno: $(wc -l <"$T/juno") lines"
+  grep -q "reserved trace ID 0x70 at input offset 508" "$T/err" || fail "stm_only-juno: $(head -2 "$T/err")"
 fi
 
 "$M" cptracer simulate "$EX/workload_dma_contention.ini" -o "$T/sim" >/dev/null || fail simulate
