@@ -33,6 +33,11 @@ struct Writer : ChunkWriter {
   // only while there is no chunk (end == nullptr), so that it matching
   // g_session == 0 after deinit still fails the room check.
   uint64_t fast_session;
+  // The fast path's bound on a record's delta from `base`: kDeltaLimit,
+  // set with fast_session (0 until then: every delta fails it). A memory
+  // operand, so that the compare is one instruction on the delta itself
+  // (a 2^40 immediate is no x86 operand: it took a copy and a shift).
+  uint64_t delta_limit;
 };
 
 MABUTRACE_PORT_TLS Writer tls_writer;
@@ -75,6 +80,7 @@ MT_NOINLINE mabutrace_scope_t EmitSlow(RecordType type, uint32_t color, uint64_t
     // Bound to the live session now (Attach read g_session with acquire,
     // after init stored the session's clock): may the fast path record?
     w.fast_session = g_clock.load(std::memory_order_relaxed) == nullptr && port::HasRseqCpu() ? w.session : kNoFastPath;
+    w.delta_limit = kDeltaLimit;
     if (now - w.base >= kDeltaLimit) return {w.session};  // clock misbehaves; drop
   }
   uint64_t* const p = w.cur;
@@ -102,13 +108,12 @@ MT_INLINE bool EmitLive(uint32_t live, RecordType type, uint32_t color, uint64_t
   uint64_t* const p = w.cur;
   const uint64_t delta = now - w.base;
   // (No chunk: cur and end are nullptr, and the room compare fails.)
-  if (MT_UNLIKELY(w.fast_session != live || uintptr_t(p) + kWords * 8 > uintptr_t(w.end) || delta >= kDeltaLimit)) {
+  if (MT_UNLIKELY(w.fast_session != live || uintptr_t(p) + kWords * 8 > uintptr_t(w.end) || delta >= w.delta_limit)) {
     return false;
   }
   StoreWords<kFixedWords>(p, MakeHeader(delta, type, port::RseqCpu()), kColor ? color : 0, w1, w2);
   w.cur = p + kWords;
-  std::atomic<uint64_t>& commit = w.chunk->commit;
-  PublishCommit(commit, commit.load(std::memory_order_relaxed) + ((uint64_t{1} << 32) | kWords));
+  GrowCommit(w.chunk->commit, (uint64_t{1} << 32) | kWords);
   return true;
 }
 
