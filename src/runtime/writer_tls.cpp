@@ -67,6 +67,28 @@ MT_INLINE void StoreWords(uint64_t* p, uint64_t h, uint32_t color, uint64_t w1, 
   if (color) WriteWord(p + kFixedWords, color & 0xFFFFFFu);
 }
 
+// Stores the CPU number into the header at p, written just before with
+// CPU 0: on a little-endian core the header's bits 48..63 (kCpuShift) are
+// its last two bytes, so the number is stored as it was loaded, with no
+// shift and or into the header (record_format.h: the field keeps the
+// number's low 16 bits, as MakeHeader does). The 16-bit type may alias
+// the header word and both stores are volatile or atomic, so the compiler
+// keeps them in order; the commit word's release store publishes both.
+MT_INLINE void StoreCpu(uint64_t* p, uint32_t cpu) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  static_assert(kCpuShift == 48, "the CPU number is the header's top 16 bits");
+  typedef uint16_t __attribute__((may_alias)) HeaderHalf;
+#if defined(MT_TSAN)
+  __atomic_store_n(reinterpret_cast<HeaderHalf*>(p) + 3, uint16_t(cpu), __ATOMIC_RELAXED);
+#else
+  // (volatile, not __atomic: GCC 12 zero-extends the value first.)
+  *(reinterpret_cast<volatile HeaderHalf*>(p) + 3) = HeaderHalf(cpu);
+#endif
+#else
+  WriteWord(p, ReadWord(p) | uint64_t(cpu & 0xFFFF) << kCpuShift);
+#endif
+}
+
 // Everything the fast path leaves to it: a user clock, a writer not bound
 // to the live session, a full chunk, a stale time base, no rseq. Returns
 // the writer's session (scope handles carry it).
@@ -98,8 +120,9 @@ MT_NOINLINE mabutrace_scope_t EmitSlow(RecordType type, uint32_t color, uint64_t
 // tail-calls a slow path, which does it all again from the top (its clock
 // read is the record's time). The fast path makes no call, so it needs no
 // stack frame: one counter read; the session (with clock and CPU source),
-// room and time base compares; the stores; the commit word, which grows by
-// one record and its words (the slow path leaves it equal to the cursor).
+// room and time base compares; the stores (the CPU number last, into the
+// header); the commit word, which grows by one record and its words (the
+// slow path leaves it equal to the cursor).
 template <unsigned kFixedWords, bool kColor>
 MT_INLINE bool EmitLive(uint32_t live, RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
   constexpr unsigned kWords = kFixedWords + (kColor ? 1 : 0);
@@ -111,7 +134,8 @@ MT_INLINE bool EmitLive(uint32_t live, RecordType type, uint32_t color, uint64_t
   if (MT_UNLIKELY(w.fast_session != live || uintptr_t(p) + kWords * 8 > uintptr_t(w.end) || delta >= w.delta_limit)) {
     return false;
   }
-  StoreWords<kFixedWords>(p, MakeHeader(delta, type, port::RseqCpu()), kColor ? color : 0, w1, w2);
+  StoreWords<kFixedWords>(p, MakeHeader(delta, type, 0), kColor ? color : 0, w1, w2);
+  StoreCpu(p, port::RseqCpu());
   w.cur = p + kWords;
   GrowCommit(w.chunk->commit, (uint64_t{1} << 32) | kWords);
   return true;
