@@ -67,6 +67,9 @@ MT_INLINE void StoreWords(uint64_t* p, uint64_t h, uint32_t color, uint64_t w1, 
   if (color) WriteWord(p + kFixedWords, color & 0xFFFFFFu);
 }
 
+// A record type where the header has it (MakeHeader with delta and CPU 0).
+constexpr uint64_t TypeField(RecordType type) { return uint64_t(type) << kTypeShift; }
+
 // Stores the CPU number into the header at p, written just before with
 // CPU 0: on a little-endian core the header's bits 48..63 (kCpuShift) are
 // its last two bytes, so the number is stored as it was loaded, with no
@@ -115,7 +118,8 @@ MT_NOINLINE mabutrace_scope_t EmitSlow(RecordType type, uint32_t color, uint64_t
   return {w.session};
 }
 
-// Appends one record of kFixedWords + kColor words while `live` is
+// Appends one record of kFixedWords + kColor words, of the type in
+// type_field (TypeField), while `live` is
 // g_session, else returns false (nothing written): its caller then
 // tail-calls a slow path, which does it all again from the top (its clock
 // read is the record's time). The fast path makes no call, so it needs no
@@ -124,7 +128,7 @@ MT_NOINLINE mabutrace_scope_t EmitSlow(RecordType type, uint32_t color, uint64_t
 // header); the commit word, which grows by one record and its words (the
 // slow path leaves it equal to the cursor).
 template <unsigned kFixedWords, bool kColor>
-MT_INLINE bool EmitLive(uint32_t live, RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
+MT_INLINE bool EmitLive(uint32_t live, uint64_t type_field, uint32_t color, uint64_t w1, uint64_t w2) {
   constexpr unsigned kWords = kFixedWords + (kColor ? 1 : 0);
   Writer& w = tls_writer;
   const uint64_t now = port::NowTicks();
@@ -134,7 +138,7 @@ MT_INLINE bool EmitLive(uint32_t live, RecordType type, uint32_t color, uint64_t
   if (MT_UNLIKELY(w.fast_session != live || uintptr_t(p) + kWords * 8 > uintptr_t(w.end) || delta >= w.delta_limit)) {
     return false;
   }
-  StoreWords<kFixedWords>(p, MakeHeader(delta, type, 0), kColor ? color : 0, w1, w2);
+  StoreWords<kFixedWords>(p, delta | type_field, kColor ? color : 0, w1, w2);
   StoreCpu(p, port::RseqCpu());
   w.cur = p + kWords;
   GrowCommit(w.chunk->commit, (uint64_t{1} << 32) | kWords);
@@ -144,8 +148,8 @@ MT_INLINE bool EmitLive(uint32_t live, RecordType type, uint32_t color, uint64_t
 // The same for a record whose color is known only at run time.
 template <unsigned kFixedWords>
 MT_INLINE bool EmitLiveAnyColor(uint32_t live, RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
-  return color ? EmitLive<kFixedWords, true>(live, type, color, w1, w2)
-               : EmitLive<kFixedWords, false>(live, type, 0, w1, w2);
+  return color ? EmitLive<kFixedWords, true>(live, TypeField(type), color, w1, w2)
+               : EmitLive<kFixedWords, false>(live, TypeField(type), 0, w1, w2);
 }
 
 // Appends one record: header, then up to two payload words, then the color.
@@ -170,7 +174,7 @@ MT_NOINLINE void FlowSlow(uintptr_t name, uint32_t kind, uint64_t payload) {
 }
 
 MT_NOINLINE void FlowColored(uintptr_t name, uint32_t kind, uint64_t payload) {
-  const bool recorded = EmitLive<3, true>(g_session.load(std::memory_order_relaxed), writer::KindType(kind),
+  const bool recorded = EmitLive<3, true>(g_session.load(std::memory_order_relaxed), writer::KindTypeField(kind),
                                           writer::KindColor(kind), name, payload);
   if (MT_UNLIKELY(!recorded)) FlowSlow(name, kind, payload);
 }
@@ -190,7 +194,7 @@ void RecordFlow(uintptr_t name, uint32_t kind, uint64_t payload) {
   // they came: fewer values live across the fast path, no callee-saved
   // register to save.)
   if (KindColor(kind)) return FlowColored(name, kind, payload);
-  const bool recorded = EmitLive<3, false>(g_session.load(std::memory_order_relaxed), KindType(kind), 0, name, payload);
+  const bool recorded = EmitLive<3, false>(g_session.load(std::memory_order_relaxed), KindTypeField(kind), 0, name, payload);
   if (MT_UNLIKELY(!recorded)) FlowSlow(name, kind, payload);
 }
 
@@ -214,7 +218,7 @@ void mabutrace_scope_end(mabutrace_scope_t* scope) {
   if (MT_UNLIKELY(scope->session != live)) return;  // another session's scope
   // (live == 0, no session: the writer's fast_session is 0 only without a
   // chunk, so this goes to EndSlow, which records nothing.)
-  const bool recorded = EmitLive<1, false>(live, RecordType::kScopeEnd, 0, 0, 0);
+  const bool recorded = EmitLive<1, false>(live, TypeField(RecordType::kScopeEnd), 0, 0, 0);
   if (MT_UNLIKELY(!recorded)) EndSlow(scope);
 }
 
