@@ -56,15 +56,18 @@ MT_INLINE bool Fits(const Writer& w, unsigned words, uint64_t now) {
          now - w.base < kDeltaLimit;
 }
 
-// The record's words at p (room checked), the color word last.
+// The record's words at p (room checked), the header last: it waits for
+// the counter read, the others do not, and stores leave the core in
+// program order, so those that can go first do. (Readers see none of
+// them before the commit word.)
 template <unsigned kFixedWords>
 MT_INLINE void StoreWords(uint64_t* p, uint64_t h, uint32_t color, uint64_t w1, uint64_t w2) {
   if (color) h |= kHasColor;
   if (port::InIsr()) h |= kInIsr;
-  WriteWord(p, h);
   if (kFixedWords > 1) WriteWord(p + 1, w1);
   if (kFixedWords > 2) WriteWord(p + 2, w2);
   if (color) WriteWord(p + kFixedWords, color & 0xFFFFFFu);
+  WriteWord(p, h);
 }
 
 // A record type where the header has it (MakeHeader with delta and CPU 0).
