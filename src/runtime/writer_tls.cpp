@@ -197,7 +197,8 @@ void RecordFlow(uintptr_t name, uint32_t kind, uint64_t payload) {
   // they came: fewer values live across the fast path, no callee-saved
   // register to save.)
   if (KindColor(kind)) return FlowColored(name, kind, payload);
-  const bool recorded = EmitLive<3, false>(g_session.load(std::memory_order_relaxed), KindTypeField(kind), 0, name, payload);
+  const bool recorded =
+      EmitLive<3, false>(g_session.load(std::memory_order_relaxed), KindTypeField(kind), 0, name, payload);
   if (MT_UNLIKELY(!recorded)) FlowSlow(name, kind, payload);
 }
 
