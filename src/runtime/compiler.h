@@ -14,4 +14,14 @@
 // size at any -O (on an MCU, flash matters more than their speed).
 #define MT_COLD __attribute__((cold))
 
+// Built with ThreadSanitizer (GCC says so with a macro, Clang as a
+// feature): hand-written atomics in assembly are invisible to it.
+#if defined(__SANITIZE_THREAD__)
+#define MT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MT_TSAN 1
+#endif
+#endif
+
 #endif  // MABUTRACE_RUNTIME_COMPILER_H

@@ -84,7 +84,9 @@ MT_INLINE bool NextFlowFast(Runtime& rt, uint64_t* payload) {
     return false;
   }
   const uint32_t n = b.next++;
-  *payload = OutPayload(n, n - b.link_base);
+  // (n - link_base is the link, 1..kLinkCycle below `stop`: 16 bits
+  // already, no mask needed.)
+  *payload = uint64_t(n) << 16 | (n - b.link_base);
   return true;
 }
 #else

@@ -31,6 +31,7 @@
 
 #include "../format/clock_map.h"
 #include "../format/dump_format.h"
+#include "compiler.h"
 #include "mabutrace/mabutrace.h"
 #include "port.h"
 
@@ -187,6 +188,21 @@ inline void WriteWord(uint64_t* p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC
 // acquire), so the record words below the mark are visible with it.
 // (Single core: writer_single_core.cpp has a cheaper form.)
 inline void PublishCommit(std::atomic<uint64_t>& commit, uint64_t v) { commit.store(v, std::memory_order_release); }
+
+// Publishes `add` more on a commit word that only the caller writes: the
+// word's new value is a release store, as PublishCommit's. On x86-64 one
+// add to memory (not locked: no other writer), whose store, like every
+// x86 store, is a release; the memory clobber keeps the compiler from
+// moving the record's word stores after it. (ThreadSanitizer does not see
+// into assembly: it gets the portable load and store.)
+inline void GrowCommit(std::atomic<uint64_t>& commit, uint64_t add) {
+#if defined(__x86_64__) && !defined(MT_TSAN)
+  static_assert(sizeof(commit) == 8, "the commit word is one 64-bit word");
+  __asm__ volatile("addq %1, %0" : "+m"(*reinterpret_cast<uint64_t*>(&commit)) : "er"(add) : "memory");
+#else
+  commit.store(commit.load(std::memory_order_relaxed) + add, std::memory_order_release);
+#endif
+}
 
 }  // namespace mabutrace
 

@@ -34,6 +34,9 @@ namespace writer {
 // 64-bit payload the arguments fit a 32-bit core's four argument registers.
 constexpr uint32_t RecordKind(RecordType type, uint32_t color) { return (color & 0x1FFFFFFu) | uint32_t(type) << 25; }
 inline RecordType KindType(uint32_t kind) { return RecordType((kind >> 25) & 7); }
+// The same type where a record header has it (MakeHeader's type << kTypeShift):
+// a mask and one shift.
+inline uint64_t KindTypeField(uint32_t kind) { return uint64_t(kind & (7u << 25)) << (kTypeShift - 25); }
 inline uint32_t KindColor(uint32_t kind) { return kind & 0x1FFFFFFu; }
 
 // init, with the lifecycle lock held, once g_clock is the new session's

@@ -33,6 +33,11 @@ struct Writer : ChunkWriter {
   // only while there is no chunk (end == nullptr), so that it matching
   // g_session == 0 after deinit still fails the room check.
   uint64_t fast_session;
+  // The fast path's bound on a record's delta from `base`: kDeltaLimit,
+  // set with fast_session (0 until then: every delta fails it). A memory
+  // operand, so that the compare is one instruction on the delta itself
+  // (a 2^40 immediate is no x86 operand: it took a copy and a shift).
+  uint64_t delta_limit;
 };
 
 MABUTRACE_PORT_TLS Writer tls_writer;
@@ -51,15 +56,43 @@ MT_INLINE bool Fits(const Writer& w, unsigned words, uint64_t now) {
          now - w.base < kDeltaLimit;
 }
 
-// The record's words at p (room checked), the color word last.
+// The record's words at p (room checked), the header last: it waits for
+// the counter read, the others do not, and stores leave the core in
+// program order, so those that can go first do. (Readers see none of
+// them before the commit word.)
 template <unsigned kFixedWords>
 MT_INLINE void StoreWords(uint64_t* p, uint64_t h, uint32_t color, uint64_t w1, uint64_t w2) {
   if (color) h |= kHasColor;
   if (port::InIsr()) h |= kInIsr;
-  WriteWord(p, h);
   if (kFixedWords > 1) WriteWord(p + 1, w1);
   if (kFixedWords > 2) WriteWord(p + 2, w2);
   if (color) WriteWord(p + kFixedWords, color & 0xFFFFFFu);
+  WriteWord(p, h);
+}
+
+// A record type where the header has it (MakeHeader with delta and CPU 0).
+constexpr uint64_t TypeField(RecordType type) { return uint64_t(type) << kTypeShift; }
+
+// Stores the CPU number into the header at p, written just before with
+// CPU 0: on a little-endian core the header's bits 48..63 (kCpuShift) are
+// its last two bytes, so the number is stored as it was loaded, with no
+// shift and or into the header (record_format.h: the field keeps the
+// number's low 16 bits, as MakeHeader does). The 16-bit type may alias
+// the header word and both stores are volatile or atomic, so the compiler
+// keeps them in order; the commit word's release store publishes both.
+MT_INLINE void StoreCpu(uint64_t* p, uint32_t cpu) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  static_assert(kCpuShift == 48, "the CPU number is the header's top 16 bits");
+  typedef uint16_t __attribute__((may_alias)) HeaderHalf;
+#if defined(MT_TSAN)
+  __atomic_store_n(reinterpret_cast<HeaderHalf*>(p) + 3, uint16_t(cpu), __ATOMIC_RELAXED);
+#else
+  // (volatile, not __atomic: GCC 12 zero-extends the value first.)
+  *(reinterpret_cast<volatile HeaderHalf*>(p) + 3) = HeaderHalf(cpu);
+#endif
+#else
+  WriteWord(p, ReadWord(p) | uint64_t(cpu & 0xFFFF) << kCpuShift);
+#endif
 }
 
 // Everything the fast path leaves to it: a user clock, a writer not bound
@@ -75,6 +108,7 @@ MT_NOINLINE mabutrace_scope_t EmitSlow(RecordType type, uint32_t color, uint64_t
     // Bound to the live session now (Attach read g_session with acquire,
     // after init stored the session's clock): may the fast path record?
     w.fast_session = g_clock.load(std::memory_order_relaxed) == nullptr && port::HasRseqCpu() ? w.session : kNoFastPath;
+    w.delta_limit = kDeltaLimit;
     if (now - w.base >= kDeltaLimit) return {w.session};  // clock misbehaves; drop
   }
   uint64_t* const p = w.cur;
@@ -87,36 +121,38 @@ MT_NOINLINE mabutrace_scope_t EmitSlow(RecordType type, uint32_t color, uint64_t
   return {w.session};
 }
 
-// Appends one record of kFixedWords + kColor words while `live` is
+// Appends one record of kFixedWords + kColor words, of the type in
+// type_field (TypeField), while `live` is
 // g_session, else returns false (nothing written): its caller then
 // tail-calls a slow path, which does it all again from the top (its clock
 // read is the record's time). The fast path makes no call, so it needs no
 // stack frame: one counter read; the session (with clock and CPU source),
-// room and time base compares; the stores; the commit word, which grows by
-// one record and its words (the slow path leaves it equal to the cursor).
+// room and time base compares; the stores (the CPU number last, into the
+// header); the commit word, which grows by one record and its words (the
+// slow path leaves it equal to the cursor).
 template <unsigned kFixedWords, bool kColor>
-MT_INLINE bool EmitLive(uint32_t live, RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
+MT_INLINE bool EmitLive(uint32_t live, uint64_t type_field, uint32_t color, uint64_t w1, uint64_t w2) {
   constexpr unsigned kWords = kFixedWords + (kColor ? 1 : 0);
   Writer& w = tls_writer;
   const uint64_t now = port::NowTicks();
   uint64_t* const p = w.cur;
   const uint64_t delta = now - w.base;
   // (No chunk: cur and end are nullptr, and the room compare fails.)
-  if (MT_UNLIKELY(w.fast_session != live || uintptr_t(p) + kWords * 8 > uintptr_t(w.end) || delta >= kDeltaLimit)) {
+  if (MT_UNLIKELY(w.fast_session != live || uintptr_t(p) + kWords * 8 > uintptr_t(w.end) || delta >= w.delta_limit)) {
     return false;
   }
-  StoreWords<kFixedWords>(p, MakeHeader(delta, type, port::RseqCpu()), kColor ? color : 0, w1, w2);
+  StoreWords<kFixedWords>(p, delta | type_field, kColor ? color : 0, w1, w2);
+  StoreCpu(p, port::RseqCpu());
   w.cur = p + kWords;
-  std::atomic<uint64_t>& commit = w.chunk->commit;
-  PublishCommit(commit, commit.load(std::memory_order_relaxed) + ((uint64_t{1} << 32) | kWords));
+  GrowCommit(w.chunk->commit, (uint64_t{1} << 32) | kWords);
   return true;
 }
 
 // The same for a record whose color is known only at run time.
 template <unsigned kFixedWords>
 MT_INLINE bool EmitLiveAnyColor(uint32_t live, RecordType type, uint32_t color, uint64_t w1, uint64_t w2) {
-  return color ? EmitLive<kFixedWords, true>(live, type, color, w1, w2)
-               : EmitLive<kFixedWords, false>(live, type, 0, w1, w2);
+  return color ? EmitLive<kFixedWords, true>(live, TypeField(type), color, w1, w2)
+               : EmitLive<kFixedWords, false>(live, TypeField(type), 0, w1, w2);
 }
 
 // Appends one record: header, then up to two payload words, then the color.
@@ -141,7 +177,7 @@ MT_NOINLINE void FlowSlow(uintptr_t name, uint32_t kind, uint64_t payload) {
 }
 
 MT_NOINLINE void FlowColored(uintptr_t name, uint32_t kind, uint64_t payload) {
-  const bool recorded = EmitLive<3, true>(g_session.load(std::memory_order_relaxed), writer::KindType(kind),
+  const bool recorded = EmitLive<3, true>(g_session.load(std::memory_order_relaxed), writer::KindTypeField(kind),
                                           writer::KindColor(kind), name, payload);
   if (MT_UNLIKELY(!recorded)) FlowSlow(name, kind, payload);
 }
@@ -161,7 +197,8 @@ void RecordFlow(uintptr_t name, uint32_t kind, uint64_t payload) {
   // they came: fewer values live across the fast path, no callee-saved
   // register to save.)
   if (KindColor(kind)) return FlowColored(name, kind, payload);
-  const bool recorded = EmitLive<3, false>(g_session.load(std::memory_order_relaxed), KindType(kind), 0, name, payload);
+  const bool recorded =
+      EmitLive<3, false>(g_session.load(std::memory_order_relaxed), KindTypeField(kind), 0, name, payload);
   if (MT_UNLIKELY(!recorded)) FlowSlow(name, kind, payload);
 }
 
@@ -185,7 +222,7 @@ void mabutrace_scope_end(mabutrace_scope_t* scope) {
   if (MT_UNLIKELY(scope->session != live)) return;  // another session's scope
   // (live == 0, no session: the writer's fast_session is 0 only without a
   // chunk, so this goes to EndSlow, which records nothing.)
-  const bool recorded = EmitLive<1, false>(live, RecordType::kScopeEnd, 0, 0, 0);
+  const bool recorded = EmitLive<1, false>(live, TypeField(RecordType::kScopeEnd), 0, 0, 0);
   if (MT_UNLIKELY(!recorded)) EndSlow(scope);
 }
 

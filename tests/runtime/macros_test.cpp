@@ -2,6 +2,7 @@
 // Every C++ macro: the record it leaves in the ring buffer (read back through
 // mabutrace::ChunkReader) and the JSON the exporter writes for it (R-A1..R-A6).
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/sysinfo.h>
 
@@ -225,6 +226,39 @@ const char kOut2[] = "out2";
 const char kOut3[] = "out3";
 const char kIn2[] = "in2";
 const char kIn3[] = "in3";
+
+// The header's CPU number is the CPU the record was made on, for every
+// record type and on the fast path too (the writer stores it into the
+// header apart from the rest). Pinned to the highest CPU the thread may
+// use, so that a number never stored (0) cannot pass.
+TEST_F(Macros, EveryRecordCarriesTheCpuItWasMadeOn) {
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  int cpu = CPU_SETSIZE - 1;
+  while (cpu > 0 && !CPU_ISSET(cpu, &allowed)) --cpu;
+  if (cpu == 0) GTEST_SKIP() << "this thread may run on CPU 0 only";
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  uint16_t link = 0;
+  for (int i = 0; i < 2; ++i) {  // the first record binds the thread (slow path); then the fast path
+    TRACE_SCOPE(kOuter);
+    TRACE_SCOPE(kOuter, COLOR_RED);
+    TRACE_INSTANT(kInstant);
+    TRACE_COUNTER(kCounter, i);
+    TRACE_FLOW_OUT(&link);
+    TRACE_FLOW_IN(link);
+    TRACE_FLOW_OUT(&link, kOut2, COLOR_GREEN);
+    TRACE_FLOW_IN(link, kIn2, COLOR_GREEN);
+  }
+  const int on = sched_getcpu();
+  ASSERT_EQ(sched_setaffinity(0, sizeof allowed, &allowed), 0);
+  ASSERT_EQ(on, cpu);
+  const auto recs = mt_test::ReadRecords();
+  ASSERT_EQ(recs.size(), 2u * 10u);  // 2 scopes, an instant, a counter, 2 outs, 2 ins
+  for (const Rec& r : recs) EXPECT_EQ(r.r.cpu, uint32_t(cpu)) << "record type " << int(r.r.type);
+}
 
 // Flow out/in with 1, 2 and 3 arguments inside a scope: the flow points bind
 // to it; named ones also leave an instant with their name.

@@ -17,10 +17,17 @@
 #define MABUTRACE_PORT_HAS_OS_CLOCKS 1
 
 // Writers in thread-local storage: selects the recording path
-// src/runtime/writer_tls.cpp. Initial-exec TLS: one fs-relative access, no
-// __tls_get_addr call. The library is linked into the executable (static)
-// on hosts.
+// src/runtime/writer_tls.cpp. Linked into the executable (the static
+// library: position-dependent or PIE code), local-exec TLS: the variable's
+// offset from the thread pointer is a link-time constant, so an access is
+// one %fs-relative instruction. In the shared library (PIC, not PIE),
+// initial-exec: the offset is loaded from the GOT first, still no
+// __tls_get_addr call.
+#if defined(__PIC__) && !defined(__PIE__)
 #define MABUTRACE_PORT_TLS thread_local __attribute__((tls_model("initial-exec")))
+#else
+#define MABUTRACE_PORT_TLS thread_local __attribute__((tls_model("local-exec")))
+#endif
 
 namespace mabutrace::port {
 
