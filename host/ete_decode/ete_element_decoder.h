@@ -89,8 +89,14 @@ class EteElementDecoder {
   void Discard();
 
   // ---- committed elements -> output (SpeculationQueue's consumer)
-  __attribute__((always_inline)) bool Atom(bool taken, uint64_t index) {
-    return Walked(walker_.Atom(taken, index), index);
+  __attribute__((always_inline)) bool Atoms(uint32_t bits, uint32_t n, uint64_t index) {
+    for (; n; --n, bits >>= 1) {
+      // A walker waiting for an address ignores atoms, and stays waiting:
+      // the rest of the packet's atoms are no-ops too.
+      if (walker_.ignores_atoms()) return true;
+      if (!Walked(walker_.Atom(bits & 1, index), index)) return false;
+    }
+    return true;
   }
   bool Element(const QueuedElement& e, const QueuedElement* context, const QueuedElement* address);
   void Timed(const QueuedElement& e);
