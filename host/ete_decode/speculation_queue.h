@@ -132,6 +132,8 @@ class SpeculationQueue {
     return depth_ > static_cast<int32_t>(max_spec_) ? depth_ - static_cast<int32_t>(max_spec_) : 0;
   }
   void Clear();
+  // Nothing waits: an element pushed now would be the only one, and at depth 0.
+  bool idle() const { return n_ == 0 && depth_ == 0 && !awaiting_address_; }
 
   // ---- the window grows, one packet's elements at a time
 
