@@ -50,6 +50,7 @@ void EteElementDecoder::Reset() {
 
 void EteElementDecoder::ResetState() {
   queue_.Clear();
+  held_address_ = false;
   res_commit_ = res_cancel_ = 0;
   res_mispredict_ = res_discard_ = false;
   walker_.Reset();
@@ -127,9 +128,14 @@ void EteElementDecoder::OnPacket(const ete::EtePacket& p) {
       return;
     case State::kDecode:
       if (ete::IsAtomPacket(p.type) && queue_.CanCommitAtOnce(p.atom_count)) {
+        if (held_address_) {  // the queue is empty: the held address is the oldest element
+          held_address_ = false;
+          Address(held_.value, held_.is, held_.full);
+        }
         queue_.CommitAtomsAtOnce(p.atom_bits, p.atom_count, p.index, *this);
         return;
       }
+      if (HoldAddress(p)) return;
       QueuePacket(p);
       if (state_ == State::kDecode && (res_commit_ || res_cancel_ || res_mispredict_ || res_discard_)) {
         Resolve();
@@ -156,6 +162,7 @@ void EteElementDecoder::QueueContext(const ete::EtePacket& p) {
 }
 
 void EteElementDecoder::QueuePacket(const ete::EtePacket& p) {
+  UnholdAddress();
   if (QueueElementsOf(p)) {
     if (queue_.full()) {
       SequenceError(p.index, "more than 65536 trace elements waiting for commit");
@@ -291,6 +298,7 @@ void EteElementDecoder::Discard() {
 }
 
 void EteElementDecoder::Finish() {
+  UnholdAddress();
   queue_.FlushAtEnd(*this);
   EteElement& e = out_.New(ElemType::kEoTrace, curr_index_);
   e.unsync = prev_overflow_ ? UnsyncReason::kOverflow : UnsyncReason::kEndOfTrace;
@@ -310,11 +318,7 @@ bool EteElementDecoder::Element(const QueuedElement& e, const QueuedElement* con
       out_.Emit(o);
       return true;
     }
-    case QueuedKind::kAddress:
-      if (await_full_address_ && !e.full_addr) return true;  // relative to what was lost
-      await_full_address_ = false;
-      walker_.SetAddress(e.value, context_.IsaOf(e.is));
-      return true;
+    case QueuedKind::kAddress: Address(e.value, e.is, e.full_addr); return true;
     case QueuedKind::kContext:
       if (e.ctx.updated) UpdateContext(e);
       return true;

@@ -80,6 +80,26 @@ class EteElementDecoder {
 
   // ---- packet -> speculation window (OpenCSD decodePacket)
   void QueuePacket(const ete::EtePacket& p);
+  // An address packet reaching an idle queue (no element waits, depth 0)
+  // is held here instead: the next atom packet that commits at once takes
+  // it without the queue's push, pop and element switch (MAXSPEC 0, ETMv4
+  // on juno_r1_1: address, atoms, address, atoms...). Holding it stands for
+  // the queue holding just this address: every other packet, and the end of
+  // the trace, first moves it into the queue (UnholdAddress), so the order
+  // of everything that follows is unchanged.
+  bool HoldAddress(const ete::EtePacket& p) {
+    if (held_address_ || !ete::IsTargetAddressPacket(p.type) || !queue_.idle()) return false;
+    held_address_ = true;
+    held_ = {p.addr.value, p.index, p.addr.isa,
+             p.type == ete::PacketType::kTargetAddrL64Is0 || p.type == ete::PacketType::kTargetAddrL64Is1};
+    last_is_ = p.addr.isa;
+    return true;
+  }
+  void UnholdAddress() {
+    if (!held_address_) return;
+    held_address_ = false;
+    queue_.PushAddress(held_.value, held_.is, held_.index).full_addr = held_.full;
+  }
   bool QueueElementsOf(const ete::EtePacket& p);  // false: a bad packet reset the decoder
   void QueueContext(const ete::EtePacket& p);
   void TraceInfo(const ete::EtePacket& p);
@@ -89,10 +109,22 @@ class EteElementDecoder {
   void Discard();
 
   // ---- committed elements -> output (SpeculationQueue's consumer)
-  __attribute__((always_inline)) bool Atom(bool taken, uint64_t index) {
-    return Walked(walker_.Atom(taken, index), index);
+  __attribute__((always_inline)) bool Atoms(uint32_t bits, uint32_t n, uint64_t index) {
+    for (; n; --n, bits >>= 1) {
+      // A walker waiting for an address ignores atoms, and stays waiting:
+      // the rest of the packet's atoms are no-ops too.
+      if (walker_.ignores_atoms()) return true;
+      if (!Walked(walker_.Atom(bits & 1, index), index)) return false;
+    }
+    return true;
   }
   bool Element(const QueuedElement& e, const QueuedElement* context, const QueuedElement* address);
+  // A committed Target Address element (queued or held).
+  void Address(uint64_t value, uint8_t is, bool full_addr) {
+    if (await_full_address_ && !full_addr) return;  // relative to what was lost
+    await_full_address_ = false;
+    walker_.SetAddress(value, context_.IsaOf(is));
+  }
   void Timed(const QueuedElement& e);
   bool Exception(const QueuedElement& e, const QueuedElement* context, const QueuedElement* address);
   void UpdateContext(const QueuedElement& c);
@@ -135,6 +167,13 @@ class EteElementDecoder {
   // A walk error lost the PE's address: wait for a 64-bit / with-context address.
   bool await_full_address_ = false;
   uint8_t last_is_ = 0;  // sub-ISA of the last address packet
+  bool held_address_ = false;  // HoldAddress()
+  struct HeldAddress {
+    uint64_t value;
+    uint64_t index;
+    uint8_t is;
+    bool full;  // a 64-bit address (§4.12)
+  } held_{};
 };
 
 }  // namespace mabutrace::ete_decode

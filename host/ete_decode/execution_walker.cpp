@@ -32,8 +32,20 @@ ExecutionWalker::Status ExecutionWalker::PopReturn() {
 
 const ExecutionWalker::Hop* ExecutionWalker::FillHop(Hop* hp, uint64_t addr, Isa isa, uint8_t space) {
   const WalkResult w = follower_.FindNextP0(addr, isa, space);
-  if (w.status != WalkStatus::kP0 || w.start != addr) return nullptr;
+  if (w.start != addr) return nullptr;
   Hop& h = *hp;
+  if (w.status == WalkStatus::kNotAccessible) {
+    h.start = w.start;
+    h.end = w.end;
+    h.target = static_cast<uint8_t>(w.end - w.last_address);  // the last instruction's size
+    h.num_instr = w.num_instr;
+    h.type = armisa::InstrType::kOther;
+    h.subtype = armisa::InstrSubtype::kNone;
+    h.flags = static_cast<uint8_t>(kHopNacc | (static_cast<uint8_t>(isa) << 6));
+    h.space = space;
+    return &h;
+  }
+  if (w.status != WalkStatus::kP0) return nullptr;
   h.start = w.start;
   h.end = w.end;
   h.target = w.info.target;
@@ -76,6 +88,16 @@ void ExecutionWalker::EmitLimit(const WalkResult& w, uint64_t index) {
   o.num_instr = w.num_instr;
   o.isa = w.isa;
   out_->Emit(o);
+}
+
+ExecutionWalker::Status ExecutionWalker::AtomNacc(const Hop& h, uint64_t index) {
+  need_addr_ = true;
+  next_check_valid_ = false;
+  addr_ = h.end;
+  if (h.num_instr)
+    EmitRange(h.start, h.end, h.num_instr, InstrInfo{}, static_cast<uint8_t>(h.target), true, isa_, index);
+  EmitNacc(h.end, index);
+  return Status::kOk;
 }
 
 ExecutionWalker::Status ExecutionWalker::AtomWithoutP0(uint64_t index) {

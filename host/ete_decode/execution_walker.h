@@ -95,6 +95,9 @@ class ExecutionWalker {
     FlushReturnStack();
   }
   bool need_address() const { return need_addr_; }
+  // Atom() would do nothing (no return-stack pop due, no address or
+  // context to walk from), and leave it so.
+  bool ignores_atoms() const { return !pop_pending_ && (need_ctxt_ || need_addr_); }
   // The next range need not continue the last one (Trace On, exceptions,
   // Q, source addresses, transactions).
   void BreakChain() { next_check_valid_ = false; }
@@ -121,7 +124,8 @@ class ExecutionWalker {
   void Q(uint32_t count, uint64_t target, armisa::Isa target_isa, uint64_t index);
 
  private:
-  // A complete walk (ending on a P0), 32 bytes.
+  // A walk that ended on a P0 or on memory the image lacks (kHopNacc:
+  // `end` is the unreadable address), 32 bytes.
   struct alignas(32) Hop {
     uint64_t start = ~uint64_t{0};  // ~0: empty
     uint64_t end = 0;
@@ -133,14 +137,18 @@ class ExecutionWalker {
     uint8_t space = 0;
   };
   static_assert(sizeof(Hop) == 32);
-  static constexpr uint8_t kHopLink = 1, kHopCond = 2, kHopSize2 = 4;
+  // kHopSize2: the P0 is 2 bytes. kHopNacc: the walk met unreadable memory
+  // at `end`; `target` then holds the size of the instruction before it.
+  static constexpr uint8_t kHopLink = 1, kHopCond = 2, kHopSize2 = 4, kHopNacc = 8;
   static constexpr size_t kHops = 2048;
 
   const Hop* LookupHop(uint64_t addr, armisa::Isa isa, uint8_t space);
   const Hop* FillHop(Hop* h, uint64_t addr, armisa::Isa isa, uint8_t space);
   Status PopReturn();
-  // An atom whose walk found no P0: memory missing (ADDR_NACC) or a runaway walk.
+  // An atom whose walk found no P0 within the limit (INSTR_LIMIT).
   Status AtomWithoutP0(uint64_t index);
+  // An atom whose walk met memory the image lacks: the range before it, ADDR_NACC.
+  Status AtomNacc(const Hop& h, uint64_t index);
   // A taken branch at the end of a range that ended at `next`.
   void TakeBranch(armisa::InstrType type, bool link, uint64_t target, armisa::Isa target_isa, uint64_t next,
                   armisa::Isa range_isa);
@@ -170,7 +178,9 @@ class ExecutionWalker {
 // ---- the hot path, inline
 
 // 32-byte entries indexed by address bits (nearby ranges share cache
-// lines); only complete walks are kept.
+// lines); walks to a P0 and to unreadable memory are kept (a trace whose
+// image lacks a region walks into it at every atom there: juno_r1_1 has more
+// ADDR_NACC elements than ranges), runaway walks are not.
 inline const ExecutionWalker::Hop* ExecutionWalker::LookupHop(uint64_t addr, armisa::Isa isa, uint8_t space) {
   Hop& h = hops_[((addr >> 1) ^ (addr >> 13)) & (kHops - 1)];
   const uint8_t isa_bits = static_cast<uint8_t>(static_cast<uint8_t>(isa) << 6);
@@ -185,6 +195,8 @@ __attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::A
   if (isa_ != armisa::Isa::kA64) addr_ &= 0xFFFFFFFFu;  // AArch32: address[63:32] = 0
   const Hop* h = LookupHop(addr_, isa_, space_);
   if (!h) return AtomWithoutP0(index);
+  if (h->flags & kHopNacc) [[unlikely]]
+    return AtomNacc(*h, index);
   const uint64_t next = h->end;
   const armisa::Isa range_isa = isa_;
   bool eret = false;

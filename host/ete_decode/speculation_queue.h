@@ -28,7 +28,8 @@
 // elements, in order, to a consumer (the element decoder), which a template
 // parameter names so that the calls inline:
 //
-//   bool Atom(bool taken, uint64_t index)   one committed atom (oldest first)
+//   bool Atoms(uint32_t bits, uint32_t n, uint64_t index)
+//            n committed atoms of one packet, oldest in bit 0 (1 = E)
 //   bool Element(const QueuedElement& e, const QueuedElement* context,
 //                const QueuedElement* address)
 //            every other committed element. For an exception or a Q that
@@ -41,7 +42,7 @@
 //   void Timed(const QueuedElement& e)      an element that survives a Discard
 //            (the consumer outputs the timing and transaction elements and
 //            skips the others) or the end of the trace (timing elements)
-// Atom and Element return false when the consumer reset the decoder, which
+// Atoms and Element return false when the consumer reset the decoder, which
 // clears this queue: the queue then returns at once.
 //
 // Memory: a ring that doubles only while the window grows; Push fails (the
@@ -131,6 +132,8 @@ class SpeculationQueue {
     return depth_ > static_cast<int32_t>(max_spec_) ? depth_ - static_cast<int32_t>(max_spec_) : 0;
   }
   void Clear();
+  // Nothing waits: an element pushed now would be the only one, and at depth 0.
+  bool idle() const { return n_ == 0 && depth_ == 0 && !awaiting_address_; }
 
   // ---- the window grows, one packet's elements at a time
 
@@ -144,10 +147,15 @@ class SpeculationQueue {
   }
   // Atoms, oldest in bit 0 (depth + count).
   void PushAtoms(uint32_t bits, uint8_t count, uint64_t index);
-  // An atom packet arriving with nothing waiting and more atoms than
-  // MAXSPEC (always so with MAXSPEC = 0)? Then CommitAtomsAtOnce gives the
-  // result of PushAtoms + the implicit commit without queueing them.
-  bool CanCommitAtOnce(uint8_t count) const { return n_ == 0 && count > max_spec_; }
+  // An atom packet with more atoms than MAXSPEC (always so with MAXSPEC =
+  // 0) arriving when no P0 waits? Then CommitAtomsAtOnce gives the result
+  // of PushAtoms + the implicit commit without queueing them: the elements
+  // that wait (addresses, contexts, timestamps: all older, none a P0) are
+  // handed out first, as Commit would. With MAXSPEC 0 that is every atom
+  // packet (ETMv4 on juno_r1_1: an address, then atoms, over and over).
+  bool CanCommitAtOnce(uint8_t count) const {
+    return count > max_spec_ && (n_ == 0 || (depth_ == 0 && !awaiting_address_ && n_ < kMaxElements));
+  }
   template <class Consumer>
   bool CommitAtomsAtOnce(uint32_t bits, uint8_t count, uint64_t index, Consumer& c);
   // A target address: also completes an exception or Q waiting for it.
@@ -251,10 +259,11 @@ inline QueuedElement& SpeculationQueue::PushAddress(uint64_t address, uint8_t is
 
 template <class Consumer>
 bool SpeculationQueue::CommitAtomsAtOnce(uint32_t bits, uint8_t count, uint64_t index, Consumer& c) {
+  for (; n_; PopFront())
+    if (!c.Element(front(), nullptr, nullptr)) return false;
   const uint32_t now = count - max_spec_;
-  for (uint32_t i = 0; i < now; ++i, bits >>= 1)
-    if (!c.Atom(bits & 1, index)) return false;
-  if (max_spec_) PushAtoms(bits, static_cast<uint8_t>(max_spec_), index);  // the youngest stay speculative
+  if (!c.Atoms(bits, now, index)) return false;
+  if (max_spec_) PushAtoms(now < 32 ? bits >> now : 0, static_cast<uint8_t>(max_spec_), index);  // the youngest stay speculative
   return true;
 }
 
@@ -266,13 +275,12 @@ SpeculationQueue::CommitResult SpeculationQueue::Commit(int32_t count, Consumer&
     QueuedElement& e = front();
     *last_index = e.index;
     if (e.kind == QueuedKind::kAtom) {
-      while (e.atom_num && count > 0) {
-        const bool taken = e.atom_bits & 1;
-        e.atom_bits >>= 1;
-        --e.atom_num;
-        if (!c.Atom(taken, e.index)) return CommitResult::kStopped;
-        --count;
-      }
+      const int32_t k = count < e.atom_num ? count : e.atom_num;
+      const uint32_t bits = e.atom_bits;
+      e.atom_bits = k < 32 ? bits >> k : 0;
+      e.atom_num = static_cast<uint8_t>(e.atom_num - k);
+      count -= k;
+      if (!c.Atoms(bits, static_cast<uint32_t>(k), e.index)) return CommitResult::kStopped;
       if (e.atom_num) break;  // the rest stays speculative
     } else if ((e.kind == QueuedKind::kException && !e.pe_reset) || (e.kind == QueuedKind::kQ && !e.q_has_addr)) {
       // Its address (and a context before it) follow it (§5.8, §5.10).

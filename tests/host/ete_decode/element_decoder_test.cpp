@@ -192,6 +192,34 @@ TEST(ElementDecoder, ExceptionWalksToPreferredReturnAddress) {
                       }));
 }
 
+TEST(ElementDecoder, AnAddressAtAnIdleQueueKeepsItsPlaceBeforeLaterPackets) {
+  // MAXSPEC 0: an address packet with nothing waiting is held for the next
+  // atom packet (HoldAddress). Any other packet comes after it: here the
+  // exception walks from it, and the exception's own address (which arrives
+  // while the exception waits) completes the exception.
+  Harness h;
+  h.Sync();
+  h.Addr(0x1000);
+  h.Atoms("N");  // 5: 0x1000..0x1008 not taken, the PE is at 0x100c
+  h.Take();
+  h.Addr(0x1010);                             // 6: held
+  EtePacket x = h.P(PacketType::kException);  // 7
+  x.exception_type = 0x0E;                    // IRQ
+  x.exception_addr_interp = 1;
+  h.Send(x);
+  h.Addr(0x1018);  // 8: PER
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{
+                          "7 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1010:[0x1018] num_i(2) "
+                          "last_sz(4) (ISA=A64) E --- )",
+                          "7 OCSD_GEN_TRC_ELEM_EXCEPTION(pref ret addr:0x1018; excep num (0x0e) )",
+                      }));
+  h.Addr(0x1020);  // 9: held, then taken by the atoms
+  h.Atoms("E");
+  EXPECT_EQ(h.Take(), (std::vector<std::string>{"10 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1020:[0x1028] "
+                                                "num_i(2) last_sz(4) (ISA=A64) E BR  b+link )"}));
+  EXPECT_TRUE(h.errors.empty());
+}
+
 TEST(ElementDecoder, CommitWithNothingWaitingIsASequenceError) {
   Harness h(MaxSpec(4));
   h.Sync();

@@ -15,7 +15,7 @@ namespace {
 // "+addr=0x.." for what follows an exception or Q), "timed:<kind>@<index>".
 struct Log {
   std::vector<std::string> calls;
-  int stop_after = -1;  // Atom/Element return false at this call (the decoder reset)
+  int stop_after = -1;  // Atoms/Element return false at this call (the decoder reset)
 
   static const char* Name(QueuedKind k) {
     switch (k) {
@@ -35,9 +35,12 @@ struct Log {
     }
   }
   bool Next() { return stop_after < 0 || static_cast<int>(calls.size()) <= stop_after; }
-  bool Atom(bool taken, uint64_t index) {
-    calls.push_back(std::string(taken ? "E@" : "N@") + std::to_string(index));
-    return Next();
+  bool Atoms(uint32_t bits, uint32_t n, uint64_t index) {
+    for (; n; --n, bits >>= 1) {
+      calls.push_back(std::string(bits & 1 ? "E@" : "N@") + std::to_string(index));
+      if (!Next()) return false;
+    }
+    return true;
   }
   bool Element(const QueuedElement& e, const QueuedElement* context, const QueuedElement* address) {
     std::string s = std::string(Name(e.kind)) + "@" + std::to_string(e.index);
@@ -194,6 +197,30 @@ TEST(SpeculationQueue, AtomsCommitAtOnceWhenNothingWaits) {
   EXPECT_FALSE(q.CanCommitAtOnce(5)) << "now something waits";
   ASSERT_EQ(Commit(q, 2, log), SpeculationQueue::CommitResult::kDone);
   EXPECT_EQ(log.Take(), (Calls{"E@1", "N@1"}));
+}
+
+TEST(SpeculationQueue, AtomsCommitAtOnceAfterTheNonP0sThatWait) {
+  // MAXSPEC 0 (ETMv4 on juno_r1_1): an address and a timestamp wait for
+  // the next P0; an atom packet hands them out first, then its atoms.
+  SpeculationQueue q(0, false);
+  Log log;
+  q.PushAddress(0x1000, 0, 1);
+  q.Push(QueuedKind::kTimestamp, 2);
+  ASSERT_TRUE(q.CanCommitAtOnce(2));
+  ASSERT_TRUE(q.CommitAtomsAtOnce(Bits("EN"), 2, 3, log));
+  EXPECT_EQ(log.Take(), (Calls{"addr@1", "ts@2", "E@3", "N@3"}));
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.depth(), 0);
+}
+
+TEST(SpeculationQueue, AtomsWaitWhileAP0Waits) {
+  SpeculationQueue q(0, false);
+  q.PushException(3, false, 1);  // a P0 once its address comes
+  EXPECT_FALSE(q.CanCommitAtOnce(1)) << "the exception waits for its address";
+  SpeculationQueue r(4, false);
+  r.PushAtoms(Bits("E"), 1, 1);
+  r.Push(QueuedKind::kTimestamp, 2);
+  EXPECT_FALSE(r.CanCommitAtOnce(5)) << "an older atom is still speculative";
 }
 
 TEST(SpeculationQueue, DiscardHandsOutEverythingAndEmpties) {
