@@ -173,6 +173,57 @@ TEST(StpFastPath, EqualsNibblePathOnRunBlocks) {
   }
 }
 
+// An ASYNC found while unsynchronised is indexed where its run of F's
+// started, by OpenCSD's formula (CheckSync): the offset of the packet the
+// run opened in plus half the nibbles before it, at most the index of the
+// run's first byte. Here each run opens in the trailing F's of a D32TS whose
+// timestamp length is F (a bad sequence: the decoder drops sync, the run
+// goes on into the ASYNC): (a) the packet crosses a de-formatter run end
+// and its F's come after the index gap (the nibble count gives the smaller
+// index); (b) the packet starts in a byte's high nibble (the byte's index is
+// the smaller). The fast path and the nibble path both must give these;
+// comparing them cannot catch a formula they share.
+TEST(StpFastPath, AsyncIndexWhenRunOpensInsidePacket) {
+  StpEncoder e;
+  e.Async();     // bytes 0-10
+  e.Version(3);  // bytes 11-12
+  // (a) nibbles 26-36: F 6, 1 2 3 4 5 F F F, F (bad TS length); the run
+  // opens at nibble 33 (byte 16's high nibble) and goes on to nibble 53.
+  for (uint8_t n : {0xF, 0x6, 0x1, 0x2, 0x3, 0x4, 0x5, 0xF, 0xF, 0xF, 0xF}) e.Nibble(n);
+  for (int i = 0; i < 17; ++i) e.Nibble(0xF);
+  e.Nibble(0);  // nibble 54: 21 F's, the ASYNC
+  // (b) nibbles 55-65: F 6, 1 2 3 4 F F F F, F; opens at nibble 61 (byte 30).
+  for (uint8_t n : {0xF, 0x6, 0x1, 0x2, 0x3, 0x4, 0xF, 0xF, 0xF, 0xF, 0xF}) e.Nibble(n);
+  for (int i = 0; i < 16; ++i) e.Nibble(0xF);
+  e.Nibble(0);                              // nibble 82
+  for (int i = 0; i < 80; ++i) e.Null();  // room for the in-place path's loads
+  const std::vector<uint8_t> b = e.Bytes();
+  ASSERT_EQ(b[13], 0x6F);
+  ASSERT_EQ(b[16], 0xF5);
+  ASSERT_EQ(b[27], 0xF0);
+  ASSERT_EQ(b[30], 0xF4);
+  // Runs: [0, 13) at 0, [13, 15) at 100, [15, 27) at 105 (a gap of 3), [27, end) at 200.
+  const std::vector<coresight::DataRun> runs = {{0, 0}, {13, 100}, {15, 105}, {27, 200}};
+  auto feed = [&](StpDecoder* d) {
+    d->PushBlock(b.data(), b.size(), runs.data(), runs.size());
+    d->Finish();
+  };
+  ASSERT_EQ(Compare(feed), "");
+  for (bool fast : {false, true}) {
+    std::vector<uint64_t> asyncs;
+    int bad = 0;
+    for (const StpPacket& p : Decode(fast, feed).pkts) {
+      if (p.type == StpType::kAsync) asyncs.push_back(p.offset);
+      bad += p.type == StpType::kBadSequence;
+    }
+    // (a) the D32TS at 100, + (33 - 26) / 2 = 103; byte 16's index is 106.
+    // (b) the D32TS at byte 27's high nibble: 201, + (61 - 55) / 2 = 204;
+    // byte 30's index is 203.
+    EXPECT_EQ(asyncs, (std::vector<uint64_t>{0, 103, 203})) << (fast ? "fast path" : "nibble path");
+    EXPECT_EQ(bad, 2);
+  }
+}
+
 TEST(StpFastPath, EqualsNibblePathOnFramedCaptures) {
   const fs::path root = fs::path(MABUTRACE_SHARED_DIR) / "data/stm-snapshots";
   if (!fs::exists(root)) GTEST_SKIP() << root << " not found";
