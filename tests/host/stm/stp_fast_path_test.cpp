@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "stm_capture.h"
+#include "stm_messages.h"
 #include "stp_decoder.h"
 #include "stp_encoder.h"
 
@@ -173,6 +174,65 @@ TEST(StpFastPath, EqualsNibblePathOnRunBlocks) {
   }
 }
 
+struct Messages final : StmMessageSink {
+  std::vector<std::string> lines;
+  void OnMessage(const StmMessage& m) override {
+    lines.push_back(std::string(StmMessageKindName(m.kind)) + " off=" + std::to_string(m.offset) +
+                    " id=" + std::to_string(m.id_valid) + " ma=" + std::to_string(m.master) +
+                    " ch=" + std::to_string(m.channel) + " d=" + std::to_string(m.data) + "/" +
+                    std::to_string(m.size_bits) + " m=" + std::to_string(m.marker) + " ts=" + std::to_string(m.has_ts) +
+                    "/" + std::to_string(m.timestamp));
+  }
+  void OnSyncLost(uint64_t offset) override { lines.push_back("lost " + std::to_string(offset)); }
+  void OnResync(uint64_t offset, StpType t) override {
+    lines.push_back("resync " + std::to_string(offset) + " " + StpTypeBaseName(t));
+  }
+};
+
+// The message decoder as the decoder's own sink (the fast path's packets in
+// batches, StmMessageDecoder::OnPackets) against it fed packet by packet
+// from the nibble path.
+template <typename Feed>
+std::string CompareMessages(Feed&& feed) {
+  Messages batched, single;
+  {
+    StmMessageDecoder md(&batched);
+    StpDecoder d(&md);
+    feed(&d);
+  }
+  {
+    struct PerPacket final : StpPacketSink {
+      StmMessageDecoder* md;
+      void OnPacket(const StpPacket& p) override { md->OnPacket(p); }
+    };
+    StmMessageDecoder md(&single);
+    PerPacket sink;
+    sink.md = &md;
+    StpDecoder d(&sink);
+    d.set_fast_path(false);
+    feed(&d);
+  }
+  const size_t n = std::min(batched.lines.size(), single.lines.size());
+  for (size_t i = 0; i < n; ++i)
+    if (batched.lines[i] != single.lines[i])
+      return "message " + std::to_string(i) + ": per packet " + single.lines[i] + " | batched " + batched.lines[i];
+  if (batched.lines.size() != single.lines.size())
+    return "message count " + std::to_string(single.lines.size()) + " vs " + std::to_string(batched.lines.size());
+  return "";
+}
+
+TEST(StpFastPath, MessagesFromBatchesEqualPerPacket) {
+  std::mt19937_64 rng(14);
+  for (int round = 0; round < 200; ++round) {
+    auto b = MixedStream(rng, 1 + static_cast<int>(rng() % 400));
+    if (round % 3 == 0)
+      for (int k = 0; k < 1 + static_cast<int>(rng() % 8); ++k) b[rng() % b.size()] = static_cast<uint8_t>(rng());
+    for (size_t block : {16, 100, 4096})
+      ASSERT_EQ(CompareMessages(RunBlocks(b, block, rng())), "") << "round " << round << " block " << block;
+    ASSERT_EQ(CompareMessages(Blocks(b, 1000)), "") << "round " << round;
+  }
+}
+
 // An ASYNC found while unsynchronised is indexed where its run of F's
 // started, by OpenCSD's formula (CheckSync): the offset of the packet the
 // run opened in plus half the nibbles before it, at most the index of the
@@ -195,7 +255,7 @@ TEST(StpFastPath, AsyncIndexWhenRunOpensInsidePacket) {
   // (b) nibbles 55-65: F 6, 1 2 3 4 F F F F, F; opens at nibble 61 (byte 30).
   for (uint8_t n : {0xF, 0x6, 0x1, 0x2, 0x3, 0x4, 0xF, 0xF, 0xF, 0xF, 0xF}) e.Nibble(n);
   for (int i = 0; i < 16; ++i) e.Nibble(0xF);
-  e.Nibble(0);                              // nibble 82
+  e.Nibble(0);                            // nibble 82
   for (int i = 0; i < 80; ++i) e.Null();  // room for the in-place path's loads
   const std::vector<uint8_t> b = e.Bytes();
   ASSERT_EQ(b[13], 0x6F);
