@@ -352,7 +352,14 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp, St
   // timestamp, nothing changes: the opcode alone cannot leave a run open
   // (its last nibble is never F here), and the length code is not F.
   if (sync_start_ || (AnyF(payload) | AnyF(ts)) != 0) [[unlikely]] {
-    if (!SyncPacket(s, q)) {
+    // A last nibble other than F ends any run, unless it is a 0 that a run of
+    // 21 F's could reach: then the state after the packet is "no run open",
+    // whatever its F's were.
+    const uint8_t last = NibbleAt(p, q - 1);
+    const uint32_t open_run = sync_start_ ? f_count_ : 0;
+    if (last != 0xF && (last != 0 || open_run + (q - q0) <= kAsyncFNibbles)) {
+      ClearSync();
+    } else if (!SyncPacket(s, q)) {
       SyncField(s, FieldAt(p, q0, opn), opn, q0);
       if (op.payload_nibbles) SyncField(s, payload, op.payload_nibbles, q_payload);
       if (op.ts) {
