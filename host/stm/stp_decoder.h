@@ -247,7 +247,8 @@ class StpDecoder {
     uint64_t offset;
   };
   size_t FastPackets(const uint8_t* data, size_t n, size_t used);
-  size_t FastBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns, size_t at);
+  size_t FastBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns, size_t q_start);
+  bool CarriedFromRun(const uint8_t* data, size_t n, const coresight::DataRun& run, size_t end) const;
   template <bool kBounded>
   Fast FastPacket(FastView* v, size_t qend, size_t* q, StpPacketRecord* out);
   size_t InPlace(FastView* v, size_t n, size_t q);

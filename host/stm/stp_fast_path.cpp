@@ -144,12 +144,32 @@ void StpDecoder::EndFast() {
 }
 
 void StpDecoder::PushBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns) {
-  size_t r = 0, at = 0;  // run r, from byte `at` on, is next
+  size_t r = 0, at = 0;        // run r, from byte `at` on, is next
+  size_t not_fast = SIZE_MAX;  // nibble of a carried packet found not to be one for the fast path
   while (r < nruns) {
+    size_t q0 = SIZE_MAX;  // in place from this nibble on
     if (fast_path_ && synced_ && !in_packet_ && !carrying_ && !pending_valid_) {
+      q0 = 2 * at;
+    } else if (fast_path_ && carrying_ && r > 0 && CarriedFromRun(data, n, runs[r - 1], at)) {
+      // The packet Push carried out of the previous run is read in place
+      // instead; else every packet after a stop (ASYNC, NOTSYNC) would go
+      // through the carry until a packet happens to end at a run end. Once
+      // per packet: one that is not for the fast path is carried again by
+      // Push and then replayed through the nibble path, as before.
+      q0 = 2 * (at - carry_len_) + (carry_high_ ? 1 : 0);
+      if (q0 == not_fast) {
+        q0 = SIZE_MAX;
+      } else {
+        carrying_ = false;
+        carry_len_ = carry_blocks_ = 0;
+        --r;
+      }
+    }
+    if (q0 != SIZE_MAX) {
       // In place while the block has room; the rest of the run the next
       // nibble is in goes on below (a byte's unread high nibble too).
-      const size_t q = FastBlock(data, n, runs, nruns, at);
+      const size_t q = FastBlock(data, n, runs, nruns, q0);
+      if (q == q0) not_fast = q0;
       while (r + 1 < nruns && runs[r + 1].pos <= q / 2) ++r;
       at = (q + 1) / 2;
     }
@@ -160,12 +180,24 @@ void StpDecoder::PushBlock(const uint8_t* data, size_t n, const coresight::DataR
   }
 }
 
-// Packets from byte `at` of the block while they lie in it with the room the
-// field loads need; returns the nibble where the first other one starts.
-size_t StpDecoder::FastBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns, size_t at) {
+// Whether the carried packet is all in `run` of this block, which ends at
+// byte `end` (so it can be read again from there), with the room in the
+// block that reading it in place needs.
+bool StpDecoder::CarriedFromRun(const uint8_t* data, size_t n, const coresight::DataRun& run, size_t end) const {
+  if (carry_blocks_ != 1 || carry_len_ > end - run.pos || n - (end - carry_len_) < kInPlaceMargin) return false;
+  const size_t first = end - carry_len_;
+  return carry_index_[0] == run.input_offset + (first - run.pos) && std::memcmp(carry_, data + first, carry_len_) == 0;
+}
+
+// Packets from nibble q_start of the block (a byte's high nibble when it
+// starts a carried packet) while they lie in it with the room the field
+// loads need; returns the nibble where the first other one starts, with the
+// stream state (pending nibble, last byte) as the nibble path reads it.
+size_t StpDecoder::FastBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns,
+                             size_t q_start) {
   FastView v(data, runs, nruns);
-  const size_t q = InPlace(&v, n, 2 * at);
-  if (q != 2 * at) AfterFast(v, q);
+  const size_t q = InPlace(&v, n, q_start);
+  if (q != q_start || (q & 1)) AfterFast(v, q);
   EndFast();
   return q;
 }
