@@ -207,7 +207,7 @@ class StpDecoder {
     sync_start_ = false;
     is_sync_ = false;
   }
-  void SkipNoF(const uint8_t* data, size_t n, size_t* used);
+  bool ScanSync(const uint8_t* data, size_t n, size_t* used);
   void WaitSync(uint64_t block_index, const uint8_t* data, size_t n, size_t* used);
   void Step(uint8_t nib);
   void Decide(uint16_t opcode, uint8_t nibbles);
