@@ -69,8 +69,10 @@ class StmMessageDecoder final : public StpPacketSink {
   uint64_t messages() const { return messages_; }
 
  private:
+  // Inlined into the batch loop: GCC kept it a call per packet, about 9 of
+  // the 49 instructions a packet took (callgrind, the real capture).
   template <typename Packet>
-  void Decode(const Packet& p);
+  [[gnu::always_inline]] inline void Decode(const Packet& p);
 
   StmMessageSink* sink_;
   bool id_valid_ = false;
