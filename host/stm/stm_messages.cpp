@@ -17,7 +17,15 @@ const char* StmMessageKindName(StmMessageKind k) {
   return "?";
 }
 
-void StmMessageDecoder::OnPacket(const StpPacket& p) {
+void StmMessageDecoder::OnPacket(const StpPacket& p) { Decode(p); }
+
+void StmMessageDecoder::OnPackets(const StpPacketRecord* records, size_t n) {
+  for (size_t i = 0; i < n; ++i) Decode(records[i]);
+}
+
+// Packet: StpPacket or StpPacketRecord (the fields read here are in both).
+template <typename Packet>
+void StmMessageDecoder::Decode(const Packet& p) {
   StmMessage m;
   m.offset = p.offset;
   switch (p.type) {

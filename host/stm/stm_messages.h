@@ -63,10 +63,17 @@ class StmMessageDecoder final : public StpPacketSink {
  public:
   explicit StmMessageDecoder(StmMessageSink* sink) : sink_(sink) {}
   void OnPacket(const StpPacket& p) override;
+  // The fast path's batches, read in place (same messages as OnPacket).
+  void OnPackets(const StpPacketRecord* records, size_t n) override;
   uint64_t ts_freq_hz() const { return ts_freq_hz_; }
   uint64_t messages() const { return messages_; }
 
  private:
+  // Inlined into the batch loop: GCC kept it a call per packet, about 9 of
+  // the 49 instructions a packet took (callgrind, the real capture).
+  template <typename Packet>
+  [[gnu::always_inline]] inline void Decode(const Packet& p);
+
   StmMessageSink* sink_;
   bool id_valid_ = false;
   uint64_t ts_freq_hz_ = 0;

@@ -3,7 +3,9 @@
 #include "stp_decoder.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
+#include <cstring>
 
 #include "stp_opcodes.h"
 
@@ -157,17 +159,80 @@ void StpDecoder::Push(uint64_t block_index, const uint8_t* data, size_t n) {
   }
 }
 
-// While no F run is open, bytes without an F nibble change nothing but the
-// nibble count (ReadNibble, with raw bytes suppressed): skipped a word, then
-// a byte at a time.
-void StpDecoder::SkipNoF(const uint8_t* data, size_t n, size_t* used) {
-  size_t k = *used;
-  while (k + 8 <= n && FNibbles(LoadLe64(data + k)) == 0) k += 8;
-  while (k < n && (data[k] & 0xF) != 0xF && (data[k] >> 4) != 0xF) ++k;
-  if (k == *used) return;
-  num_nibbles_ += static_cast<uint32_t>(2 * (k - *used));
-  nibble_byte_index_ = block_index_ + k - 1;
-  *used = k;
+namespace {
+
+// Up to 16 nibbles of data[0, n) from nibble q on (nibble q: the low nibble
+// of data[q / 2] when q is even), nibble q least significant; *avail: how
+// many of them are in the block (the rest read as 0, never as F).
+uint64_t NibbleWindow(const uint8_t* data, size_t n, size_t q, unsigned* avail) {
+  const size_t b = q >> 1;
+  const size_t bytes = std::min<size_t>(n - b, 8);
+  uint64_t w;
+  if (bytes == 8) {
+    w = LoadLe64(data + b);
+  } else {
+    uint8_t tail[8] = {};
+    std::memcpy(tail, data + b, bytes);
+    w = LoadLe64(tail);
+  }
+  *avail = static_cast<unsigned>(2 * bytes - (q & 1));
+  return w >> ((q & 1) * 4);
+}
+
+}  // namespace
+
+// What ReadNibble + CheckSync do to the F-run state, nibble by nibble, up to
+// the block end or the 0 after 21 F's: a stretch without F and the rest of
+// an open F run are each skipped in one step (trailing F nibbles of a word
+// are its trailing ones / 4). Only a run's first F needs its index, and
+// here CheckSync's formula is always its byte's index: WaitSync starts the
+// count at the carried F's (>= 0) from pkt_.offset = the scan's first
+// byte, so the formula's first term is never the smaller. Leaves *used,
+// the pending high nibble, num_nibbles_ and nibble_byte_index_ as the
+// nibble loop would.
+bool StpDecoder::ScanSync(const uint8_t* data, size_t n, size_t* used) {
+  const size_t q0 = 2 * *used, qend = 2 * n;
+  size_t q = q0;
+  while (q < qend) {
+    unsigned avail;
+    uint64_t w = NibbleWindow(data, n, q, &avail);
+    if (!sync_start_) {
+      const uint64_t f = FNibbles(w);
+      const unsigned no_f = f ? static_cast<unsigned>(std::countr_zero(f)) / 4 : 16;
+      if (no_f >= avail) {
+        q += avail;
+        continue;
+      }
+      q += no_f;
+      sync_start_ = true;
+      sync_index_ = block_index_ + q / 2;
+      w >>= 4 * no_f;
+      avail -= no_f;
+    }
+    const unsigned run = static_cast<unsigned>(std::countr_one(w)) / 4;
+    if (run >= avail) {
+      f_count_ += avail;
+      q += avail;
+      continue;
+    }
+    f_count_ += run;
+    q += run + 1;
+    if (((w >> (4 * run)) & 0xF) == 0 && f_count_ >= kAsyncFNibbles) {
+      is_sync_ = true;
+      break;
+    }
+    ClearSync();
+  }
+  if (q != q0) {
+    num_nibbles_ += static_cast<uint32_t>(q - q0);
+    nibble_byte_index_ = block_index_ + (q - 1) / 2;
+  }
+  *used = (q + 1) / 2;
+  if (q & 1) {
+    pending_ = data[q / 2] >> 4;
+    pending_valid_ = true;
+  }
+  return is_sync_;
 }
 
 void StpDecoder::WaitSync(uint64_t block_index, const uint8_t* data, size_t n, size_t* used) {
@@ -177,10 +242,8 @@ void StpDecoder::WaitSync(uint64_t block_index, const uint8_t* data, size_t n, s
   suppress_raw_ = true;
   bool got = true;
   uint8_t nib;
-  while (got && !is_sync_) {
-    if (!sync_start_ && !pending_valid_) SkipNoF(data, n, used);
-    got = ReadNibble(data, n, used, &nib);
-  }
+  if (pending_valid_ && !is_sync_) got = ReadNibble(data, n, used, &nib);
+  if (got && !is_sync_) got = ScanSync(data, n, used);
   suppress_raw_ = false;
   if (num_nibbles_ == 0) return;
   if (!got || num_nibbles_ > kAsyncNibbles) {

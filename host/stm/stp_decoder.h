@@ -125,10 +125,42 @@ struct StpPacket {
 std::string StpTypeName(const StpPacket& p);
 const char* StpTypeBaseName(StpType t);
 
+// A packet of the decoder's whole-packet fast path, compact, for batches
+// (StpPacketSink::OnPackets): StpPacket's fields, without the error fields
+// (such a packet is never an error: err_type kUnknown, error empty), with the
+// raw bytes left in place: raw[0, raw_len) of the block being pushed, valid
+// only during the OnPackets call; raw_high: the packet starts in raw[0]'s
+// high nibble, so StpPacket::raw shows that byte as (raw[0] & 0xF0).
+struct StpPacketRecord {
+  uint64_t offset;
+  uint64_t payload;
+  uint64_t timestamp;
+  const uint8_t* raw;
+  uint16_t master;
+  uint16_t channel;
+  StpType type;
+  bool marker;
+  bool has_ts;
+  bool raw_high;
+  uint8_t ts_bits;
+  uint8_t payload_bits;
+  uint8_t opcode_nibbles;
+  uint8_t raw_len;  // 1..19
+};
+
+// The StpPacket a record stands for (raw bytes copied, error fields cleared).
+void ToPacket(const StpPacketRecord& r, StpPacket* p);
+
 class StpPacketSink {
  public:
   virtual ~StpPacketSink() = default;
   virtual void OnPacket(const StpPacket& packet) = 0;
+  // `n` packets of the fast path, in stream order, each reported once, either
+  // here or through OnPacket (never both), and before any packet after them.
+  // Why: one call and no raw-byte copy per packet for sinks that need neither.
+  // Default: each one through OnPacket (ToPacket), so a sink that overrides
+  // only OnPacket sees every packet as before.
+  virtual void OnPackets(const StpPacketRecord* records, size_t n);
 };
 
 struct StpStats {
@@ -175,7 +207,7 @@ class StpDecoder {
     sync_start_ = false;
     is_sync_ = false;
   }
-  void SkipNoF(const uint8_t* data, size_t n, size_t* used);
+  bool ScanSync(const uint8_t* data, size_t n, size_t* used);
   void WaitSync(uint64_t block_index, const uint8_t* data, size_t n, size_t* used);
   void Step(uint8_t nib);
   void Decide(uint16_t opcode, uint8_t nibbles);
@@ -194,11 +226,19 @@ class StpDecoder {
   // runs[r].pos for the last run r with runs[r].pos <= k; `run` is a cursor
   // (packets are read in order).
   struct FastView {
+    FastView(const uint8_t* bytes, const coresight::DataRun* r, size_t n) : p(bytes), runs(r), nruns(n) { Seek(0); }
     const uint8_t* p;
     const coresight::DataRun* runs;
     size_t nruns;
-    size_t run;
-    uint64_t Index(size_t k);
+    size_t run = 0;
+    size_t next_pos = 0;  // where run + 1 starts (SIZE_MAX for the last run)
+    uint64_t base = 0;    // index of p[k] in run `run`: base + k
+    uint64_t Index(size_t k) {
+      if (k >= next_pos) [[unlikely]]
+        Seek(k);
+      return base + k;
+    }
+    void Seek(size_t k);
   };
   // Where the packet being decoded starts (for OpenCSD's ASYNC index).
   struct FastStart {
@@ -207,9 +247,13 @@ class StpDecoder {
     uint64_t offset;
   };
   size_t FastPackets(const uint8_t* data, size_t n, size_t used);
-  size_t FastBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns, size_t at);
+  size_t FastBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns, size_t q_start);
+  bool CarriedFromRun(const uint8_t* data, size_t n, const coresight::DataRun& run, size_t end) const;
   template <bool kBounded>
-  Fast FastPacket(FastView* v, size_t qend, size_t* q);
+  Fast FastPacket(FastView* v, size_t qend, size_t* q, StpPacketRecord* out);
+  size_t InPlace(FastView* v, size_t n, size_t q);
+  void EmitFast(const StpPacketRecord& r);
+  void FlushBatch();
   void AfterFast(FastView v, size_t q);
   void EndFast();
   bool SyncPacket(const FastStart& s, size_t q);
@@ -261,6 +305,10 @@ class StpDecoder {
   uint8_t carry_[kCarryBytes + 8] = {};
   uint64_t carry_index_[kCarryBytes] = {};
   uint8_t carry_block_start_[kCarryBytes] = {};
+  // Packets decoded in place, not yet given to the sink (OnPackets).
+  static constexpr size_t kBatchPackets = 256;
+  size_t batch_n_ = 0;
+  StpPacketRecord batch_[kBatchPackets];
 };
 
 }  // namespace mabutrace::stm

@@ -70,9 +70,62 @@ void AssignRaw(std::vector<uint8_t>* raw, const uint8_t* src, size_t len) {
 
 }  // namespace
 
-uint64_t StpDecoder::FastView::Index(size_t k) {
+void StpDecoder::FastView::Seek(size_t k) {
   while (run + 1 < nruns && runs[run + 1].pos <= k) ++run;
-  return runs[run].input_offset + k - runs[run].pos;
+  next_pos = run + 1 < nruns ? runs[run + 1].pos : SIZE_MAX;
+  base = runs[run].input_offset - runs[run].pos;
+}
+
+void StpPacketSink::OnPackets(const StpPacketRecord* records, size_t n) {
+  StpPacket p;
+  for (size_t i = 0; i < n; ++i) {
+    ToPacket(records[i], &p);
+    OnPacket(p);
+  }
+}
+
+void ToPacket(const StpPacketRecord& r, StpPacket* p) {
+  p->offset = r.offset;
+  AssignRaw(&p->raw, r.raw, r.raw_len);
+  if (r.raw_high) p->raw[0] &= 0xF0;
+  p->type = r.type;
+  p->err_type = StpType::kUnknown;
+  p->marker = r.marker;
+  p->has_ts = r.has_ts;
+  p->ts_bits = r.ts_bits;
+  p->timestamp = r.timestamp;
+  p->payload = r.payload;
+  p->payload_bits = r.payload_bits;
+  p->master = r.master;
+  p->channel = r.channel;
+  p->opcode_nibbles = r.opcode_nibbles;
+  p->error.clear();
+}
+
+// A packet decoded from a copy (scratch_, carry_): reported at once, while
+// its bytes are there.
+void StpDecoder::EmitFast(const StpPacketRecord& r) {
+  FlushBatch();
+  ToPacket(r, &pkt_);
+  sink_->OnPacket(pkt_);
+}
+
+void StpDecoder::FlushBatch() {
+  if (batch_n_ == 0) return;
+  const size_t n = batch_n_;
+  batch_n_ = 0;
+  sink_->OnPackets(batch_, n);
+}
+
+// Packets in place from nibble q of v->p while the block (n bytes) has the
+// room their loads need, batched; returns the nibble where the first other
+// one starts (the batch is given to the sink before that).
+size_t StpDecoder::InPlace(FastView* v, size_t n, size_t q) {
+  while (n - q / 2 >= kInPlaceMargin && FastPacket<false>(v, 2 * n, &q, &batch_[batch_n_]) == Fast::kDecoded) {
+    if (++batch_n_ == kBatchPackets) FlushBatch();
+  }
+  FlushBatch();
+  return q;
 }
 
 // The stream state after fast-path packets that ended at nibble q of v (as
@@ -91,12 +144,32 @@ void StpDecoder::EndFast() {
 }
 
 void StpDecoder::PushBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns) {
-  size_t r = 0, at = 0;  // run r, from byte `at` on, is next
+  size_t r = 0, at = 0;        // run r, from byte `at` on, is next
+  size_t not_fast = SIZE_MAX;  // nibble of a carried packet found not to be one for the fast path
   while (r < nruns) {
+    size_t q0 = SIZE_MAX;  // in place from this nibble on
     if (fast_path_ && synced_ && !in_packet_ && !carrying_ && !pending_valid_) {
+      q0 = 2 * at;
+    } else if (fast_path_ && carrying_ && r > 0 && CarriedFromRun(data, n, runs[r - 1], at)) {
+      // The packet Push carried out of the previous run is read in place
+      // instead; else every packet after a stop (ASYNC, NOTSYNC) would go
+      // through the carry until a packet happens to end at a run end. Once
+      // per packet: one that is not for the fast path is carried again by
+      // Push and then replayed through the nibble path, as before.
+      q0 = 2 * (at - carry_len_) + (carry_high_ ? 1 : 0);
+      if (q0 == not_fast) {
+        q0 = SIZE_MAX;
+      } else {
+        carrying_ = false;
+        carry_len_ = carry_blocks_ = 0;
+        --r;
+      }
+    }
+    if (q0 != SIZE_MAX) {
       // In place while the block has room; the rest of the run the next
       // nibble is in goes on below (a byte's unread high nibble too).
-      const size_t q = FastBlock(data, n, runs, nruns, at);
+      const size_t q = FastBlock(data, n, runs, nruns, q0);
+      if (q == q0) not_fast = q0;
       while (r + 1 < nruns && runs[r + 1].pos <= q / 2) ++r;
       at = (q + 1) / 2;
     }
@@ -107,14 +180,24 @@ void StpDecoder::PushBlock(const uint8_t* data, size_t n, const coresight::DataR
   }
 }
 
-// Packets from byte `at` of the block while they lie in it with the room the
-// field loads need; returns the nibble where the first other one starts.
-size_t StpDecoder::FastBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns, size_t at) {
-  FastView v{data, runs, nruns, 0};
-  size_t q = 2 * at;
-  while (n - q / 2 >= kInPlaceMargin && FastPacket<false>(&v, 2 * n, &q) == Fast::kDecoded) {
-  }
-  if (q != 2 * at) AfterFast(v, q);
+// Whether the carried packet is all in `run` of this block, which ends at
+// byte `end` (so it can be read again from there), with the room in the
+// block that reading it in place needs.
+bool StpDecoder::CarriedFromRun(const uint8_t* data, size_t n, const coresight::DataRun& run, size_t end) const {
+  if (carry_blocks_ != 1 || carry_len_ > end - run.pos || n - (end - carry_len_) < kInPlaceMargin) return false;
+  const size_t first = end - carry_len_;
+  return carry_index_[0] == run.input_offset + (first - run.pos) && std::memcmp(carry_, data + first, carry_len_) == 0;
+}
+
+// Packets from nibble q_start of the block (a byte's high nibble when it
+// starts a carried packet) while they lie in it with the room the field
+// loads need; returns the nibble where the first other one starts, with the
+// stream state (pending nibble, last byte) as the nibble path reads it.
+size_t StpDecoder::FastBlock(const uint8_t* data, size_t n, const coresight::DataRun* runs, size_t nruns,
+                             size_t q_start) {
+  FastView v(data, runs, nruns);
+  const size_t q = InPlace(&v, n, q_start);
+  if (q != q_start || (q & 1)) AfterFast(v, q);
   EndFast();
   return q;
 }
@@ -129,10 +212,9 @@ size_t StpDecoder::FastPackets(const uint8_t* data, size_t n, size_t used) {
   size_t q = 2 * used - (pending_valid_ ? 1 : 0);  // next nibble, in block nibbles
   // In place while every load stays inside the block (large blocks).
   const coresight::DataRun block{0, block_index_};
-  FastView v{data, &block, 1, 0};
+  FastView v(data, &block, 1);
   const size_t q_in = q;
-  while (n - q / 2 >= kInPlaceMargin && FastPacket<false>(&v, 2 * n, &q) == Fast::kDecoded) {
-  }
+  q = InPlace(&v, n, q);
   if (q != q_in) AfterFast(v, q);
   if (n - q / 2 >= kInPlaceMargin) {  // stopped at a packet for the nibble path
     EndFast();
@@ -149,11 +231,11 @@ size_t StpDecoder::FastPackets(const uint8_t* data, size_t n, size_t used) {
   std::memset(scratch_ + len, 0, 8);
   size_t qs = q - 2 * base;
   const coresight::DataRun rest{0, block_index_ + base};
-  FastView vs{scratch_, &rest, 1, 0};
+  FastView vs(scratch_, &rest, 1);
   const size_t qs_in = qs;
   Fast r;
-  while ((r = FastPacket<true>(&vs, 2 * len, &qs)) == Fast::kDecoded) {
-  }
+  StpPacketRecord rec;
+  while ((r = FastPacket<true>(&vs, 2 * len, &qs, &rec)) == Fast::kDecoded) EmitFast(rec);
   if (qs != qs_in) AfterFast(vs, qs);
   EndFast();
   if (r == Fast::kNeedMore && qs < 2 * len) {
@@ -191,9 +273,11 @@ size_t StpDecoder::ContinueCarry(uint64_t block_index, const uint8_t* data, size
   size_t q = carry_high_ ? 1 : 0;
   // Offsets: carry_[0]'s index, +1 for a high-nibble start (as in a block).
   const coresight::DataRun first{0, carry_index_[0]};
-  FastView v{carry_, &first, 1, 0};
-  const Fast r = FastPacket<true>(&v, 2 * carry_len_, &q);
+  FastView v(carry_, &first, 1);
+  StpPacketRecord rec;
+  const Fast r = FastPacket<true>(&v, 2 * carry_len_, &q, &rec);
   if (r == Fast::kDecoded) {
+    EmitFast(rec);
     AfterFast(v, q);
     EndFast();
     carrying_ = false;
@@ -242,7 +326,7 @@ void StpDecoder::ReplayCarry() {
 // state the nibble path reads (pending nibble, last byte's index) is left to
 // AfterFast.
 template <bool kBounded>
-StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp) {
+StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp, StpPacketRecord* out) {
   const uint8_t* p = v->p;
   const size_t q0 = *qp;
   if (kBounded && q0 >= qend) return Fast::kNeedMore;
@@ -285,21 +369,29 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp) {
   // The packet is complete: report it as the nibble path would.
   FastStart s{v, q0, 0};
   s.offset = v->Index(q0 >> 1) + (q0 & 1);
-  pkt_.offset = s.offset;
-  AssignRaw(&pkt_.raw, p + (q0 >> 1), ((q + 1) >> 1) - (q0 >> 1));
-  if (q0 & 1) pkt_.raw[0] &= 0xF0;  // starts in the high nibble: the byte shown padded
-  pkt_.type = op.type;
-  pkt_.marker = op.marker;
-  pkt_.opcode_nibbles = static_cast<uint8_t>(opn);
-  pkt_.payload = payload;
-  pkt_.payload_bits = fo.payload_bits;
-  pkt_.has_ts = false;
-  pkt_.ts_bits = 0;
+  out->offset = s.offset;
+  out->raw = p + (q0 >> 1);
+  out->raw_len = static_cast<uint8_t>(((q + 1) >> 1) - (q0 >> 1));
+  out->raw_high = (q0 & 1) != 0;  // starts in the high nibble: the byte shown padded
+  out->type = op.type;
+  out->marker = op.marker;
+  out->opcode_nibbles = static_cast<uint8_t>(opn);
+  out->payload = payload;
+  out->payload_bits = fo.payload_bits;
+  out->has_ts = op.ts;
+  out->ts_bits = static_cast<uint8_t>(4 * ts_len);
   // F-run tracking. Without an open run and without F's in payload and
   // timestamp, nothing changes: the opcode alone cannot leave a run open
   // (its last nibble is never F here), and the length code is not F.
-  if (sync_start_ || (FNibbles(payload) | FNibbles(ts)) != 0) [[unlikely]] {
-    if (!SyncPacket(s, q)) {
+  if (sync_start_ || (AnyF(payload) | AnyF(ts)) != 0) [[unlikely]] {
+    // A last nibble other than F ends any run, unless it is a 0 that a run of
+    // 21 F's could reach: then the state after the packet is "no run open",
+    // whatever its F's were.
+    const uint8_t last = NibbleAt(p, q - 1);
+    const uint32_t open_run = sync_start_ ? f_count_ : 0;
+    if (last != 0xF && (last != 0 || open_run + (q - q0) <= kAsyncFNibbles)) {
+      ClearSync();
+    } else if (!SyncPacket(s, q)) {
       SyncField(s, FieldAt(p, q0, opn), opn, q0);
       if (op.payload_nibbles) SyncField(s, payload, op.payload_nibbles, q_payload);
       if (op.ts) {
@@ -309,22 +401,18 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp) {
     }
   }
   if (op.ts) {
-    if (ts_coding_ == StpTsCoding::kBinary) {  // UpdateTimestamp, inline for the common coding
-      const uint64_t mask = ts_len >= 16 ? ~0ull : (1ull << (4 * ts_len)) - 1;
+    const uint64_t mask = ts_len >= 16 ? ~0ull : (1ull << (4 * ts_len)) - 1;
+    if (ts_coding_ == StpTsCoding::kBinary)  // UpdateTimestamp, inline, without touching pkt_
       timestamp_ = (timestamp_ & ~mask) | (ts & mask);
-      pkt_.has_ts = true;
-      pkt_.ts_bits = static_cast<uint8_t>(4 * ts_len);
-    } else {
-      UpdateTimestamp(ts, ts_len);
-    }
+    else
+      timestamp_ = GrayToBin((BinToGray(timestamp_) & ~mask) | (ts & mask));
   }
   *qp = q;
   if (op.type >= StpType::kM8 && op.type <= StpType::kC16) ApplyIds(op.type, static_cast<uint16_t>(payload));
-  pkt_.master = master_;
-  pkt_.channel = channel_;
-  pkt_.timestamp = timestamp_;
+  out->master = master_;
+  out->channel = channel_;
+  out->timestamp = timestamp_;
   ++stats_.packets;
-  sink_->OnPacket(pkt_);
   return Fast::kDecoded;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "stm_capture.h"
+#include "stm_messages.h"
 #include "stp_decoder.h"
 #include "stp_encoder.h"
 
@@ -170,6 +171,116 @@ TEST(StpFastPath, EqualsNibblePathOnRunBlocks) {
       for (int k = 0; k < 1 + static_cast<int>(rng() % 8); ++k) b[rng() % b.size()] = static_cast<uint8_t>(rng());
     for (size_t block : {1, 16, 30, 100, 4096})
       ASSERT_EQ(Compare(RunBlocks(b, block, rng())), "") << "round " << round << " block " << block;
+  }
+}
+
+struct Messages final : StmMessageSink {
+  std::vector<std::string> lines;
+  void OnMessage(const StmMessage& m) override {
+    lines.push_back(std::string(StmMessageKindName(m.kind)) + " off=" + std::to_string(m.offset) +
+                    " id=" + std::to_string(m.id_valid) + " ma=" + std::to_string(m.master) +
+                    " ch=" + std::to_string(m.channel) + " d=" + std::to_string(m.data) + "/" +
+                    std::to_string(m.size_bits) + " m=" + std::to_string(m.marker) + " ts=" + std::to_string(m.has_ts) +
+                    "/" + std::to_string(m.timestamp));
+  }
+  void OnSyncLost(uint64_t offset) override { lines.push_back("lost " + std::to_string(offset)); }
+  void OnResync(uint64_t offset, StpType t) override {
+    lines.push_back("resync " + std::to_string(offset) + " " + StpTypeBaseName(t));
+  }
+};
+
+// The message decoder as the decoder's own sink (the fast path's packets in
+// batches, StmMessageDecoder::OnPackets) against it fed packet by packet
+// from the nibble path.
+template <typename Feed>
+std::string CompareMessages(Feed&& feed) {
+  Messages batched, single;
+  {
+    StmMessageDecoder md(&batched);
+    StpDecoder d(&md);
+    feed(&d);
+  }
+  {
+    struct PerPacket final : StpPacketSink {
+      StmMessageDecoder* md;
+      void OnPacket(const StpPacket& p) override { md->OnPacket(p); }
+    };
+    StmMessageDecoder md(&single);
+    PerPacket sink;
+    sink.md = &md;
+    StpDecoder d(&sink);
+    d.set_fast_path(false);
+    feed(&d);
+  }
+  const size_t n = std::min(batched.lines.size(), single.lines.size());
+  for (size_t i = 0; i < n; ++i)
+    if (batched.lines[i] != single.lines[i])
+      return "message " + std::to_string(i) + ": per packet " + single.lines[i] + " | batched " + batched.lines[i];
+  if (batched.lines.size() != single.lines.size())
+    return "message count " + std::to_string(single.lines.size()) + " vs " + std::to_string(batched.lines.size());
+  return "";
+}
+
+TEST(StpFastPath, MessagesFromBatchesEqualPerPacket) {
+  std::mt19937_64 rng(14);
+  for (int round = 0; round < 200; ++round) {
+    auto b = MixedStream(rng, 1 + static_cast<int>(rng() % 400));
+    if (round % 3 == 0)
+      for (int k = 0; k < 1 + static_cast<int>(rng() % 8); ++k) b[rng() % b.size()] = static_cast<uint8_t>(rng());
+    for (size_t block : {16, 100, 4096})
+      ASSERT_EQ(CompareMessages(RunBlocks(b, block, rng())), "") << "round " << round << " block " << block;
+    ASSERT_EQ(CompareMessages(Blocks(b, 1000)), "") << "round " << round;
+  }
+}
+
+// An ASYNC found while unsynchronised is indexed where its run of F's
+// started, by OpenCSD's formula (CheckSync): the offset of the packet the
+// run opened in plus half the nibbles before it, at most the index of the
+// run's first byte. Here each run opens in the trailing F's of a D32TS whose
+// timestamp length is F (a bad sequence: the decoder drops sync, the run
+// goes on into the ASYNC): (a) the packet crosses a de-formatter run end
+// and its F's come after the index gap (the nibble count gives the smaller
+// index); (b) the packet starts in a byte's high nibble (the byte's index is
+// the smaller). The fast path and the nibble path both must give these;
+// comparing them cannot catch a formula they share.
+TEST(StpFastPath, AsyncIndexWhenRunOpensInsidePacket) {
+  StpEncoder e;
+  e.Async();     // bytes 0-10
+  e.Version(3);  // bytes 11-12
+  // (a) nibbles 26-36: F 6, 1 2 3 4 5 F F F, F (bad TS length); the run
+  // opens at nibble 33 (byte 16's high nibble) and goes on to nibble 53.
+  for (uint8_t n : {0xF, 0x6, 0x1, 0x2, 0x3, 0x4, 0x5, 0xF, 0xF, 0xF, 0xF}) e.Nibble(n);
+  for (int i = 0; i < 17; ++i) e.Nibble(0xF);
+  e.Nibble(0);  // nibble 54: 21 F's, the ASYNC
+  // (b) nibbles 55-65: F 6, 1 2 3 4 F F F F, F; opens at nibble 61 (byte 30).
+  for (uint8_t n : {0xF, 0x6, 0x1, 0x2, 0x3, 0x4, 0xF, 0xF, 0xF, 0xF, 0xF}) e.Nibble(n);
+  for (int i = 0; i < 16; ++i) e.Nibble(0xF);
+  e.Nibble(0);                            // nibble 82
+  for (int i = 0; i < 80; ++i) e.Null();  // room for the in-place path's loads
+  const std::vector<uint8_t> b = e.Bytes();
+  ASSERT_EQ(b[13], 0x6F);
+  ASSERT_EQ(b[16], 0xF5);
+  ASSERT_EQ(b[27], 0xF0);
+  ASSERT_EQ(b[30], 0xF4);
+  // Runs: [0, 13) at 0, [13, 15) at 100, [15, 27) at 105 (a gap of 3), [27, end) at 200.
+  const std::vector<coresight::DataRun> runs = {{0, 0}, {13, 100}, {15, 105}, {27, 200}};
+  auto feed = [&](StpDecoder* d) {
+    d->PushBlock(b.data(), b.size(), runs.data(), runs.size());
+    d->Finish();
+  };
+  ASSERT_EQ(Compare(feed), "");
+  for (bool fast : {false, true}) {
+    std::vector<uint64_t> asyncs;
+    int bad = 0;
+    for (const StpPacket& p : Decode(fast, feed).pkts) {
+      if (p.type == StpType::kAsync) asyncs.push_back(p.offset);
+      bad += p.type == StpType::kBadSequence;
+    }
+    // (a) the D32TS at 100, + (33 - 26) / 2 = 103; byte 16's index is 106.
+    // (b) the D32TS at byte 27's high nibble: 201, + (61 - 55) / 2 = 204;
+    // byte 30's index is 203.
+    EXPECT_EQ(asyncs, (std::vector<uint64_t>{0, 103, 203})) << (fast ? "fast path" : "nibble path");
+    EXPECT_EQ(bad, 2);
   }
 }
 
