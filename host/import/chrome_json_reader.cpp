@@ -9,6 +9,7 @@
 #include <istream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -237,6 +238,7 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
   }
 
   void Finish() {
+    FlushNames();
     FlushPoint();
     for (auto& [t, s] : tracks_) CloseX(t, s, UINT64_MAX);
   }
@@ -385,10 +387,15 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
   // "bind_id" with "flow_in" / "flow_out" on a slice are its arrows' ends,
   // bound to the slice just begun.
   void FlowsV2(const format::Track& t, uint64_t ns) {
+    const bool in = True("flow_in"), out = True("flow_out");
+    if (!in && !out) return;
     const auto id = Unsigned(Find(ev_.fields, "bind_id"));
-    if (!id || !*id) return;
-    if (True("flow_in")) out_.OnFlow(t, false, *id, ns);
-    if (True("flow_out")) out_.OnFlow(t, true, *id, ns);
+    if (!id || !*id) {  // the model's flow ids are numbers from 1 up
+      r_.flows_dropped += in + out;
+      return;
+    }
+    if (in) out_.OnFlow(t, false, *id, ns);
+    if (out) out_.OnFlow(t, true, *id, ns);
   }
 
   // Args of a slice or instant the model has no room for (all but "cpu",
@@ -428,6 +435,63 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     }
   }
 
+  // The track of an event passed on; its process is announced from here
+  // (and the names held for it go out first).
+  TrackState& Passed(const format::Track& t) {
+    FlushNames();
+    announced_.insert(t.pid);
+    return tracks_[t];
+  }
+
+  // The model keeps each track in time order and draws an event written
+  // before an earlier one's at that earlier time (model::Normalizer):
+  // counted, as the reader passes events on in file order. "X" slices
+  // that end before the event end first.
+  void InOrder(const format::Track& t, TrackState& s, uint64_t ns) {
+    if (ns < s.last_ns) ++r_.out_of_order;
+    if (ns > s.last_ns) s.last_ns = ns;
+    CloseX(t, s, ns);
+  }
+
+  // The model names a process or thread when it is announced: a thread's
+  // announcement announces its process too. So thread names are held
+  // until their process's name or the first event (writers put a
+  // thread_name before the process_name as often as after), and a name
+  // that comes after its track was announced is not shown: counted
+  // (names_late).
+  void ProcessName(uint32_t pid, std::string_view value) {
+    if (!announced_.insert(pid).second) {
+      r_.names_late += !value.empty();
+      return;
+    }
+    out_.OnProcess(pid, value);
+    for (auto it = held_names_.begin(); it != held_names_.end();) {
+      if (it->first.pid != pid) {
+        ++it;
+        continue;
+      }
+      out_.OnThread(it->first, ThreadName(it->second, it->first.tid));
+      it = held_names_.erase(it);
+    }
+  }
+  void ThreadNameEvent(const format::Track& t, std::string_view value) {
+    const bool late = tracks_.count(t) || named_threads_.count(t);
+    if (late) {
+      r_.names_late += !value.empty();
+      return;
+    }
+    named_threads_.insert(t);
+    if (announced_.count(t.pid)) return out_.OnThread(t, ThreadName(value, t.tid));
+    held_names_.emplace_back(t, std::string(value));
+  }
+  void FlushNames() {
+    for (const auto& [t, value] : held_names_) {
+      announced_.insert(t.pid);
+      out_.OnThread(t, ThreadName(value, t.tid));
+    }
+    held_names_.clear();
+  }
+
   void Event() {
     ++r_.events;
     const std::string_view ph = Text("ph");
@@ -438,17 +502,8 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     if (ph == "M") {
       const Value* n = Find(ev_.args, "name");
       const std::string_view value = n && n->kind == Value::kString ? std::string_view(n->text) : std::string_view();
-      // The model names a track when it is announced, at its first event;
-      // a name that comes after that is not shown: counted (names_late).
-      if (name == "process_name") {
-        const auto first = tracks_.lower_bound(format::Track{t.pid, 0});
-        r_.names_late += !value.empty() && first != tracks_.end() && first->first.pid == t.pid;
-        return out_.OnProcess(t.pid, value);
-      }
-      if (name == "thread_name") {
-        r_.names_late += !value.empty() && tracks_.count(t);
-        return out_.OnThread(t, ThreadName(value, t.tid));
-      }
+      if (name == "process_name") return ProcessName(t.pid, value);
+      if (name == "thread_name") return ThreadNameEvent(t, value);
       return Skip();
     }
     const auto ts = Micros("ts");
@@ -457,14 +512,21 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     const char p = ph[0];
     if (p == 's' || p == 'f') {
       const auto id = Unsigned(Find(ev_.fields, "id"));
-      if (!id || *id == 0) return Skip();
-      tracks_.try_emplace(t);
+      if (!id || *id == 0) {  // the model's flow ids are numbers from 1 up
+        ++r_.flows_dropped;
+        return;
+      }
+      TrackState& s = Passed(t);
       if (point_.active && point_.track == t && point_.ns == ns) {
         point_.active = false;
         out_.OnFlowPoint(t, p == 's', *id, FlowPointName(point_.name), ns, point_.cpu, point_.color, !point_.carrier);
         return;
       }
       FlushPoint();
+      // An "X" that ended before it ends first, as before any event. (Not
+      // counted out of order: the writer puts an arrow's s/f after the
+      // slice events it binds to, which may be later.)
+      CloseX(t, s, ns);
       if (Find(ev_.args, "cpu")) {  // an unnamed point inside a slice
         out_.OnFlowPoint(t, p == 's', *id, {}, ns, Cpu(), Color(), true);
       } else {
@@ -476,13 +538,8 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     if (!std::strchr("BEXiIC", p)) return Skip();
     std::optional<uint64_t> dur;
     if (p == 'X' && !(dur = Micros("dur"))) return Skip();
-    TrackState& s = tracks_[t];  // (only for events passed on: names_late)
-    // The model keeps each track in time order and draws an event written
-    // before an earlier one's at that earlier time (model::Normalizer):
-    // counted, as the reader passes events on in file order.
-    if (ns < s.last_ns) ++r_.out_of_order;
-    if (ns > s.last_ns) s.last_ns = ns;
-    CloseX(t, s, ns);
+    TrackState& s = Passed(t);
+    InOrder(t, s, ns);
     const bool flow_cat = cat == format::kFlowCategory;
     if (p != 'C') CountIgnoredArgs(p);
     switch (p) {
@@ -515,7 +572,10 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
         return out_.OnInstant(t, name, ns, Cpu(), Color());
       case 'C':
         for (const auto& [k, v] : ev_.args) {
-          if (v.kind != Value::kInt && v.kind != Value::kUint && v.kind != Value::kFloat) continue;
+          if (v.kind != Value::kInt && v.kind != Value::kUint && v.kind != Value::kFloat) {
+            ++r_.args_ignored;  // a counter value that is not a number ("12", null, true)
+            continue;
+          }
           out_.OnCounter(t, k == "value" ? std::string(name) : std::string(name) + "." + k, ns, CounterValue(v));
         }
         return;
@@ -535,7 +595,10 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
   std::string key_;
   RawEvent ev_;
   std::map<format::Track, TrackState, TrackLess> tracks_;
-  std::map<std::string, uint32_t, std::less<>> remapped_;  // "pid:N" / "tid:N" -> its id
+  std::map<std::string, uint32_t, std::less<>> remapped_;          // "pid:N" / "tid:N" -> its id
+  std::set<uint32_t> announced_;                                   // pids given to the model (named or not)
+  std::set<format::Track, TrackLess> named_threads_;               // tracks a thread_name was read for
+  std::vector<std::pair<format::Track, std::string>> held_names_;  // thread names waiting for their process's
   PendingPoint point_;
   bool carrier_open_ = false;  // a carrier's B was read, its E not yet
   format::Track carrier_track_;

@@ -87,7 +87,8 @@ struct ChromeJsonResult {
   uint64_t counters_rounded = 0;  // counter values with a fraction, or past int64, rounded
   uint64_t utf8_repaired = 0;     // bytes that were not UTF-8 (read as '?'), lone surrogate escapes
   uint64_t args_ignored = 0;      // args of slices and instants the model has no room for
-  uint64_t names_late = 0;        // process_name / thread_name after their track's first event: not shown
+  uint64_t names_late = 0;        // process_name / thread_name after their track was announced: not shown
+  uint64_t flows_dropped = 0;     // flow ends whose id is 0 or not a number (s/f "id", v2 "bind_id")
 };
 
 // Reads the whole of `in` (from where it is) into `out`. Does not call

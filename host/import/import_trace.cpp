@@ -56,11 +56,9 @@ ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, 
     if (j.skipped_events) norm.OnMetadata("import_skipped", int64_t(j.skipped_events));
     if (j.out_of_order) norm.OnMetadata("import_out_of_order", int64_t(j.out_of_order));
     if (j.x_clipped) norm.OnMetadata("import_x_clipped", int64_t(j.x_clipped));
-    r.adapted = {{"import_ids_remapped", j.ids_remapped},
-                 {"import_counters_rounded", j.counters_rounded},
-                 {"import_utf8_repaired", j.utf8_repaired},
-                 {"import_args_ignored", j.args_ignored},
-                 {"import_names_late", j.names_late}};
+    r.adapted = {{"import_ids_remapped", j.ids_remapped},   {"import_counters_rounded", j.counters_rounded},
+                 {"import_utf8_repaired", j.utf8_repaired}, {"import_args_ignored", j.args_ignored},
+                 {"import_names_late", j.names_late},       {"import_flows_dropped", j.flows_dropped}};
   } else {
     PerfettoReader reader(norm);
     r.fatal = reader.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());

@@ -4,6 +4,7 @@
 // apart, µs text, the wire reader's bounds, a cut or damaged .pftrace
 // (offsets, and everything else kept), and JSON that does not parse.
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <cstdio>
 #include <cstring>
@@ -508,3 +509,73 @@ TEST(ChromeJsonReader, AnXOutlastingTheXItStartsInEndsWithItAndIsCounted) {
 }
 
 }  // namespace
+
+// Writers put a thread_name before its process_name as often as after: both
+// are shown when they come before the process's first event. A name read
+// after its track was announced (by an event, or a thread's name that an
+// event of another process let out) is counted.
+TEST(ChromeJsonReader, AThreadNameBeforeItsProcessNameLeavesBothShown) {
+  const std::string text =
+      "[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":5,\"tid\":6,\"args\":{\"name\":\"T6\"}},"
+      "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":5,\"args\":{\"name\":\"P5\"}},"
+      "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":7,\"tid\":8,\"args\":{\"name\":\"T8\"}},"
+      "{\"ph\":\"B\",\"name\":\"a\",\"pid\":5,\"tid\":6,\"ts\":1},"
+      "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":5,\"tid\":9,\"args\":{\"name\":\"T9\"}},"
+      "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":7,\"args\":{\"name\":\"P7\"}},"
+      "{\"ph\":\"E\",\"pid\":5,\"tid\":6,\"ts\":2}]";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  const std::string all = ::testing::PrintToString(rec.lines);
+  EXPECT_EQ(Count(rec.lines, "P 5 P5"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "T 5/6 T6"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "T 5/9 T9"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "T 7/8 T8"), 1u) << all;  // let out by the first event, its process unnamed
+  EXPECT_EQ(Count(rec.lines, "P 7 P7"), 0u) << all;
+  EXPECT_EQ(Count(rec.lines, "M import_names_late 1"), 1u) << all;
+}
+
+// An s/f after an "X" of its track that has ended comes after that end
+// (as an instant does): before, the arrow end was inside a slice that
+// was over.
+TEST(ChromeJsonReader, AFlowAfterAnXThatEndedComesAfterItsEnd) {
+  const std::string text =
+      "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},"
+      "{\"ph\":\"s\",\"name\":\"m\",\"id\":8,\"pid\":1,\"tid\":1,\"ts\":50},"
+      "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":2,\"ts\":55,\"dur\":5},"
+      "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"m\",\"id\":8,\"pid\":1,\"tid\":2,\"ts\":57}]";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  const std::string all = ::testing::PrintToString(rec.lines);
+  const auto at = [&](const std::string& prefix) {
+    return std::find_if(rec.lines.begin(), rec.lines.end(),
+                        [&](const std::string& l) { return l.starts_with(prefix); }) -
+           rec.lines.begin();
+  };
+  ASSERT_LT(at("E 1/1 a 15000"), std::ptrdiff_t(rec.lines.size())) << all;
+  EXPECT_LT(at("E 1/1 a 15000"), at("s 1/1 id8 50000")) << all;
+  EXPECT_LT(at("f 1/2 id8 57000"), at("E 1/2 b 60000")) << all;
+}
+
+// The model's flow ids are numbers from 1 up: an arrow end with id 0 or a
+// name is dropped and counted (import_flows_dropped), not said to be a
+// skipped event; a counter value that is not a number is an arg counted.
+TEST(ChromeJsonReader, FlowsWithoutANumberIdAndCountersThatAreNotNumbersAreCounted) {
+  const std::string text =
+      "[{\"ph\":\"B\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1},"
+      "{\"ph\":\"s\",\"name\":\"m\",\"id\":0,\"pid\":1,\"tid\":1,\"ts\":2},"
+      "{\"ph\":\"f\",\"name\":\"m\",\"id\":\"abc\",\"pid\":1,\"tid\":1,\"ts\":3},"
+      "{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1,\"bind_id\":0,\"flow_out\":true},"
+      "{\"ph\":\"C\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":6,\"args\":{\"a\":\"12\",\"b\":null,\"t\":true,\"n\":5}}"
+      ","
+      "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":9}]";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  const std::string all = ::testing::PrintToString(rec.lines);
+  EXPECT_EQ(Count(rec.lines, "M import_flows_dropped 3"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "M import_args_ignored 3"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "C 1/1 c.n 6000 5"), 1u) << all;
+  EXPECT_EQ(r.skipped, 0u);
+}
