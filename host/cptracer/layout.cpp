@@ -3,6 +3,7 @@
 #include "layout.h"
 
 #include <ini.h>
+#include <cerrno>
 
 #include <cstdlib>
 #include <cstring>
@@ -158,7 +159,7 @@ bool LoadLayout(const std::string& path, Layout* out, std::string* error) {
   LoadCtx ctx{out, {}};
   int rc = ini_parse(path.c_str(), Handler, &ctx);
   if (rc == -1) {
-    *error = path + ": cannot open";
+    *error = path + ": cannot open: " + std::strerror(errno);  // ini_parse keeps fopen's errno
     return false;
   }
   if (rc != 0) {

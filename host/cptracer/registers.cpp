@@ -3,6 +3,7 @@
 #include "registers.h"
 
 #include <ini.h>
+#include <cerrno>
 
 #include <algorithm>
 #include <cctype>
@@ -399,7 +400,7 @@ bool LoadTracerConfig(const std::string& path, TracerConfig* cfg, std::string* e
   LoadCtx ctx{cfg, {}};
   const int rc = ini_parse(path.c_str(), CfgHandler, &ctx);
   if (rc == -1) {
-    *error = path + ": cannot open";
+    *error = path + ": cannot open: " + std::strerror(errno);  // ini_parse keeps fopen's errno
     return false;
   }
   if (rc != 0) {

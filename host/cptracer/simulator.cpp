@@ -158,7 +158,7 @@ bool LoadWorkload(const std::string& path, Workload* w, std::string* error) {
   LoadCtx ctx{w, {}};
   const int rc = ini_parse(path.c_str(), Handler, &ctx);
   if (rc == -1) {
-    *error = path + ": cannot open";
+    *error = path + ": cannot open: " + std::strerror(errno);  // ini_parse keeps fopen's errno
     return false;
   }
   if (rc != 0) {

@@ -57,6 +57,8 @@ struct Decoded {
   int rc = kExitOk;
 };
 
+// false (after a message) when --layout names a file that cannot be read
+// or is not a layout: bad input, exit 1, as any unreadable file.
 bool GetLayout(const Opts& o, Layout* l) {
   if (o.layout.empty()) {
     *l = DefaultLayout();
@@ -71,7 +73,7 @@ bool GetLayout(const Opts& o, Layout* l) {
 // nullopt (after a message) with *rc the exit code when nothing decoded.
 std::optional<Decoded> Decode(const Opts& o, int* rc) {
   Layout l;
-  *rc = kExitUsage;
+  *rc = kExitBadInput;
   if (!GetLayout(o, &l)) return std::nullopt;
   Decoded d;
   std::vector<std::string> warnings;
@@ -207,7 +209,7 @@ int RunSimulate(const Opts& o) {
   }
   if (o.seed) w.seed = o.seed;
   Layout l;
-  if (!GetLayout(o, &l)) return kExitUsage;
+  if (!GetLayout(o, &l)) return kExitBadInput;
   SimResult r;
   if (!Simulate(w, l, &r, &err) || !WriteSimulation(o.out, w, r, &err)) {
     std::fprintf(stderr, "mabutrace: cptracer simulate: %s\n", err.c_str());

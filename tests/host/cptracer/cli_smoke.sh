@@ -62,6 +62,12 @@ if "$M" cptracer export "$T/cut" -o "$T/cut.json" --window-cycles 1000000 2>/dev
 grep -q '"cptracer.capture_problems":1' "$T/cut.json" || fail "cut capture: no cptracer.capture_problems"
 grep -q '"cptracer.capture_error":"incomplete frame at end of input' "$T/cut.json" || fail "cut capture: no capture_error"
 if "$M" stm packets "$T/nonexistent" >/dev/null 2>&1; then fail "missing capture accepted"; fi
+# An unreadable --layout is bad input (exit 1) named with the reason.
+"$M" cptracer simulate "$EX/workload_dma_contention.ini" -o "$T/sim2" >/dev/null || fail "simulate for --layout"
+rc=0
+"$M" cptracer decode "$T/sim2" --layout "$T/nonexistent.ini" >/dev/null 2>"$T/err" || rc=$?
+[ "$rc" -eq 1 ] || fail "unreadable --layout: exit $rc"
+grep -q "nonexistent.ini: cannot open: No such file or directory" "$T/err" || fail "--layout: $(cat "$T/err")"
 # Bytes that never synchronise (no ASYNC) decode to nothing: said, exit 1.
 head -c 4096 /dev/urandom > "$T/random.stp"
 for cmd in "stm packets" "stm decode" "cptracer decode"; do
