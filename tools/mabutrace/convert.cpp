@@ -135,7 +135,8 @@ ReadResult ReadImported(InputFile& fin, const std::string& head, host::ImportKin
   if (r.skipped)
     std::fprintf(stderr,
                  "mabutrace: %s: %llu events were not passed on: phases the trace model has no place for (such as "
-                 "\"P\" samples), or no \"ph\" or \"ts\" (import_skipped in the metadata)\n",
+                 "\"P\" samples), no \"ph\", or no \"ts\" that is a time (absent, negative, past 2^64 ns) "
+                 "(import_skipped in the metadata)\n",
                  in_name, static_cast<unsigned long long>(r.skipped));
   if (r.out_of_order)
     std::fprintf(stderr,

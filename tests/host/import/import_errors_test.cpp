@@ -579,3 +579,39 @@ TEST(ChromeJsonReader, FlowsWithoutANumberIdAndCountersThatAreNotNumbersAreCount
   EXPECT_EQ(Count(rec.lines, "C 1/1 c.n 6000 5"), 1u) << all;
   EXPECT_EQ(r.skipped, 0u);
 }
+
+// The array form may end without its "]", also after a last ',' (a trace
+// written as it goes; the Trace Event Format allows it): the file is
+// whole. A file cut inside an event is still an error.
+TEST(ChromeJsonReader, AnArrayWithoutItsClosingBracketIsWhole) {
+  const std::string events =
+      "[{\"ph\":\"B\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1},"
+      "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":2}";
+  for (const std::string& tail : {std::string(), std::string(","), std::string(",\n ")}) {
+    Recorder rec;
+    const auto r = Import(events + tail, rec);
+    EXPECT_TRUE(r.fatal.ok) << "tail '" << tail << "': " << r.fatal.message;
+    EXPECT_EQ(Count(rec.lines, "E 1/1 a 2000"), 1u) << ::testing::PrintToString(rec.lines);
+    EXPECT_EQ(Count(rec.lines, "M import_error"), 0u) << ::testing::PrintToString(rec.lines);
+  }
+  Recorder rec;
+  const auto r = Import(events + ",{\"ph\":\"i\"", rec);
+  EXPECT_FALSE(r.fatal.ok);
+  EXPECT_EQ(Count(rec.lines, "M import_error"), 1u) << ::testing::PrintToString(rec.lines);
+}
+
+// A pid or tid written as a whole number in float form (1.0, 1e3) is that
+// number: the same track as 1 and 1000, not an id of its own.
+TEST(ChromeJsonReader, WholeNumbersInFloatFormAreTheirNumbers) {
+  const std::string text =
+      "[{\"ph\":\"B\",\"name\":\"a\",\"pid\":1.0,\"tid\":2e0,\"ts\":1},"
+      "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":2},"
+      "{\"ph\":\"i\",\"name\":\"k\",\"pid\":1e3,\"tid\":2.5,\"ts\":3}]";
+  Recorder rec;
+  const auto r = Import(text, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  const std::string all = ::testing::PrintToString(rec.lines);
+  EXPECT_EQ(Count(rec.lines, "E 1/2 a 2000"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "P 1000 "), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "M import_ids_remapped 1"), 1u) << all;  // the tid 2.5
+}
