@@ -400,6 +400,7 @@ bool PerfettoReader::Metadata(const Sequence& seq, std::string_view event) {
 
 bool PerfettoReader::TrackEvent(Sequence& seq, std::string_view bytes, uint64_t ns, std::string* why) {
   uint64_t type = 0, name_iid = 0, track_uuid = seq.default_track, flow_out = 0, flow_in = 0;
+  bool track_given = seq.default_track != 0;
   int64_t counter_value = 0;
   bool counter_rounded = false;
   std::string_view name;
@@ -419,7 +420,7 @@ bool PerfettoReader::TrackEvent(Sequence& seq, std::string_view bytes, uint64_t 
       case pb::kTeType: type = e.u64(); break;
       case pb::kTeNameIid: name_iid = e.u64(); break;
       case pb::kTeName: name = e.bytes(), has_name = true; break;
-      case pb::kTeTrack: track_uuid = e.u64(); break;
+      case pb::kTeTrack: track_uuid = e.u64(), track_given = true; break;
       case pb::kTeCounterValue: counter_value = e.i64(); break;
       case pb::kTeDoubleCounterValue: counter_value = RoundCounter(e.u64(), &counter_rounded); break;
       case pb::kTeFlowIds:
@@ -449,11 +450,16 @@ bool PerfettoReader::TrackEvent(Sequence& seq, std::string_view bytes, uint64_t 
     }
   }
   auto track = tracks_.find(track_uuid);
-  if (track == tracks_.end()) return *why = "track uuid " + std::to_string(track_uuid) + " never described", false;
-  const TrackInfo& info = track->second;
-  if (type == pb::kInstant && info.kind == TrackInfo::kProcess && name == format::kMetadataEvent) {
+  // The metadata goes on the first process track; a trace with no events
+  // has none, and the writer then names no track at all (Perfetto's default
+  // track, which is never described). An event on a track named but never
+  // described stays an error.
+  const bool metadata_track = track != tracks_.end() ? track->second.kind == TrackInfo::kProcess : !track_given;
+  if (type == pb::kInstant && name == format::kMetadataEvent && metadata_track) {
     return Metadata(seq, bytes) || (*why = "malformed metadata annotation", false);
   }
+  if (track == tracks_.end()) return *why = "track uuid " + std::to_string(track_uuid) + " never described", false;
+  const TrackInfo& info = track->second;
   if (type == pb::kCounter) {
     if (info.kind != TrackInfo::kCounter) return *why = "a counter value on a track that is not a counter", false;
     // The sample's thread: the sequence's own track.

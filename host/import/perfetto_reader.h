@@ -29,7 +29,9 @@
 //                                    int64); what the model cannot hold is
 //                                    counted: fields_ignored(),
 //                                    flows_dropped(), counters_rounded()
-//   the INSTANT "mabutrace metadata"  every debug annotation → OnMetadata
+//   the INSTANT "mabutrace metadata"  every debug annotation → OnMetadata;
+//                                    on a process track, or on no track at
+//                                    all (a trace with no events)
 // Times: ns since the trace's time 0 = BOOTTIME − BOOTTIME at time 0, the
 // inverse of the writer's mapping, exact.
 //

@@ -144,11 +144,14 @@ bool FeedCapture(const fs::path& path, const CaptureOptions& options, StpDecoder
     if (!ReadFile(buf->file, &bytes, error)) return false;
   } else {
     fs::path bin = path, dcm = path;
-    if (path.extension() == ".dcm")
+    const bool dcm_named = path.extension() == ".dcm";
+    if (dcm_named)
       bin.replace_extension(".bin");
     else
       dcm.replace_extension(".dcm");
-    if (fs::exists(dcm, ec) && fs::exists(bin, ec)) {
+    // A .dcm is never trace bytes: named, it is a TI capture whose .bin
+    // must be there (read below, whose error names it).
+    if (dcm_named || (fs::exists(dcm, ec) && fs::exists(bin, ec))) {
       std::map<std::string, std::string> kv;
       if (!ReadDcm(dcm, &kv, error)) return false;
       auto get = [&](const char* k, const char* def) {

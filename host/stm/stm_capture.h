@@ -8,14 +8,16 @@
 //    format "coresight"/"dstream_coresight" goes through the CoreSight frame
 //    de-formatter (host/coresight), "source_data" is raw STP bytes.
 //  - a TI trace-buffer capture: FILE.bin (32-bit words, little-endian, oldest
-//    first) with FILE.dcm beside it (or the .dcm path), as written by the
+//    first) with FILE.dcm beside it (or the .dcm path: its .bin missing is
+//    an error naming the .bin, never raw STP), as written by the
 //    CToolsLib / dsptop tools (ti-cptracer-facts.md §3.2, V). With
 //    TWP_Protocol=1 the buffer holds TWP frames, byte-identical to CoreSight
 //    formatter frames (§3.3, V); bytes of ATB ID 0x40 (the MIPI STM, V) are
 //    kept, others (e.g. the TBR's 0x6F sequence markers) dropped. With
 //    TWP_Protocol=0 the words are raw STP bytes. STM_STP_Version must be 2
 //    and STM_data_flip 0 (STM 1.0 / STPv1 is not supported: an error).
-//  - any other file: raw STP bytes (source_data).
+//  - any other file: raw STP bytes (source_data), a .bin without its .dcm
+//    too.
 //
 // Block indices passed to StpDecoder follow OpenCSD's frame de-formatter
 // (one block per ID run in a frame, indexed at the frame start or at the

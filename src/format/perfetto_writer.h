@@ -14,7 +14,9 @@
 //     TrackDescriptor  process  (uuid, pid, name)       first packet clears it
 //     TrackDescriptor  thread   (uuid, parent, pid, tid, name)   per thread
 //     TrackDescriptor  counter  (uuid, parent, name, unit count) per (pid, name)
-//     TrackEvent INSTANT "mabutrace metadata" on the first process track:
+//     TrackEvent INSTANT "mabutrace metadata" on the first process track
+//                      (no track_uuid when the trace has no process: no
+//                      events, Perfetto's default track):
 //                      one debug annotation per metadata key     last
 //   sequence 2, 3, ... (one per thread track)
 //     clearing packet: ClockSnapshot (clock 64 incremental, 0 = the trace's

@@ -68,6 +68,15 @@ rc=0
 "$M" cptracer decode "$T/sim2" --layout "$T/nonexistent.ini" >/dev/null 2>"$T/err" || rc=$?
 [ "$rc" -eq 1 ] || fail "unreadable --layout: exit $rc"
 grep -q "nonexistent.ini: cannot open: No such file or directory" "$T/err" || fail "--layout: $(cat "$T/err")"
+# A TI .dcm whose .bin is missing: the .bin is named as every missing file
+# is (tools/mabutrace/cli_io.h), exit 1; the .dcm's text is not raw STP.
+mkdir "$T/nobin"; cp "$T/sim/stm.dcm" "$T/nobin/"
+for cmd in "stm packets" "stm decode" "cptracer decode"; do
+  # shellcheck disable=SC2086
+  if "$M" $cmd "$T/nobin/stm.dcm" >/dev/null 2>"$T/err"; then fail "$cmd of a .dcm without its .bin exited 0"; fi
+  grep -qxF "mabutrace: $T/nobin/stm.bin: cannot open: No such file or directory" "$T/err" \
+    || fail "$cmd of a .dcm without its .bin: $(cat "$T/err")"
+done
 # Bytes that never synchronise (no ASYNC) decode to nothing: said, exit 1.
 head -c 4096 /dev/urandom > "$T/random.stp"
 for cmd in "stm packets" "stm decode" "cptracer decode"; do

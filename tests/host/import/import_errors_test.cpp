@@ -228,6 +228,33 @@ TEST(PerfettoReader, AnotherProducersArrowsBindToSlicesAndWhatCannotBeHeldIsCoun
   EXPECT_EQ(Count(rec.lines, "M import_counters_rounded 1"), 1u) << all;
 }
 
+// The metadata instant of a trace with no events names no track (the
+// writer has no process track to put it on) and is read; an event that
+// names a track never described is still a damaged packet, metadata or
+// not, and so is a slice or instant on no track.
+TEST(PerfettoReader, MetadataOnNoTrackIsReadAndEventsOnUndescribedTracksAreNot) {
+  const std::string seq = VarintField(10, 1) + VarintField(8, 1000);
+  auto metadata = [&](const std::string& track, const std::string& key) {
+    return Packet(seq + LenField(11, VarintField(9, 3) + LenField(23, "mabutrace metadata") + track +
+                                         LenField(4, LenField(10, key) + VarintField(4, 7))));
+  };
+  const std::string bytes = Packet(VarintField(10, 1) + VarintField(13, 1) + LenField(6, "")) +  // clears sequence 1
+                            metadata("", "kept") +
+                            metadata(VarintField(11, 5), "on_track_5") +  // uuid 5: never described
+                            Packet(seq + LenField(11, VarintField(9, 3) + LenField(23, "lost")));  // no track
+  Recorder rec;
+  const auto r = Import(bytes, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  const std::string all = ::testing::PrintToString(rec.lines);
+  EXPECT_EQ(Count(rec.lines, "M kept 7"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "M on_track_5"), 0u) << all;
+  EXPECT_EQ(Count(rec.lines, "I "), 0u) << all;
+  EXPECT_EQ(r.damaged, 2u) << all;
+  ASSERT_EQ(r.errors.size(), 2u) << all;
+  EXPECT_NE(r.errors[0].message.find("track uuid 5 never described"), std::string::npos) << r.errors[0].message;
+  EXPECT_NE(r.errors[1].message.find("track uuid 0 never described"), std::string::npos) << r.errors[1].message;
+}
+
 TEST(PerfettoReader, NotATraceIsFatalAtOffsetZero) {
   Recorder rec;
   mabutrace::host::PerfettoReader reader(rec);

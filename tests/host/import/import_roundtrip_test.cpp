@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -98,7 +99,9 @@ void Program(uint32_t seed, EventSink& s) {
   s.Finish();
 }
 
-std::string Write(ImportKind kind, uint32_t seed) {
+using ProgramFn = std::function<void(EventSink&)>;
+
+std::string Write(ImportKind kind, const ProgramFn& program) {
   std::string bytes;
   auto sink = [&](const char* d, size_t n) {
     bytes.append(d, n);
@@ -107,13 +110,17 @@ std::string Write(ImportKind kind, uint32_t seed) {
   if (kind == ImportKind::kChromeJson) {
     mabutrace::exporter::JsonWriter w(sink);
     mabutrace::model::Normalizer n(w);
-    Program(seed, n);
+    program(n);
   } else {
     mabutrace::exporter::PerfettoWriter w(sink);
     mabutrace::model::Normalizer n(w);
-    Program(seed, n);
+    program(n);
   }
   return bytes;
+}
+
+std::string Write(ImportKind kind, uint32_t seed) {
+  return Write(kind, [seed](EventSink& s) { Program(seed, s); });
 }
 
 std::vector<std::string> Read(const std::string& bytes, mabutrace::host::ImportResult* r = nullptr) {
@@ -135,10 +142,10 @@ std::vector<std::string> Read(const std::string& bytes, mabutrace::host::ImportR
 // cannot carry: Chrome JSON has no clock snapshot, and an unnamed flow-in
 // inside a slice whose arrow comes later is written by neither writer
 // (its arrow end says it all).
-std::vector<std::string> Expected(ImportKind kind, uint32_t seed) {
+std::vector<std::string> Expected(ImportKind kind, const ProgramFn& program) {
   Recorder rec;
   mabutrace::model::Normalizer n(rec);
-  Program(seed, n);
+  program(n);
   std::vector<std::string> out;
   for (const std::string& l : rec.lines) {
     if (kind == ImportKind::kChromeJson && l.rfind("clock ", 0) == 0) continue;
@@ -148,6 +155,10 @@ std::vector<std::string> Expected(ImportKind kind, uint32_t seed) {
     out.push_back(l);
   }
   return out;
+}
+
+std::vector<std::string> Expected(ImportKind kind, uint32_t seed) {
+  return Expected(kind, [seed](EventSink& s) { Program(seed, s); });
 }
 
 void ExpectSameLines(const std::vector<std::string>& want, const std::vector<std::string>& got) {
@@ -168,6 +179,27 @@ TEST(ImportRoundTrip, PerfettoGivesBackWhatWasWritten) {
   for (uint32_t seed = 1; seed <= 25; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     ExpectSameLines(Expected(ImportKind::kPerfetto, seed), Read(Write(ImportKind::kPerfetto, seed)));
+  }
+}
+
+// A trace with no events (an empty "traceEvents", every event filtered
+// out) is its metadata alone: the Perfetto writer then has no process
+// track to put it on and writes it on no track (Perfetto's default track).
+// Every key comes back, with and without a clock snapshot.
+TEST(ImportRoundTrip, MetadataOfATraceWithNoEventsComesBack) {
+  for (bool clock : {false, true}) {
+    const ProgramFn empty = [clock](EventSink& s) {
+      if (clock) s.OnClock(5'000'000'000ull, 7'000'000'000ull);
+      s.OnMetadata("clock", "tsc");
+      s.OnMetadata("events_written", 0);
+      s.Finish();
+    };
+    for (ImportKind kind : {ImportKind::kChromeJson, ImportKind::kPerfetto}) {
+      SCOPED_TRACE(std::string(kind == ImportKind::kChromeJson ? "json" : "pftrace") + (clock ? ", clock" : ""));
+      const std::vector<std::string> want = Expected(kind, empty);
+      ASSERT_GE(want.size(), 3u);  // the two keys and the Normalizer's repair counts
+      ExpectSameLines(want, Read(Write(kind, empty)));
+    }
   }
 }
 
