@@ -166,7 +166,7 @@ class EteElementDecoder {
   bool prev_overflow_ = false;  // the last discard was an Overflow
   // A walk error lost the PE's address: wait for a 64-bit / with-context address.
   bool await_full_address_ = false;
-  uint8_t last_is_ = 0;  // sub-ISA of the last address packet
+  uint8_t last_is_ = 0;        // sub-ISA of the last address packet
   bool held_address_ = false;  // HoldAddress()
   struct HeldAddress {
     uint64_t value;

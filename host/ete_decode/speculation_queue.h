@@ -263,7 +263,8 @@ bool SpeculationQueue::CommitAtomsAtOnce(uint32_t bits, uint8_t count, uint64_t 
     if (!c.Element(front(), nullptr, nullptr)) return false;
   const uint32_t now = count - max_spec_;
   if (!c.Atoms(bits, now, index)) return false;
-  if (max_spec_) PushAtoms(now < 32 ? bits >> now : 0, static_cast<uint8_t>(max_spec_), index);  // the youngest stay speculative
+  if (max_spec_)
+    PushAtoms(now < 32 ? bits >> now : 0, static_cast<uint8_t>(max_spec_), index);  // the youngest stay speculative
   return true;
 }
 
