@@ -13,7 +13,8 @@ namespace mabutrace::host {
 ImportKind SniffImport(std::string_view head) {
   // A UTF-8 byte order mark (editors on Windows write one); the JSON
   // parser skips it too.
-  size_t i = head.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  const bool bom = head.starts_with("\xEF\xBB\xBF");
+  size_t i = bom ? 3 : 0;
   while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) ++i;
   if (i < head.size() && (head[i] == '{' || head[i] == '[')) {
     // What must follow: a key or '}' in an object, an event or ']' in an
@@ -25,6 +26,7 @@ ImportKind SniffImport(std::string_view head) {
     if (open == '{' ? (next == '"' || next == '}') : (next == '{' || next == ']')) return ImportKind::kChromeJson;
     return ImportKind::kNone;
   }
+  if (bom) return ImportKind::kChromeJson;  // text, not a binary format: the JSON parser says what is wrong
   const auto* p = reinterpret_cast<const uint8_t*>(head.data());
   if (head.size() < 3 || p[0] != (pb::kTracePacket << 3 | ProtoIn::kLen)) return ImportKind::kNone;
   uint64_t len = 0;

@@ -311,7 +311,9 @@ void AddTiming(CLI::App* c, Opts* o, const char* clock_help, bool ts) {
 void AddCapture(CLI::App* c, Opts* o, const char* help) {
   c->add_option("CAPTURE", o->capture, help);
   c->add_option("--layout", o->layout, "message layout override (INI, docs/cptracer.md)");
-  c->add_option("--trace-id", o->capture_options.trace_id, "STM trace ID in the frames")->transform(Number(0x7F));
+  c->add_option("--trace-id", o->capture_options.trace_id, "STM trace ID in the frames")
+      ->transform(Number(0x7F))
+      ->check(CLI::Range(1, 0x6F).description("CoreSight trace IDs are 0x01-0x6F"));
 }
 
 Registration reg{

@@ -42,7 +42,8 @@ void AddCommon(CLI::App* c, StmOptions* o) {
   c->add_option("CAPTURE", o->capture, "snapshot directory, TI .bin (with .dcm) or raw STP file")->required();
   c->add_option("--format", o->format, "jsonl (default) | text")->check(CLI::IsMember({"jsonl", "text"}));
   c->add_option("--trace-id", o->capture_options.trace_id, "STM trace ID in the frames (default: STMTCSR / 0x40)")
-      ->transform(Number(0x7F));
+      ->transform(Number(0x7F))
+      ->check(CLI::Range(1, 0x6F).description("CoreSight trace IDs are 0x01-0x6F"));
   c->add_flag("--halt-on-frame-error", o->capture_options.halt_on_frame_error,
               "stop at the first frame error, as OpenCSD does");
 }

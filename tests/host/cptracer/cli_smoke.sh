@@ -79,6 +79,14 @@ for cmd in "stm packets" "stm decode" "cptracer decode"; do
 done
 # Bytes that never synchronise (no ASYNC) decode to nothing: said, exit 1.
 head -c 4096 /dev/urandom > "$T/random.stp"
+# Trace ID 0 is no CoreSight source ID: a usage error naming the range.
+for cmd in "stm decode" "cptracer decode"; do
+  rc=0
+  # shellcheck disable=SC2086
+  "$M" $cmd "$T/random.stp" --trace-id 0 >/dev/null 2>"$T/err" || rc=$?
+  [ "$rc" -eq 2 ] || fail "$cmd --trace-id 0: exit $rc"
+  grep -q "not in range 1 to 111" "$T/err" || fail "$cmd --trace-id 0: $(cat "$T/err")"
+done
 for cmd in "stm packets" "stm decode" "cptracer decode"; do
   # shellcheck disable=SC2086
   if "$M" $cmd "$T/random.stp" >/dev/null 2>"$T/err"; then fail "$cmd of random bytes exited 0"; fi

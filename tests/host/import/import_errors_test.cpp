@@ -436,7 +436,11 @@ TEST(ChromeJsonReader, LoneSurrogateEscapesReadAsReplacementCharacters) {
 TEST(ChromeJsonReader, AByteOrderMarkIsSkipped) {
   EXPECT_EQ(SniffImport("\xEF\xBB\xBF[{\"ph\""), ImportKind::kChromeJson);
   EXPECT_EQ(SniffImport("\xEF\xBB\xBF{\"traceEvents\""), ImportKind::kChromeJson);
-  EXPECT_EQ(SniffImport("\xEF\xBB\xBF\x01\x02zzzz"), ImportKind::kNone);
+  // A byte order mark says text: whatever follows is the JSON parser's to
+  // judge (a BOM alone was "not a mabutrace stream (bad magic)").
+  EXPECT_EQ(SniffImport("\xEF\xBB\xBF\x01\x02zzzz"), ImportKind::kChromeJson);
+  EXPECT_EQ(SniffImport("\xEF\xBB\xBF"), ImportKind::kChromeJson);
+  EXPECT_EQ(SniffImport("\xEF\xBB\xBF  \n"), ImportKind::kChromeJson);
   Recorder rec;
   const auto r = Import("\xEF\xBB\xBF[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1}]", rec);
   ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
