@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "format/trace_vocabulary.h"
+#include "json_event_order.h"
 #include "writer_inverse.h"
 
 namespace mabutrace::host {
@@ -191,14 +192,9 @@ struct PendingPoint {
   uint32_t cpu = 0, color = 0;
 };
 
-struct TrackState {
-  std::vector<uint64_t> x_ends;  // end times of open "X" slices, innermost last
-  uint64_t last_ns = 0;          // the latest "ts" of the track's events so far
-};
-
 class Handler : public nlohmann::json_sax<nlohmann::json> {
  public:
-  Handler(format::EventSink& out, ChromeJsonResult& r) : out_(out), r_(r) {}
+  Handler(format::EventSink& out, ChromeJsonResult& r) : out_(out), order_(out), r_(r) {}
 
   // ---- SAX --------------------------------------------------------------
   bool null() override { return Scalar(Value{}); }
@@ -246,7 +242,10 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
   void Finish() {
     FlushNames();
     FlushPoint();
-    for (auto& [t, s] : tracks_) CloseX(t, s, UINT64_MAX);
+    order_.Finish();
+    r_.out_of_order = order_.out_of_order();
+    r_.reordered = order_.reordered();
+    r_.x_clipped = order_.x_clipped();
   }
 
  private:
@@ -344,7 +343,8 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
   // not one (negative, past 2^32 - 1: 64-bit thread ids, hashes; a name
   // such as "GPU"; a fraction) would wrap onto another track or all share
   // 0: it gets an id of its own from the top of the range down, counted
-  // once per distinct value (ids_remapped).
+  // once per distinct value (ids_remapped), and the value as its track's
+  // name unless the file names the track first (Passed).
   uint32_t TrackId(std::string_view k) {
     const Value* v = Find(ev_.fields, k);
     if (!v) return 0;
@@ -356,7 +356,10 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
                              : v->kind == Value::kString ? '"' + v->text + '"'
                                                          : v->text;
     const auto [it, fresh] = remapped_.emplace(std::string(k) + ':' + text, uint32_t(UINT32_MAX - remapped_.size()));
-    r_.ids_remapped += fresh;
+    if (fresh) {
+      ++r_.ids_remapped;
+      (k == "pid" ? pid_labels_ : tid_labels_)[it->second] = v->kind == Value::kString ? v->text : text;
+    }
     return it->second;
   }
   // A counter's value as the model's int64: a fraction is rounded and a
@@ -396,17 +399,16 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
 
   // Flow v2 of the Trace Event Format (Perfetto's JSON importer reads it):
   // "bind_id" with "flow_in" / "flow_out" on a slice are its arrows' ends,
-  // bound to the slice just begun.
-  void FlowsV2(const format::Track& t, uint64_t ns) {
+  // bound to the slice it begins.
+  BoundFlows FlowsV2() {
     const bool in = True("flow_in"), out = True("flow_out");
-    if (!in && !out) return;
+    if (!in && !out) return {};
     const auto id = Unsigned(Find(ev_.fields, "bind_id"));
     if (!id || !*id) {  // the model's flow ids are numbers from 1 up
       r_.flows_dropped += in + out;
-      return;
+      return {};
     }
-    if (in) out_.OnFlow(t, false, *id, ns);
-    if (out) out_.OnFlow(t, true, *id, ns);
+    return {in ? *id : 0, out ? *id : 0};
   }
 
   // Args of a slice or instant the model has no room for (all but "cpu",
@@ -425,7 +427,7 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     PendingPoint& p = point_;
     if (!p.active) return;
     p.active = false;
-    out_.OnFlowPoint(p.track, p.name == format::kFlowOutName, 0, FlowPointName(p.name), p.ns, p.cpu, p.color,
+    order_.FlowPoint(p.track, p.name == format::kFlowOutName, 0, FlowPointName(p.name), p.ns, p.cpu, p.color,
                      !p.carrier);
   }
 
@@ -438,67 +440,49 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     if (later && later->kind == Value::kBool && later->b) FlushPoint();
   }
 
-  // Ends of "X" slices that end at or before `ns`, innermost first.
-  void CloseX(const format::Track& t, TrackState& s, uint64_t ns) {
-    while (!s.x_ends.empty() && s.x_ends.back() <= ns) {
-      out_.OnEnd(t, {}, s.x_ends.back(), {});
-      s.x_ends.pop_back();
-    }
-  }
+  static uint64_t Key(const format::Track& t) { return uint64_t(t.pid) << 32 | t.tid; }
 
   // The track of an event passed on; its process is announced from here
-  // (and the names held for it go out first).
-  TrackState& Passed(const format::Track& t) {
+  // (and the names held for it go out first). A remapped id that no name
+  // event named first is named by its value ("GPU"), or the model would
+  // show only the id it was given.
+  void Passed(const format::Track& t) {
     FlushNames();
-    announced_.insert(t.pid);
-    return tracks_[t];
-  }
-
-  // The model keeps each track in time order and draws an event written
-  // before an earlier one's at that earlier time (model::Normalizer):
-  // counted, as the reader passes events on in file order. "X" slices
-  // that end before the event end first.
-  void InOrder(const format::Track& t, TrackState& s, uint64_t ns) {
-    if (ns < s.last_ns) ++r_.out_of_order;
-    if (ns > s.last_ns) s.last_ns = ns;
-    CloseX(t, s, ns);
+    if (announced_.insert(t.pid).second) {
+      if (const auto l = pid_labels_.find(t.pid); l != pid_labels_.end()) order_.Process(t.pid, l->second);
+    }
+    if (const auto l = tid_labels_.find(t.tid); l != tid_labels_.end() && named_threads_.insert(Key(t)).second) {
+      order_.Thread(t, l->second);
+    }
   }
 
   // The model names a process or thread when it is announced: a thread's
   // announcement announces its process too. So thread names are held
   // until their process's name or the first event (writers put a
-  // thread_name before the process_name as often as after), and a name
-  // that comes after its track was announced is not shown: counted
-  // (names_late).
+  // thread_name before the process_name as often as after). A name that
+  // comes after its track was announced is not shown: the Normalizer
+  // counts it (names_late).
   void ProcessName(uint32_t pid, std::string_view value) {
-    if (!announced_.insert(pid).second) {
-      r_.names_late += !value.empty();
-      return;
-    }
-    out_.OnProcess(pid, value);
+    order_.Process(pid, value);
+    if (!announced_.insert(pid).second) return;
     for (auto it = held_names_.begin(); it != held_names_.end();) {
       if (it->first.pid != pid) {
         ++it;
         continue;
       }
-      out_.OnThread(it->first, ThreadName(it->second, it->first.tid));
+      order_.Thread(it->first, ThreadName(it->second, it->first.tid));
       it = held_names_.erase(it);
     }
   }
   void ThreadNameEvent(const format::Track& t, std::string_view value) {
-    const bool late = tracks_.count(t) || named_threads_.count(t);
-    if (late) {
-      r_.names_late += !value.empty();
-      return;
-    }
-    named_threads_.insert(t);
-    if (announced_.count(t.pid)) return out_.OnThread(t, ThreadName(value, t.tid));
+    named_threads_.insert(Key(t));
+    if (announced_.count(t.pid)) return order_.Thread(t, ThreadName(value, t.tid));
     held_names_.emplace_back(t, std::string(value));
   }
   void FlushNames() {
     for (const auto& [t, value] : held_names_) {
       announced_.insert(t.pid);
-      out_.OnThread(t, ThreadName(value, t.tid));
+      order_.Thread(t, ThreadName(value, t.tid));
     }
     held_names_.clear();
   }
@@ -527,21 +511,17 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
         ++r_.flows_dropped;
         return;
       }
-      TrackState& s = Passed(t);
+      Passed(t);
       if (point_.active && point_.track == t && point_.ns == ns) {
         point_.active = false;
-        out_.OnFlowPoint(t, p == 's', *id, FlowPointName(point_.name), ns, point_.cpu, point_.color, !point_.carrier);
+        order_.FlowPoint(t, p == 's', *id, FlowPointName(point_.name), ns, point_.cpu, point_.color, !point_.carrier);
         return;
       }
       FlushPoint();
-      // An "X" that ended before it ends first, as before any event. (Not
-      // counted out of order: the writer puts an arrow's s/f after the
-      // slice events it binds to, which may be later.)
-      CloseX(t, s, ns);
       if (Find(ev_.args, "cpu")) {  // an unnamed point inside a slice
-        out_.OnFlowPoint(t, p == 's', *id, {}, ns, Cpu(), Color(), true);
+        order_.FlowPoint(t, p == 's', *id, {}, ns, Cpu(), Color(), true);
       } else {
-        out_.OnFlow(t, p == 's', *id, ns);
+        order_.Flow(t, p == 's', *id, ns);
       }
       return;
     }
@@ -549,66 +529,47 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
     if (!std::strchr("BEXiIC", p)) return Skip();
     std::optional<uint64_t> dur;
     if (p == 'X' && !(dur = Micros("dur"))) return Skip();
-    TrackState& s = Passed(t);
-    InOrder(t, s, ns);
+    Passed(t);
     const bool flow_cat = cat == format::kFlowCategory;
     if (p != 'C') CountIgnoredArgs(p);
     switch (p) {
       case 'B':
         if (flow_cat) return HoldPoint(t, true, name, ns);
-        out_.OnBegin(t, name, ns, Cpu(), Color());
-        return FlowsV2(t, ns);
+        return order_.Begin(t, name, ns, Cpu(), Color(), FlowsV2());
       case 'E':
         if (carrier_open_ && carrier_track_ == t) {
           carrier_open_ = false;  // the carrier's end: its point was passed on
           return;
         }
-        return out_.OnEnd(t, name, ns, Flag());
-      case 'X': {
-        out_.OnBegin(t, name, ns, Cpu(), Color());
-        FlowsV2(t, ns);
-        // A slice on a track nests: one that would outlast the "X" around
-        // it ends with it (else that one would be stretched to its end).
-        uint64_t end = ns + *dur;
-        if (!s.x_ends.empty() && end > s.x_ends.back()) {
-          end = s.x_ends.back();
-          ++r_.x_clipped;
-        }
-        s.x_ends.push_back(end);
-        return;
-      }
+        return order_.End(t, name, ns, Flag());
+      case 'X': return order_.Complete(t, name, ns, *dur, Cpu(), Color(), FlowsV2());
       case 'i':
       case 'I':
         if (flow_cat) return HoldPoint(t, false, name, ns);
-        return out_.OnInstant(t, name, ns, Cpu(), Color());
+        return order_.Instant(t, name, ns, Cpu(), Color());
       case 'C':
         for (const auto& [k, v] : ev_.args) {
           if (v.kind != Value::kInt && v.kind != Value::kUint && v.kind != Value::kFloat) {
             ++r_.args_ignored;  // a counter value that is not a number ("12", null, true)
             continue;
           }
-          out_.OnCounter(t, k == "value" ? std::string(name) : std::string(name) + "." + k, ns, CounterValue(v));
+          order_.Counter(t, k == "value" ? std::string(name) : std::string(name) + "." + k, ns, CounterValue(v));
         }
         return;
       default: return Skip();
     }
   }
 
-  struct TrackLess {
-    bool operator()(const format::Track& a, const format::Track& b) const {
-      return a.pid != b.pid ? a.pid < b.pid : a.tid < b.tid;
-    }
-  };
-
-  format::EventSink& out_;
+  format::EventSink& out_;  // metadata; events through order_
+  JsonEventOrder order_;
   ChromeJsonResult& r_;
   std::vector<Frame> path_;
   std::string key_;
   RawEvent ev_;
-  std::map<format::Track, TrackState, TrackLess> tracks_;
-  std::map<std::string, uint32_t, std::less<>> remapped_;          // "pid:N" / "tid:N" -> its id
-  std::set<uint32_t> announced_;                                   // pids given to the model (named or not)
-  std::set<format::Track, TrackLess> named_threads_;               // tracks a thread_name was read for
+  std::map<std::string, uint32_t, std::less<>> remapped_;    // "pid:N" / "tid:N" -> its id
+  std::set<uint32_t> announced_;                             // pids given to the model (named or not)
+  std::map<uint32_t, std::string> pid_labels_, tid_labels_;  // remapped id -> the value it stands for
+  std::set<uint64_t> named_threads_;                         // pid << 32 | tid of tracks a thread_name or a label named
   std::vector<std::pair<format::Track, std::string>> held_names_;  // thread names waiting for their process's
   PendingPoint point_;
   bool carrier_open_ = false;  // a carrier's B was read, its E not yet

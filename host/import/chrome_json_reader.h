@@ -3,11 +3,11 @@
 // events, streaming: the toolkit's own .json (format/chrome_json_writer.h)
 // exactly, and the common subset other producers write.
 //
-// The file is parsed with nlohmann::json's SAX interface: one event object
-// is held at a time, plus per track the slices of "X" events still open,
-// so memory grows with tracks and nesting, not with the file. Events go to
-// `out` in file order; put a model::Normalizer after it, as after every
-// decoder. Both forms are read: {"traceEvents":[...], "metadata":{...}}
+// The file is parsed with nlohmann::json's SAX interface, one event object
+// at a time. Events go to `out` in time order per track (json_event_order.h:
+// the first 2^20 are held; a file whose events go back in time among them
+// is held whole and sorted, else events stream in file order); put a
+// model::Normalizer after it, as after every decoder. Both forms are read: {"traceEvents":[...], "metadata":{...}}
 // and a bare [...] of events.
 //
 // What each event becomes (ph, Trace Event Format; "ts" and "dur" are µs,
@@ -48,11 +48,12 @@
 //                                    "format_version" are not passed on)
 // Other phases are counted (skipped_events()), not passed on.
 //
-// Order: events go on in file order, so each track's events must be in time
-// order (the toolkit's files are; the Trace Event Format does not require
-// it). An event whose "ts" is before that of an earlier event of its track
-// (s/f and "M" aside) is counted in out_of_order; the model then draws it at
-// that earlier time, so its slices may nest other than the file meant.
+// Order: the Trace Event Format does not require time order (a profiler
+// that writes each "X" when its function returns puts callers after their
+// callees). An event whose "ts" is before that of an earlier event of its
+// track (s/f and "M" aside) among the first 2^20 makes the read sort the
+// whole file (counted in reordered); after them it is counted in
+// out_of_order, and the model draws it at that earlier time.
 //
 // Text: bytes that start no valid UTF-8 sequence (Latin-1 names, a cut
 // character) are read as '?', and an escaped surrogate without its other
@@ -81,13 +82,13 @@ struct ChromeJsonResult {
   Status status;                  // ok, or the syntax error that ended the read
   uint64_t events = 0;            // event objects read
   uint64_t skipped_events = 0;    // of them, not passed on
-  uint64_t out_of_order = 0;      // of them, earlier than one before them on their track
+  uint64_t out_of_order = 0;      // of them, earlier than one before them on their track: drawn then
+  uint64_t reordered = 0;         // of them, earlier than one before them on their track: sorted
   uint64_t x_clipped = 0;         // "X" events cut to end with the "X" they start in
   uint64_t ids_remapped = 0;      // distinct pid/tid values not 32-bit numbers, given ids of their own
   uint64_t counters_rounded = 0;  // counter values with a fraction, or past int64, rounded
   uint64_t utf8_repaired = 0;     // bytes that were not UTF-8 (read as '?'), lone surrogate escapes
   uint64_t args_ignored = 0;      // args of slices and instants the model has no room for
-  uint64_t names_late = 0;        // process_name / thread_name after their track was announced: not shown
   uint64_t flows_dropped = 0;     // flow ends whose id is 0 or not a number (s/f "id", v2 "bind_id")
 };
 

@@ -58,9 +58,13 @@ ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, 
     if (j.skipped_events) norm.OnMetadata("import_skipped", int64_t(j.skipped_events));
     if (j.out_of_order) norm.OnMetadata("import_out_of_order", int64_t(j.out_of_order));
     if (j.x_clipped) norm.OnMetadata("import_x_clipped", int64_t(j.x_clipped));
-    r.adapted = {{"import_ids_remapped", j.ids_remapped},   {"import_counters_rounded", j.counters_rounded},
-                 {"import_utf8_repaired", j.utf8_repaired}, {"import_args_ignored", j.args_ignored},
-                 {"import_names_late", j.names_late},       {"import_flows_dropped", j.flows_dropped}};
+    r.adapted = {{"import_reordered", j.reordered},
+                 {"import_ids_remapped", j.ids_remapped},
+                 {"import_counters_rounded", j.counters_rounded},
+                 {"import_utf8_repaired", j.utf8_repaired},
+                 {"import_args_ignored", j.args_ignored},
+                 {"import_names_late", norm.names_late()},
+                 {"import_flows_dropped", j.flows_dropped}};
   } else {
     PerfettoReader reader(norm);
     r.fatal = reader.Feed(reinterpret_cast<const uint8_t*>(head.data()), head.size());
@@ -75,7 +79,8 @@ ImportResult ImportTrace(ImportKind kind, std::FILE* in, std::string_view head, 
     if (reader.foreign_packets()) norm.OnMetadata("import_foreign_packets", int64_t(reader.foreign_packets()));
     r.adapted = {{"import_fields_ignored", reader.fields_ignored()},
                  {"import_flows_dropped", reader.flows_dropped()},
-                 {"import_counters_rounded", reader.counters_rounded()}};
+                 {"import_counters_rounded", reader.counters_rounded()},
+                 {"import_async_tracks", reader.async_tracks()}};
   }
   std::erase_if(r.adapted, [](const auto& a) { return a.second == 0; });
   for (const auto& [key, n] : r.adapted) norm.OnMetadata(key, int64_t(n));

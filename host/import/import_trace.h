@@ -30,14 +30,15 @@ struct ImportResult {
   Status fatal;                // ok, or what ended the read (its byte offset)
   std::vector<Status> errors;  // damaged parts skipped (the first 100), offsets in the file
   uint64_t damaged = 0;        // all of them, and events kept without their name
-  uint64_t out_of_order = 0;   // .json events earlier than one before them on their track
+  uint64_t out_of_order = 0;   // .json events earlier than one before them on their track, drawn then
   uint64_t x_clipped = 0;      // .json "X" events cut to end with the "X" they start in
   uint64_t skipped = 0;        // .json events not passed on: phases the model has no place for, or no sense
   // What of another producer's file the model cannot hold as it was, each
-  // a metadata key with its non-zero count (import_ids_remapped,
+  // a metadata key with its non-zero count (import_reordered, import_ids_remapped,
   // import_counters_rounded, import_utf8_repaired, import_args_ignored,
   // import_names_late;
-  // import_fields_ignored, import_flows_dropped), in the metadata's order.
+  // import_fields_ignored, import_flows_dropped, import_counters_rounded,
+  // import_async_tracks), in the metadata's order.
   std::vector<std::pair<const char*, uint64_t>> adapted;
   bool sink_ok = true;  // out.Finish()'s answer
 };
@@ -49,8 +50,9 @@ struct ImportResult {
 // (events kept named "<unknown name>": their interned name was lost) and
 // import_foreign_packets (Perfetto packets of kinds the toolkit does not
 // write, e.g. ftrace) and import_out_of_order (.json events before an
-// earlier event of their track in the file: drawn at that earlier time;
-// chrome_json_reader.h) and import_x_clipped (.json "X" events that would
+// earlier event of their track in the file past the first 2^20 events:
+// drawn at that earlier time; chrome_json_reader.h), import_reordered (such
+// events among the first 2^20: the file was sorted) and import_x_clipped (.json "X" events that would
 // outlast the "X" they start in: ended with it), import_ids_remapped
 // (.json pid/tid numbers past 32 bits, each given an id of its own) and
 // import_counters_rounded (.json counter values with a fraction or past

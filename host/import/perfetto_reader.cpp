@@ -315,6 +315,14 @@ bool PerfettoReader::TrackDescriptor(std::string_view bytes) {
     auto p = tracks_.find(parent);
     const uint32_t cpid = p != tracks_.end() ? p->second.track.pid : 0;
     info = {TrackInfo::kCounter, {cpid, cpid}, std::string(name)};
+  } else {
+    // An async track (Perfetto SDK's, Chrome's): slices on it nest, as on
+    // a thread's, but no thread owns it. On thread 0 of process 0 they
+    // would be merged with every other such track's.
+    const auto [tid, fresh] = async_tids_.try_emplace(uuid, uint32_t(UINT32_MAX - async_tids_.size()));
+    const auto p = tracks_.find(parent);
+    info = {TrackInfo::kThread, {p != tracks_.end() ? p->second.track.pid : 0, tid->second}, {}};
+    if (fresh) out_.OnThread(info.track, name);
   }
   return true;
 }

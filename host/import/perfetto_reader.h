@@ -16,7 +16,13 @@
 //                                    1: the trace's time 0 (EventSink::OnClock);
 //                                    clock 64 of a thread sequence: where its
 //                                    delta timestamps start
-//   TracePacket.track_descriptor     process, thread and counter tracks
+//   TracePacket.track_descriptor     process, thread and counter tracks;
+//                                    another producer's async track (a
+//                                    name and a parent only) becomes a
+//                                    thread track of its own in its parent's
+//                                    process (0 without one), its tid from
+//                                    2^32 - 1 down, named as the track:
+//                                    counted, async_tracks()
 //   TracePacket.trace_packet_defaults, interned_data, sequence_flags
 //   TrackEvent SLICE_BEGIN / SLICE_END / INSTANT / COUNTER, names (inline
 //                                    or interned), the cpu / color / flag
@@ -94,6 +100,7 @@ class PerfettoReader {
   uint64_t fields_ignored() const { return fields_ignored_; }
   uint64_t flows_dropped() const { return flows_dropped_; }
   uint64_t counters_rounded() const { return counters_rounded_; }
+  uint64_t async_tracks() const { return async_tids_.size(); }
 
  private:
   struct Sequence {
@@ -138,6 +145,7 @@ class PerfettoReader {
 
   std::unordered_map<uint32_t, Sequence> sequences_;
   std::unordered_map<uint64_t, TrackInfo> tracks_;
+  std::unordered_map<uint64_t, uint32_t> async_tids_;  // async track uuid -> the tid given to it
   std::unordered_map<uint32_t, bool> processes_named_;
   uint64_t boot_zero_ = 0;  // BOOTTIME at the trace's time 0
   bool clock_known_ = false;

@@ -6,6 +6,14 @@
 
 namespace mabutrace::model {
 
+namespace {
+// A name as every writer keeps it (format::kMaxNameBytes, cut at a
+// character), so that what reads the model (stats, merge) sees the names a
+// written file would hold, whatever the input: a .json read back holds
+// them whole.
+std::string_view Kept(std::string_view name) { return name.substr(0, format::KeptNameBytes(name.data(), name.size())); }
+}  // namespace
+
 Normalizer::ThreadState& Normalizer::State(Track t) {
   auto [it, fresh] = threads_.try_emplace({t.pid, t.tid});
   if (fresh) {
@@ -24,20 +32,25 @@ uint64_t Normalizer::Clamp(ThreadState& s, uint64_t ns) {
 }
 
 void Normalizer::OnProcess(uint32_t pid, std::string_view name) {
-  if (processes_.insert(pid).second) out_.OnProcess(pid, name);
+  if (processes_.insert(pid).second) return out_.OnProcess(pid, Kept(name));
+  names_late_ += !name.empty();
 }
 
 void Normalizer::OnThread(Track t, std::string_view name) {
   OnProcess(t.pid, "");
   auto [it, fresh] = threads_.try_emplace({t.pid, t.tid});
-  if (!fresh) return;  // already announced (possibly under a default name)
+  if (!fresh) {  // already announced (possibly under a default name)
+    names_late_ += !name.empty();
+    return;
+  }
   it->second.track = t;
-  out_.OnThread(t, name);
+  out_.OnThread(t, Kept(name));
 }
 
 void Normalizer::OnBegin(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
   ThreadState& s = State(t);
   ns = Clamp(s, ns);
+  name = Kept(name);
   s.stack.emplace_back(name);
   s.begins.push_back(ns);
   out_.OnBegin(t, name, ns, cpu, color);
@@ -62,12 +75,12 @@ void Normalizer::OnEnd(Track t, std::string_view, uint64_t ns, std::string_view 
 
 void Normalizer::OnInstant(Track t, std::string_view name, uint64_t ns, uint32_t cpu, uint32_t color) {
   ThreadState& s = State(t);
-  out_.OnInstant(t, name, Clamp(s, ns), cpu, color);
+  out_.OnInstant(t, Kept(name), Clamp(s, ns), cpu, color);
 }
 
 void Normalizer::OnCounter(Track t, std::string_view name, uint64_t ns, int64_t value) {
   ThreadState& s = State(t);
-  out_.OnCounter(t, name, Clamp(s, ns), value);
+  out_.OnCounter(t, Kept(name), Clamp(s, ns), value);
 }
 
 bool Normalizer::ArrowEnd(bool start, uint64_t id) {
@@ -99,7 +112,7 @@ void Normalizer::OnFlowPoint(Track t, bool start, uint64_t id, std::string_view 
   ThreadState& s = State(t);
   ns = Clamp(s, ns);
   if (id && !ArrowEnd(start, id)) id = 0;  // the point stays, without its arrow
-  Clamp(s, format::FlowPoint(out_, t, start, id, name, ns, cpu, color, !s.stack.empty()));
+  Clamp(s, format::FlowPoint(out_, t, start, id, Kept(name), ns, cpu, color, !s.stack.empty()));
 }
 
 void Normalizer::OnMetadata(std::string_view key, int64_t value) {

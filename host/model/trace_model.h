@@ -32,6 +32,8 @@ using EventSink = format::EventSink;
 // Enforces format/trace_rules.h on any input, then forwards to `out`:
 // - an end with no open begin on its track is dropped (orphan_scope_ends);
 // - an end takes the name of its begin and lands >= begin + 1 ns;
+// - names are cut as every writer cuts them (format::kMaxNameBytes, at a
+//   character), so the model holds what any written file would;
 // - a track's times never go backwards (clamped up; an input time before
 //   an earlier input time of its track is counted: clock_went_backwards,
 //   the same rule as the device's walker);
@@ -81,6 +83,10 @@ class Normalizer final : public EventSink {
   uint64_t open_closed() const { return open_closed_; }
   uint64_t flow_ends_dropped() const { return flow_ends_dropped_; }
   uint64_t clock_went_backwards() const { return clock_went_backwards_; }
+  // Non-empty process or thread names that came after their track was
+  // announced (by its first event or an earlier name): the first name
+  // stands, these are not shown.
+  uint64_t names_late() const { return names_late_; }
 
  private:
   struct ThreadState {
@@ -108,7 +114,7 @@ class Normalizer final : public EventSink {
   };
   std::vector<Meta> meta_;
   uint64_t max_ns_ = 0;
-  uint64_t orphan_ends_ = 0, open_closed_ = 0, flow_ends_dropped_ = 0, clock_went_backwards_ = 0;
+  uint64_t orphan_ends_ = 0, open_closed_ = 0, flow_ends_dropped_ = 0, clock_went_backwards_ = 0, names_late_ = 0;
 };
 
 }  // namespace mabutrace::model

@@ -164,12 +164,15 @@ TEST(CliFiles, ErrorsNameTheFile) {
   EXPECT_FALSE(ReadFile(t / "missing.bin", &text));
   EXPECT_FALSE(InputFile::Open(t.dir.string()));
   EXPECT_FALSE(OutputFile::Create(t / "no/such/dir/out.bin"));
+  EXPECT_FALSE(OutputFile::CreateStaged(t / "no/such/dir/staged.bin"));  // the user's OUT, not OUT.tmp
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("mabutrace: " + (t / "missing.bin") + ": cannot open: No such file or directory\n"),
             std::string::npos)
       << err;
   EXPECT_NE(err.find("mabutrace: " + t.dir.string() + ": cannot open: Is a directory\n"), std::string::npos) << err;
   EXPECT_NE(err.find("out.bin: cannot create: No such file or directory\n"), std::string::npos) << err;
+  EXPECT_NE(err.find("/staged.bin: cannot create: No such file or directory\n"), std::string::npos) << err;
+  EXPECT_EQ(err.find(".tmp"), std::string::npos) << err;
 }
 
 TEST(CliFiles, FullDiskIsAWriteError) {

@@ -213,6 +213,8 @@ TEST(CliConvert, FailedWriteLeavesNoPartialOutput) {
                                                     "' convert '" + in.string() + "' -o '" + out.string() + "'"});
   EXPECT_EQ(r.rc, 1) << r.err;
   EXPECT_NE(r.err.find("not written"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("o.json: write error"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(".tmp"), std::string::npos) << r.err;  // the user named o.json
   EXPECT_EQ(ReadFile(out), "before");
   EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
   // Without the limit the same convert replaces it.
@@ -288,6 +290,20 @@ TEST(CliUsage, ErrorsAreExit2AndHelpIs0) {
     EXPECT_NE(h.out.find("--output"), std::string::npos) << h.out;
   }
   EXPECT_EQ(Cli({"--help"}).rc, 0);
+}
+
+// Where a command belongs, a word that is none is named and the commands
+// there are listed (CLI11 alone says "A subcommand is required").
+TEST(CliUsage, AnUnknownCommandIsNamedWithTheCommandsThere) {
+  const Result r = Cli({"stm", "frob"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("unknown command 'stm frob' (one of: packets, decode;"), std::string::npos) << r.err;
+  const Result top = Cli({"frobnicate"});
+  EXPECT_NE(top.err.find("unknown command 'frobnicate' (one of: convert,"), std::string::npos) << top.err;
+  const Result none = Cli({"ete"});
+  EXPECT_EQ(none.rc, 2);
+  EXPECT_NE(none.err.find("ete needs a command: one of packets, decode"), std::string::npos) << none.err;
+  EXPECT_EQ(Cli({"--version"}).rc, 0);
 }
 
 TEST(CliCapture, UrlFromLoopbackServer) {

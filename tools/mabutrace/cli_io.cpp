@@ -86,6 +86,16 @@ std::optional<OutputFile> OutputFile::Create(const std::string& path) {
   return OutputFile(f, f == stdout ? "<stdout>" : path);
 }
 
+std::optional<OutputFile> OutputFile::CreateStaged(const std::string& out) {
+  if (out == "-") return Create(out);
+  FILE* f = std::fopen(StagingPath(out).c_str(), "wb");
+  if (!f) {
+    Fail(out, "cannot create", errno);
+    return std::nullopt;
+  }
+  return OutputFile(f, out);
+}
+
 bool OutputFile::Write(const void* data, size_t len) {
   if (std::fwrite(data, 1, len, get()) == len) return true;
   if (!write_errno_) write_errno_ = errno ? errno : EIO;

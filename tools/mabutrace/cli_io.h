@@ -99,6 +99,9 @@ class OutputFile : public CliFile {
  public:
   // nullopt after "mabutrace: PATH: cannot create: REASON".
   static std::optional<OutputFile> Create(const std::string& path);
+  // StagingPath(out) created, named `out` in every message (the user gave
+  // OUT, not OUT.tmp); nullopt after "mabutrace: OUT: cannot create: REASON".
+  static std::optional<OutputFile> CreateStaged(const std::string& out);
 
   bool is_stdout() const { return get() == stdout; }
   // false (no message yet: Finish reports) when not every byte was written.

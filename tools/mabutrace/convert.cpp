@@ -240,11 +240,10 @@ int RunConvert(const std::string& in, const std::string& out, Format format, con
   // full disk, a size limit) leaves no partial OUT behind, and an OUT from
   // before stays as it was. An input that stops early (truncated, damaged)
   // still gives exit 1 with a complete trace of what came before it.
-  const std::string tmp = StagingPath(out);
   std::optional<OutputFile> fout;
   std::unique_ptr<model::EventSink> writer;
   const ReadResult r = ReadTrace(*fin, elf, [&]() -> model::EventSink* {
-    fout = OutputFile::Create(tmp);
+    fout = OutputFile::CreateStaged(out);
     if (!fout) return nullptr;
     writer = MakeWriter(format, exporter::FileWriter(fout->get()));
     return writer.get();

@@ -57,11 +57,10 @@ int ExportTo(const char* who, const std::string& format, const std::string& out,
     return kExitUsage;
   }
   // Staged and committed (cli_io.h): no half file, an OUT from before kept.
-  const std::string tmp = StagingPath(out);
   std::optional<OutputFile> file;
   std::unique_ptr<model::EventSink> writer;
   const ReadResult r = read([&]() -> model::EventSink* {
-    file = OutputFile::Create(tmp);
+    file = OutputFile::CreateStaged(out);
     if (!file) return nullptr;
     writer = MakeWriter(*fmt, file->Writer());
     return writer.get();

@@ -40,6 +40,33 @@ int StdoutCheck() {
   return kExitBadInput;
 }
 
+// Where a command word belongs, CLI11 says only "A subcommand is required"
+// for a word that is not one (`mabutrace stm frob`) or none: name the word
+// and list the commands there. False when that is not what went wrong.
+bool UnknownCommand(CLI::App& app) {
+  CLI::App* at = &app;
+  while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
+  if (at->get_require_subcommand_min() == 0 || !at->get_subcommands().empty()) return false;
+  const std::vector<std::string> left = at->remaining();
+  if (!left.empty() && (left.front().empty() || left.front()[0] == '-')) return false;
+  std::string where = at->get_name(), names;
+  for (const CLI::App* p = at->get_parent(); p && p->get_parent(); p = p->get_parent())
+    where = p->get_name() + " " + where;
+  for (const CLI::App* sub : at->get_subcommands([](CLI::App*) { return true; })) {
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  }
+  const std::string help = at == &app ? "mabutrace --help" : "mabutrace " + where + " --help";
+  if (left.empty()) {
+    std::fprintf(stderr, "mabutrace: %s%sneeds a command: one of %s (see '%s')\n", at == &app ? "" : where.c_str(),
+                 at == &app ? "" : " ", names.c_str(), help.c_str());
+  } else {
+    std::fprintf(stderr, "mabutrace: unknown command '%s%s%s' (one of: %s; see '%s')\n",
+                 at == &app ? "" : where.c_str(), at == &app ? "" : " ", left.front().c_str(), names.c_str(),
+                 help.c_str());
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,6 +85,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (dynamic_cast<const CLI::RequiredError*>(&e) && UnknownCommand(app)) return kExitUsage;
     const int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   }

@@ -40,6 +40,18 @@ mabutrace::host::ImportResult Import(const std::string& bytes, Recorder& rec) {
   return r;
 }
 
+// The .json reader alone, without the Normalizer ImportTrace puts after it
+// (which cuts names at format::kMaxNameBytes): for names that straddle the
+// reader's 64 KiB buffer.
+mabutrace::host::ChromeJsonResult ReadJson(const std::string& bytes, Recorder& rec) {
+  std::FILE* f = fmemopen(const_cast<char*>(bytes.data()), bytes.size(), "rb");
+  const std::string head = bytes.substr(0, 8);
+  std::fseek(f, long(head.size()), SEEK_SET);
+  const auto r = mabutrace::host::ReadChromeJson(f, head, rec);
+  std::fclose(f);
+  return r;
+}
+
 TEST(SniffImport, TellsTheKindsApart) {
   EXPECT_EQ(SniffImport("{\"traceEvents\""), ImportKind::kChromeJson);
   EXPECT_EQ(SniffImport("  \n[{\"ph\""), ImportKind::kChromeJson);
@@ -232,6 +244,43 @@ TEST(PerfettoReader, AnotherProducersArrowsBindToSlicesAndWhatCannotBeHeldIsCoun
 // writer has no process track to put it on) and is read; an event that
 // names a track never described is still a damaged packet, metadata or
 // not, and so is a slice or instant on no track.
+// Another producer's async tracks (a name and a parent only: the Perfetto
+// SDK's and Chrome's) become thread tracks of their own in their parent's
+// process (0 without one), named as the track, counted; described again,
+// a track keeps its tid. On one thread 0/0 their slices would be merged.
+TEST(PerfettoReader, AsyncTracksBecomeThreadsOfTheirOwnAndAreCounted) {
+  const std::string seq = VarintField(10, 1);  // trusted_packet_sequence_id
+  const std::string requests = LenField(60, VarintField(1, 20) + LenField(2, "requests") + VarintField(5, 10));
+  std::string bytes =
+      Packet(seq + VarintField(13, 1) + LenField(60, VarintField(1, 10) + LenField(3, VarintField(1, 7))));
+  bytes += Packet(seq + requests);
+  bytes += Packet(seq + LenField(60, VarintField(1, 21) + LenField(2, "global")));
+  auto event = [&](uint64_t ts, uint64_t type, uint64_t track, const std::string& name) {
+    bytes +=
+        Packet(seq + VarintField(8, ts) +
+               LenField(11, VarintField(9, type) + (name.empty() ? "" : LenField(23, name)) + VarintField(11, track)));
+  };
+  event(1000, 1, 20, "GET /a");
+  event(1500, 1, 21, "gc");
+  event(2000, 1, 20, "db");
+  bytes += Packet(seq + requests);
+  event(2500, 2, 20, "");
+  event(3000, 2, 21, "");
+  event(4000, 2, 20, "");
+  Recorder rec;
+  const auto r = Import(bytes, rec);
+  ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
+  const std::string all = ::testing::PrintToString(rec.lines);
+  EXPECT_EQ(r.damaged, 0u) << all;
+  EXPECT_EQ(Count(rec.lines, "T 7/4294967295 requests"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "T 0/4294967294 global"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "B 7/4294967295 GET /a 1000 "), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "E 7/4294967295 db 2500 "), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "E 7/4294967295 GET /a 4000 "), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "E 0/4294967294 gc 3000 "), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "M import_async_tracks 2"), 1u) << all;
+}
+
 TEST(PerfettoReader, MetadataOnNoTrackIsReadAndEventsOnUndescribedTracksAreNot) {
   const std::string seq = VarintField(10, 1) + VarintField(8, 1000);
   auto metadata = [&](const std::string& track, const std::string& key) {
@@ -314,10 +363,10 @@ TEST(ChromeJsonReader, OtherProducersCompleteEventsAndCounters) {
 }
 
 // Events of a track out of time order in the file (clang's -ftime-trace
-// writes a slice after the ones it holds): each one earlier than an event
-// before it on its track is counted; other tracks keep their own order, and
-// an event skipped (a phase not read) is not counted.
-TEST(ChromeJsonReader, EventsOutOfTimeOrderOnATrackAreCounted) {
+// writes a slice after the ones it holds): the file is sorted, each event
+// earlier than one before it on its track counted; other tracks keep their
+// own order, and an event skipped (a phase not read) is not counted.
+TEST(ChromeJsonReader, EventsOutOfTimeOrderOnATrackAreSortedAndCounted) {
   const std::string text =
       "[{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5},"
       "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},"
@@ -328,9 +377,16 @@ TEST(ChromeJsonReader, EventsOutOfTimeOrderOnATrackAreCounted) {
   Recorder rec;
   const auto r = Import(text, rec);
   ASSERT_TRUE(r.fatal.ok) << r.fatal.message;
-  EXPECT_EQ(r.out_of_order, 2u);
-  EXPECT_EQ(Count(rec.lines, "M import_out_of_order 2"), 1u);
+  EXPECT_EQ(r.out_of_order, 0u);
+  EXPECT_EQ(Count(rec.lines, "M import_reordered 2"), 1u) << ::testing::PrintToString(rec.lines);
+  EXPECT_EQ(Count(rec.lines, "M import_out_of_order"), 0u);
   EXPECT_EQ(Count(rec.lines, "I 1/2 j 1000"), 1u);
+  std::vector<std::string> track;
+  for (const auto& l : rec.lines)
+    if (l.find(" 1/1 ") == 1 && l[0] != 'T') track.push_back(l.substr(0, l.find(' ', l.find(' ', 6) + 1)));
+  EXPECT_EQ(track, (std::vector<std::string>{"I 1/1 i 5000", "B 1/1 a 10000", "E 1/1 a 15000", "B 1/1 b 20000",
+                                             "E 1/1 b 25000", "I 1/1 k 30000"}))
+      << ::testing::PrintToString(rec.lines);
 }
 
 // Ids past 32 bits (64-bit thread ids) or negative would wrap onto other
@@ -385,7 +441,12 @@ TEST(ChromeJsonReader, BytesThatAreNotUtf8ReadAsQuestionMarksAndTheReadGoesOn) {
   EXPECT_EQ(Count(rec.lines, "I 1/1 cut?? 2000"), 1u);
   size_t straddling = 0;
   for (const auto& l : rec.lines) straddling += l.find("x\xe8\xaf\xbb 3000") != std::string::npos;
+  EXPECT_EQ(straddling, 0u);  // the model keeps 1024 bytes of a name
+  Recorder reader;
+  const auto j = ReadJson(text, reader);
+  for (const auto& l : reader.lines) straddling += l.find("x\xe8\xaf\xbb 3000") != std::string::npos;
   EXPECT_EQ(straddling, 1u);
+  EXPECT_EQ(j.utf8_repaired, 3u);
   EXPECT_EQ(Count(rec.lines, "I 1/1 after 4000"), 1u);
   EXPECT_EQ(Count(rec.lines, "M import_utf8_repaired 3"), 1u);
 }
@@ -427,7 +488,12 @@ TEST(ChromeJsonReader, LoneSurrogateEscapesReadAsReplacementCharacters) {
       << all;
   size_t straddling = 0;
   for (const auto& l : rec.lines) straddling += l.find("x\xF0\x9F\x98\x80 6000") != std::string::npos;
+  EXPECT_EQ(straddling, 0u) << all;  // the model keeps 1024 bytes of a name
+  Recorder reader;
+  const auto j = ReadJson(text, reader);
+  for (const auto& l : reader.lines) straddling += l.find("x\xF0\x9F\x98\x80 6000") != std::string::npos;
   EXPECT_EQ(straddling, 1u) << all;
+  EXPECT_EQ(j.utf8_repaired, 3u);
   EXPECT_EQ(Count(rec.lines, "I 1/1 after 7000"), 1u) << all;
   EXPECT_EQ(Count(rec.lines, "M import_utf8_repaired 3"), 1u) << all;
 }
@@ -450,9 +516,10 @@ TEST(ChromeJsonReader, AByteOrderMarkIsSkipped) {
 // A pid or tid that is a name ("GPU"), a fraction or a bool would all
 // share track 0: each distinct value gets an id of its own, counted; a
 // number as a string is that number.
-TEST(ChromeJsonReader, PidsAndTidsThatAreNotNumbersGetTracksOfTheirOwn) {
+TEST(ChromeJsonReader, PidsAndTidsThatAreNotNumbersGetTracksOfTheirOwnNamedByTheirValue) {
   const std::string text =
       "[{\"ph\":\"i\",\"name\":\"a\",\"pid\":\"GPU\",\"tid\":\"31\",\"ts\":1},"
+      "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":\"Render\",\"args\":{\"name\":\"renderer\"}},"
       "{\"ph\":\"i\",\"name\":\"b\",\"pid\":\"Render\",\"tid\":\"0x1f\",\"ts\":2},"
       "{\"ph\":\"i\",\"name\":\"c\",\"pid\":\"GPU\",\"tid\":1.5,\"ts\":3},"
       "{\"ph\":\"i\",\"name\":\"d\",\"pid\":1,\"tid\":true,\"ts\":4},"
@@ -467,6 +534,13 @@ TEST(ChromeJsonReader, PidsAndTidsThatAreNotNumbersGetTracksOfTheirOwn) {
   EXPECT_EQ(Count(rec.lines, "I 1/4294967292 d 4000"), 1u) << all;
   EXPECT_EQ(Count(rec.lines, "I 0/0 e 5000"), 1u) << all;
   EXPECT_EQ(Count(rec.lines, "M import_ids_remapped 4"), 1u) << all;
+  // Named by the value they stand for, unless the file named them first.
+  EXPECT_EQ(Count(rec.lines, "P 4294967295 GPU"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "P 4294967294 renderer"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "P 4294967294 Render"), 0u) << all;
+  EXPECT_EQ(Count(rec.lines, "T 4294967295/4294967293 1.5"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "T 1/4294967292 true"), 1u) << all;
+  EXPECT_EQ(Count(rec.lines, "M import_names_late"), 0u) << all;
 }
 
 // The model names a track when it first appears: a thread_name or

@@ -114,6 +114,27 @@ TEST(Normalizer, FlowPointOutsideASliceTakesOneNanosecond) {
   EXPECT_EQ(std::vector<std::string>(rec.lines.begin(), rec.lines.begin() + long(want.size())), want);
 }
 
+// Names longer than the writers keep are cut as the writers cut them (at
+// a character): a .json read back holds them whole, and stats of it must
+// equal stats of the .pftrace written from it.
+TEST(Normalizer, CutsNamesAsTheWritersDo) {
+  Recorder rec;
+  Normalizer n(rec);
+  const std::string long_name = std::string(1023, 'a') + "\xc3\xa9" + "tail";  // é straddles the limit
+  const std::string kept(1023, 'a');
+  n.OnThread({1, 2}, long_name);
+  n.OnBegin({1, 2}, long_name, 10, 0, 0);
+  n.OnEnd({1, 2}, {}, 20, {});
+  n.OnInstant({1, 2}, long_name, 30, 0, 0);
+  n.OnCounter({1, 2}, long_name, 40, 5);
+  n.Finish();
+  EXPECT_EQ(rec.lines[1], "T 2 " + kept);
+  EXPECT_EQ(rec.lines[2], "B 2 " + kept + " 10");
+  EXPECT_EQ(rec.lines[3], "E 2 " + kept + " 20");
+  EXPECT_EQ(rec.lines[4], "I 2 " + kept + " 30");
+  EXPECT_EQ(rec.lines[5], "C 2 " + kept + " 40 5");
+}
+
 TEST(JsonWriter, NormalizedOutputParsesWithExactValues) {
   std::string out;
   mabutrace::exporter::JsonWriter w([&](const char* d, size_t n) {
