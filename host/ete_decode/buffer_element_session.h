@@ -44,8 +44,6 @@
 
 namespace mabutrace::ete_decode {
 
-// Element of source `source` (index into the buffer's sources).
-using SourceElementCallback = void (*)(void* ctx, size_t source, const EteElement& element);
 // Packet-layer or element-layer error, with the byte index in its message;
 // source = SIZE_MAX for the buffer's own errors (framing, file, no sync).
 // Messages do not name the buffer file: the sink does.
@@ -78,6 +76,9 @@ class BufferElementSession {
       sinks_.push_back(std::make_unique<Sink>(Sink{this, i}));
       decoders_.push_back(std::make_unique<ElementDecoder>(buffer.sources[i].config, buffer.images[i], &OnElement,
                                                            sinks_.back().get(), &OnElementError));
+      // A decoder that can call on_element with the source itself saves a call per element.
+      if constexpr (requires(ElementDecoder & d) { d.SetSourceSink(on_element, ctx, i); })
+        decoders_.back()->SetSourceSink(on_element, ctx, i);
     }
     make_packets_ = [this, policy] {
       synced_.assign(buffer_.sources.size(), false);

@@ -9,6 +9,7 @@
 #ifndef MABUTRACE_HOST_ETE_DECODE_ELEMENT_OUTPUT_H
 #define MABUTRACE_HOST_ETE_DECODE_ELEMENT_OUTPUT_H
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -45,13 +46,26 @@ struct DecodeStats {
   }
 };
 
+// Element of source `source` (index into a buffer's sources).
+using SourceElementCallback = void (*)(void* ctx, size_t source, const EteElement& element);
+
 class ElementOutput {
  public:
-  ElementOutput(uint8_t trace_id, ElementCallback on_element, void* ctx) : on_element_(on_element), ctx_(ctx) {
+  ElementOutput(uint8_t trace_id, ElementCallback on_element, void* ctx)
+      : sink_(&ToPlainCallback), sink_ctx_(this), on_element_(on_element), ctx_(ctx) {
     element_.trace_id = trace_id;
   }
   ElementOutput(const ElementOutput&) = delete;
   ElementOutput& operator=(const ElementOutput&) = delete;
+
+  // Elements go to on_element(ctx, source, element) from now on, not to the
+  // callback given at construction: a buffer session (one decoder per
+  // source) saves a call per element.
+  void SetSourceSink(SourceElementCallback on_element, void* ctx, size_t source) {
+    sink_ = on_element;
+    sink_ctx_ = ctx;
+    source_ = source;
+  }
 
   // The element to fill. Hot path: only the type-independent fields are
   // reset here, the producer sets the rest of its type's fields.
@@ -63,12 +77,27 @@ class ElementOutput {
   }
   void Emit(const EteElement& e) {
     stats_.Count(e);
-    on_element_(ctx_, e);
+    sink_(sink_ctx_, source_, e);
+  }
+  // Emit() of an INSTR_RANGE element.
+  void EmitRange(const EteElement& e) {
+    ++stats_.elements;
+    ++stats_.ranges;
+    stats_.instructions += e.num_instr;
+    sink_(sink_ctx_, source_, e);
   }
   DecodeStats& stats() { return stats_; }
   const DecodeStats& stats() const { return stats_; }
 
  private:
+  static void ToPlainCallback(void* self, size_t, const EteElement& e) {
+    auto* o = static_cast<ElementOutput*>(self);
+    o->on_element_(o->ctx_, e);
+  }
+
+  SourceElementCallback sink_;
+  void* sink_ctx_;
+  size_t source_ = 0;
   ElementCallback on_element_;
   void* ctx_;
   EteElement element_;

@@ -104,9 +104,15 @@ bool EteElementDecoder::WalkFailed(ExecutionWalker::Status status, uint64_t inde
 
 // ---------------------------------------------------------------- packets
 
-void EteElementDecoder::OnPacket(const ete::EtePacket& p) {
-  ++out_.stats().packets;
-  curr_index_ = p.index;
+void EteElementDecoder::CommitAtomsAtOnce(const ete::EtePacket& p) {
+  if (held_address_) {  // the queue is empty: the held address is the oldest element
+    held_address_ = false;
+    Address(held_.value, held_.is, held_.full);
+  }
+  queue_.CommitAtomsAtOnce(p.atom_bits, p.atom_count, p.index, *this);
+}
+
+void EteElementDecoder::OnOtherPacket(const ete::EtePacket& p) {
   if (state_ == State::kNoSync) {
     EmitNoSync(p.index);
     state_ = State::kWaitSync;
@@ -126,16 +132,7 @@ void EteElementDecoder::OnPacket(const ete::EtePacket& p) {
         QueuePacket(p);  // ETE: events may precede the first Trace Info (§4.11)
       }
       return;
-    case State::kDecode:
-      if (ete::IsAtomPacket(p.type) && queue_.CanCommitAtOnce(p.atom_count)) {
-        if (held_address_) {  // the queue is empty: the held address is the oldest element
-          held_address_ = false;
-          Address(held_.value, held_.is, held_.full);
-        }
-        queue_.CommitAtomsAtOnce(p.atom_bits, p.atom_count, p.index, *this);
-        return;
-      }
-      if (HoldAddress(p)) return;
+    case State::kDecode:  // OnPacket took the atoms that commit at once and the addresses it holds
       QueuePacket(p);
       if (state_ == State::kDecode && (res_commit_ || res_cancel_ || res_mispredict_ || res_discard_)) {
         Resolve();

@@ -64,12 +64,27 @@ class EteElementDecoder {
   EteElementDecoder(const EteElementDecoder&) = delete;
   EteElementDecoder& operator=(const EteElementDecoder&) = delete;
 
-  // One packet of the source, in order.
-  void OnPacket(const ete::EtePacket& packet);
+  // One packet of the source, in order. Inline: the commonest packets
+  // (with MAXSPEC 0, an address then atoms) take no more than this.
+  void OnPacket(const ete::EtePacket& p) {
+    ++out_.stats().packets;
+    curr_index_ = p.index;
+    if (state_ == State::kDecode) [[likely]] {
+      if (ete::IsAtomPacket(p.type) && queue_.CanCommitAtOnce(p.atom_count)) return CommitAtomsAtOnce(p);
+      if (HoldAddress(p)) return;
+    }
+    OnOtherPacket(p);
+  }
   // End of trace: flush what can be flushed, emit EO_TRACE.
   void Finish();
   // Back to the initial unsynchronised state (NO_SYNC [reset-decoder] next).
   void Reset();
+
+  // Elements go to on_element(ctx, source, element) instead of the
+  // constructor's callback (ElementOutput::SetSourceSink).
+  void SetSourceSink(SourceElementCallback on_element, void* ctx, size_t source) {
+    out_.SetSourceSink(on_element, ctx, source);
+  }
 
   const DecodeStats& stats() const { return out_.stats(); }
   const armisa::FollowStats& follow_stats() const { return walker_.follow_stats(); }
@@ -79,6 +94,11 @@ class EteElementDecoder {
   enum class State : uint8_t { kNoSync, kWaitSync, kWaitTraceInfo, kDecode };
 
   // ---- packet -> speculation window (OpenCSD decodePacket)
+  // An atom packet that commits at once (SpeculationQueue::CanCommitAtOnce),
+  // after the address held for it.
+  void CommitAtomsAtOnce(const ete::EtePacket& p);
+  // Every packet that OnPacket does not take itself.
+  void OnOtherPacket(const ete::EtePacket& p);
   void QueuePacket(const ete::EtePacket& p);
   // An address packet reaching an idle queue (no element waits, depth 0)
   // is held here instead: the next atom packet that commits at once takes
@@ -110,13 +130,9 @@ class EteElementDecoder {
 
   // ---- committed elements -> output (SpeculationQueue's consumer)
   __attribute__((always_inline)) bool Atoms(uint32_t bits, uint32_t n, uint64_t index) {
-    for (; n; --n, bits >>= 1) {
-      // A walker waiting for an address ignores atoms, and stays waiting:
-      // the rest of the packet's atoms are no-ops too.
-      if (walker_.ignores_atoms()) return true;
-      if (!Walked(walker_.Atom(bits & 1, index), index)) return false;
-    }
-    return true;
+    // After an error the walker waits for an address: the rest of the
+    // packet's atoms would do nothing.
+    return Walked(walker_.Atoms(bits, n, index), index);
   }
   bool Element(const QueuedElement& e, const QueuedElement* context, const QueuedElement* address);
   // A committed Target Address element (queued or held).

@@ -20,13 +20,13 @@ ExecutionWalker::ExecutionWalker(const armisa::MemoryImage* image, const armisa:
 ExecutionWalker::~ExecutionWalker() = default;
 
 ExecutionWalker::Status ExecutionWalker::PopReturn() {
-  pop_pending_ = false;
+  wait_ &= static_cast<uint8_t>(~kWaitPop);
   uint64_t address;
   Isa isa;
   if (!return_stack_.Pop(&address, &isa)) return Status::kReturnStackEmpty;
   addr_ = address;
   isa_ = isa;
-  need_addr_ = false;
+  wait_ &= static_cast<uint8_t>(~kWaitAddress);
   return Status::kOk;
 }
 
@@ -37,25 +37,29 @@ const ExecutionWalker::Hop* ExecutionWalker::FillHop(Hop* hp, uint64_t addr, Isa
   if (w.status == WalkStatus::kNotAccessible) {
     h.start = w.start;
     h.end = w.end;
-    h.target = static_cast<uint8_t>(w.end - w.last_address);  // the last instruction's size
-    h.num_instr = w.num_instr;
-    h.type = armisa::InstrType::kOther;
-    h.subtype = armisa::InstrSubtype::kNone;
-    h.flags = static_cast<uint8_t>(kHopNacc | (static_cast<uint8_t>(isa) << 6));
+    h.shape = {w.num_instr, isa, InstrType::kOther, armisa::InstrSubtype::kNone,
+               static_cast<uint8_t>(w.end - w.last_address)};  // the last instruction's size
+    h.target = w.end;
     h.space = space;
+    h.flags = kHopNacc;
+    h.target_isa = isa;
     return &h;
   }
   if (w.status != WalkStatus::kP0) return nullptr;
+  const InstrInfo& i = w.info;
+  const bool branch = i.type == InstrType::kBranch || i.type == InstrType::kIndirectBranch;
+  const bool indirect = i.type == InstrType::kIndirectBranch;
   h.start = w.start;
   h.end = w.end;
-  h.target = w.info.target;
-  h.num_instr = w.num_instr;
-  h.type = w.info.type;
-  h.subtype = w.info.subtype;
-  h.flags = static_cast<uint8_t>((w.info.is_link ? kHopLink : 0) | (w.info.ocsd_conditional ? kHopCond : 0) |
-                                 (w.info.size == 2 ? kHopSize2 : 0) | (static_cast<uint8_t>(w.info.target_isa) << 4) |
-                                 (static_cast<uint8_t>(isa) << 6));
+  h.shape = {w.num_instr, isa, i.type, i.subtype, static_cast<uint8_t>(i.size == 2 ? 2 : 4)};
+  // Taken: a direct branch continues at its target, everything else after the P0.
+  const bool direct = branch && !indirect;
+  h.target = direct ? i.target : w.end;
+  h.target_isa = direct ? i.target_isa : isa;
   h.space = space;
+  h.flags = static_cast<uint8_t>((branch && i.is_link ? kHopLink : 0) | (i.ocsd_conditional ? kHopCond : 0) |
+                                 (indirect ? kHopIndirect : 0) |
+                                 (indirect && i.subtype == armisa::InstrSubtype::kV8Eret ? kHopEret : 0));
   return &h;
 }
 
@@ -91,18 +95,17 @@ void ExecutionWalker::EmitLimit(const WalkResult& w, uint64_t index) {
 }
 
 ExecutionWalker::Status ExecutionWalker::AtomNacc(const Hop& h, uint64_t index) {
-  need_addr_ = true;
+  wait_ |= kWaitAddress;
   next_check_valid_ = false;
   addr_ = h.end;
-  if (h.num_instr)
-    EmitRange(h.start, h.end, h.num_instr, InstrInfo{}, static_cast<uint8_t>(h.target), true, isa_, index);
+  if (h.shape.num_instr) EmitRange(h.start, h.end, h.shape.num_instr, InstrInfo{}, h.shape.size, true, isa_, index);
   EmitNacc(h.end, index);
   return Status::kOk;
 }
 
 ExecutionWalker::Status ExecutionWalker::AtomWithoutP0(uint64_t index) {
   const WalkResult w = follower_.FindNextP0(addr_, isa_, space_);
-  need_addr_ = true;
+  wait_ |= kWaitAddress;
   next_check_valid_ = false;
   addr_ = w.end;
   if (w.status == WalkStatus::kLimit) {
@@ -132,7 +135,7 @@ void ExecutionWalker::WalkToException(uint64_t per, bool has_return, uint64_t in
     cur = w.end;
   }
   const bool found = w.status == WalkStatus::kStopReached || (w.status == WalkStatus::kP0 && w.end == per);
-  if (!found) need_addr_ = true;
+  if (!found) wait_ |= kWaitAddress;
   if (w.status == WalkStatus::kLimit) {
     // Not at the return address within the limit: the path is not known.
     WalkResult limit = w;
@@ -163,8 +166,8 @@ void ExecutionWalker::SourceAddress(uint64_t src, uint64_t index) {
   }
   const InstrInfo& info = *at_src;
   const Isa range_isa = isa_;
-  uint64_t start = (need_addr_ || addr_ > src) ? src : addr_;
-  need_addr_ = false;
+  uint64_t start = ((wait_ & kWaitAddress) || addr_ > src) ? src : addr_;
+  wait_ &= static_cast<uint8_t>(~kWaitAddress);
   const uint64_t end = src + info.size;
   uint32_t n = 1;
   if (end - start > info.size) {
@@ -213,7 +216,7 @@ void ExecutionWalker::Q(uint32_t count, uint64_t target, Isa target_isa, uint64_
   }
   addr_ = target;
   isa_ = target_isa;
-  need_addr_ = false;
+  wait_ &= static_cast<uint8_t>(~kWaitAddress);
 }
 
 }  // namespace mabutrace::ete_decode

@@ -27,12 +27,14 @@
 // Status::kBadImage, nothing emitted, the caller resynchronises.
 //
 // Cost follows the branches, not the instructions: FindNextP0 is cached in
-// armisa, and fronted here by a 2048-entry cache of 32-byte complete walks
-// (Hop) indexed by address bits, so that hot loops stay in L1.
+// armisa, and fronted here by a 4096-entry cache of complete walks (Hop, one
+// cache line each) indexed by address bits, so that hot loops stay in L1.
 #ifndef MABUTRACE_HOST_ETE_DECODE_EXECUTION_WALKER_H
 #define MABUTRACE_HOST_ETE_DECODE_EXECUTION_WALKER_H
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 
 #include "element_output.h"
@@ -63,23 +65,22 @@ class ExecutionWalker {
   // Target Address element: the PE continues at `address` (a pending
   // return-stack pop is void).
   void SetAddress(uint64_t address, armisa::Isa isa) {
-    pop_pending_ = false;
+    wait_ &= static_cast<uint8_t>(~(kWaitAddress | kWaitPop));
     addr_ = address;
     isa_ = isa;
-    need_addr_ = false;
   }
   // PE Context element: the instruction set and memory space from now on.
   void SetContext(armisa::Isa isa, uint8_t space) {
     isa_ = isa;
     space_ = space;
-    need_ctxt_ = false;
+    wait_ &= static_cast<uint8_t>(~kWaitContext);
   }
   // Whether an E atom on an ERET-class instruction also gives EXCEPTION_RET:
   // yes for ETE (it has no packet for it), no for ETMv4, whose Exception
   // Return packet (0x07) gives that element (OpenCSD 1.8.0 both ways).
   void set_eret_elements(bool on) { eret_elements_ = on; }
   // The address and context are unknown until elements say them again.
-  void Unsync() { need_ctxt_ = need_addr_ = true; }
+  void Unsync() { wait_ |= kWaitContext | kWaitAddress; }
   // Unsync, no range to continue, empty return stack.
   void Reset() {
     Unsync();
@@ -90,20 +91,20 @@ class ExecutionWalker {
   // mismatch): no address, no range to continue, empty return stack; the
   // context is still known.
   void LoseAddress() {
-    need_addr_ = true;
+    wait_ |= kWaitAddress;
     BreakChain();
     FlushReturnStack();
   }
-  bool need_address() const { return need_addr_; }
+  bool need_address() const { return wait_ & kWaitAddress; }
   // Atom() would do nothing (no return-stack pop due, no address or
   // context to walk from), and leave it so.
-  bool ignores_atoms() const { return !pop_pending_ && (need_ctxt_ || need_addr_); }
+  bool ignores_atoms() const { return wait_ && !(wait_ & kWaitPop); }
   // The next range need not continue the last one (Trace On, exceptions,
   // Q, source addresses, transactions).
   void BreakChain() { next_check_valid_ = false; }
   void FlushReturnStack() {
     return_stack_.Flush();
-    pop_pending_ = false;
+    wait_ &= static_cast<uint8_t>(~kWaitPop);
   }
   armisa::Isa isa() const { return isa_; }
   const armisa::FollowStats& follow_stats() const { return follower_.stats(); }
@@ -111,11 +112,15 @@ class ExecutionWalker {
   // ---- committed P0 elements; `index` is the packet's, for the output
 
   // A taken indirect branch got no address before this P0: the return
-  // stack gives it (§5.9). Atom() does it itself; exceptions call it first.
-  Status PopPendingReturn() { return pop_pending_ ? PopReturn() : Status::kOk; }
+  // stack gives it (§5.9). Atoms() does it itself; exceptions call it first.
+  Status PopPendingReturn() { return (wait_ & kWaitPop) ? PopReturn() : Status::kOk; }
   // The pending pop is void: an Exception with E = 0b10 gives that target.
-  void CancelPendingReturn() { pop_pending_ = false; }
-  Status Atom(bool taken, uint64_t index);
+  void CancelPendingReturn() { wait_ &= static_cast<uint8_t>(~kWaitPop); }
+  // `n` atoms of one packet, oldest in bit 0 of `bits` (1 = E). Stops at the
+  // first error, and once the walker ignores atoms (it waits for an address
+  // or a context with no return-stack pop due: the rest would be no-ops).
+  Status Atoms(uint32_t bits, uint32_t n, uint64_t index);
+  Status Atom(bool taken, uint64_t index) { return Atoms(taken ? 1 : 0, 1, index); }
   // Exception (§5.8): walks to `return_address` (with has_return; PE Reset
   // has none), the caller emits the EXCEPTION element after it.
   void WalkToException(uint64_t return_address, bool has_return, uint64_t index);
@@ -124,26 +129,55 @@ class ExecutionWalker {
   void Q(uint32_t count, uint64_t target, armisa::Isa target_isa, uint64_t index);
 
  private:
-  // A walk that ended on a P0 or on memory the image lacks (kHopNacc:
-  // `end` is the unreadable address), 32 bytes.
-  struct alignas(32) Hop {
-    uint64_t start = ~uint64_t{0};  // ~0: empty
-    uint64_t end = 0;
-    uint64_t target = 0;
+  // What the walker waits for before it can walk (wait_ bits); 0 on the hot path.
+  static constexpr uint8_t kWaitAddress = 1, kWaitContext = 2;
+  // A taken indirect branch waits for its address: the return stack gives
+  // it at the next P0 (set with kWaitAddress).
+  static constexpr uint8_t kWaitPop = 4;
+
+  // The INSTR_RANGE fields a walk fixes, in EteElement's order from
+  // num_instr on: the hot path copies them as one 8-byte word.
+  struct RangeShape {
     uint32_t num_instr = 0;
+    armisa::Isa isa = armisa::Isa::kA64;  // the walk's ISA: part of the key
     armisa::InstrType type = armisa::InstrType::kOther;
     armisa::InstrSubtype subtype = armisa::InstrSubtype::kNone;
-    uint8_t flags = 0;  // kHop* bits, target ISA in [5:4], walk ISA in [7:6]
-    uint8_t space = 0;
+    uint8_t size = 4;
   };
-  static_assert(sizeof(Hop) == 32);
-  // kHopSize2: the P0 is 2 bytes. kHopNacc: the walk met unreadable memory
-  // at `end`; `target` then holds the size of the instruction before it.
-  static constexpr uint8_t kHopLink = 1, kHopCond = 2, kHopSize2 = 4, kHopNacc = 8;
-  static constexpr size_t kHops = 2048;
+  static_assert(sizeof(RangeShape) == 8);
+  static_assert(offsetof(EteElement, isa) == offsetof(EteElement, num_instr) + 4 &&
+                offsetof(EteElement, last_type) == offsetof(EteElement, num_instr) + 5 &&
+                offsetof(EteElement, last_subtype) == offsetof(EteElement, num_instr) + 6 &&
+                offsetof(EteElement, last_size) == offsetof(EteElement, num_instr) + 7);
+
+  // A walk that ended on a P0 or on memory the image lacks (kHopNacc:
+  // `end` is the unreadable address, shape.size the last instruction's
+  // size), one cache line. An E atom on it continues at `target` in
+  // `target_isa`: a direct branch's target, else `end` in the walk's ISA;
+  // kHopLink and kHopIndirect ask for more (TakeSpecial).
+  struct alignas(64) Hop {
+    uint64_t start = ~uint64_t{0};  // ~0: empty
+    uint64_t end = 0;
+    RangeShape shape;
+    uint64_t target = 0;
+    uint8_t space = 0;
+    uint8_t flags = 0;  // kHop* bits
+    armisa::Isa target_isa = armisa::Isa::kA64;
+  };
+  static_assert(sizeof(Hop) == 64);
+  // kHopLink: a branch with link. kHopIndirect: an indirect branch (its
+  // target comes from the trace or the return stack). kHopEret: an indirect
+  // ERET-class branch (EXCEPTION_RET when taken).
+  static constexpr uint8_t kHopLink = 1, kHopCond = 2, kHopIndirect = 4, kHopEret = 8, kHopNacc = 16;
+  static constexpr uint8_t kHopSpecial = kHopLink | kHopIndirect | kHopEret;  // when taken
+  static constexpr size_t kHops = 4096;
 
   const Hop* LookupHop(uint64_t addr, armisa::Isa isa, uint8_t space);
   const Hop* FillHop(Hop* h, uint64_t addr, armisa::Isa isa, uint8_t space);
+  // One atom on a hop that ends on a P0: the range, the branch; false when
+  // the range does not continue the last one.
+  bool AtomRange(const Hop& h, bool taken, uint64_t index);
+  void TakeSpecial(const Hop& h);
   Status PopReturn();
   // An atom whose walk found no P0 within the limit (INSTR_LIMIT).
   Status AtomWithoutP0(uint64_t index);
@@ -167,9 +201,7 @@ class ExecutionWalker {
   uint64_t addr_ = 0;
   armisa::Isa isa_ = armisa::Isa::kA32;
   uint8_t space_ = armisa::kMemS;
-  bool need_addr_ = true;
-  bool need_ctxt_ = true;
-  bool pop_pending_ = false;       // a taken indirect branch waits for its address
+  uint8_t wait_ = kWaitAddress | kWaitContext;
   bool eret_elements_ = true;      // set_eret_elements()
   bool next_check_valid_ = false;  // the next range must start at next_check_addr_
   uint64_t next_check_addr_ = 0;
@@ -177,52 +209,63 @@ class ExecutionWalker {
 
 // ---- the hot path, inline
 
-// 32-byte entries indexed by address bits (nearby ranges share cache
-// lines); walks to a P0 and to unreadable memory are kept (a trace whose
-// image lacks a region walks into it at every atom there: juno_r1_1 has more
-// ADDR_NACC elements than ranges), runaway walks are not.
+// Entries indexed by address bits (nearby ranges share pages); walks to a
+// P0 and to unreadable memory are kept (a trace whose image lacks a region
+// walks into it at every atom there: juno_r1_1 has more ADDR_NACC elements
+// than ranges), runaway walks are not.
 inline const ExecutionWalker::Hop* ExecutionWalker::LookupHop(uint64_t addr, armisa::Isa isa, uint8_t space) {
   Hop& h = hops_[((addr >> 1) ^ (addr >> 13)) & (kHops - 1)];
-  const uint8_t isa_bits = static_cast<uint8_t>(static_cast<uint8_t>(isa) << 6);
-  if (h.start == addr && h.space == space && (h.flags & 0xC0) == isa_bits) [[likely]]
+  if (h.start == addr && h.shape.isa == isa && h.space == space) [[likely]]
     return &h;
   return FillHop(&h, addr, isa, space);
 }
 
-__attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::Atom(bool taken, uint64_t index) {
-  if (pop_pending_ && PopReturn() != Status::kOk) return Status::kReturnStackEmpty;
-  if (need_ctxt_ || need_addr_) return Status::kOk;
-  if (isa_ != armisa::Isa::kA64) addr_ &= 0xFFFFFFFFu;  // AArch32: address[63:32] = 0
-  const Hop* h = LookupHop(addr_, isa_, space_);
-  if (!h) return AtomWithoutP0(index);
-  if (h->flags & kHopNacc) [[unlikely]]
-    return AtomNacc(*h, index);
-  const uint64_t next = h->end;
-  const armisa::Isa range_isa = isa_;
-  bool eret = false;
-  if (taken && (h->type == armisa::InstrType::kBranch || h->type == armisa::InstrType::kIndirectBranch)) {
-    TakeBranch(h->type, h->flags & kHopLink, h->target, static_cast<armisa::Isa>((h->flags >> 4) & 3), next, range_isa);
-    eret = eret_elements_ && h->subtype == armisa::InstrSubtype::kV8Eret;  // ETE: no exception-return packet (§5.8)
-    eret &= h->type == armisa::InstrType::kIndirectBranch;
-  } else {
-    addr_ = next;
+__attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::Atoms(uint32_t bits, uint32_t n,
+                                                                                     uint64_t index) {
+  for (; n; --n, bits >>= 1) {
+    if (wait_) [[unlikely]] {
+      if (!(wait_ & kWaitPop)) return Status::kOk;  // nothing to walk from: this atom and the rest do nothing
+      if (PopReturn() != Status::kOk) return Status::kReturnStackEmpty;
+      if (wait_) return Status::kOk;  // still no context: the pop was all
+    }
+    if (isa_ != armisa::Isa::kA64) addr_ &= 0xFFFFFFFFu;  // AArch32: address[63:32] = 0
+    const Hop* h = LookupHop(addr_, isa_, space_);
+    // Both wait for an address afterwards: the rest of the atoms do nothing.
+    if (!h) [[unlikely]]
+      return AtomWithoutP0(index);
+    if (h->flags & kHopNacc) [[unlikely]]
+      return AtomNacc(*h, index);
+    if (!AtomRange(*h, bits & 1, index)) return Status::kBadImage;
   }
-  EteElement& o = out_->New(ElemType::kInstrRange, index);
-  o.start = h->start;
-  o.end = h->end;
-  o.num_instr = h->num_instr;
-  o.last_type = h->type;
-  o.last_subtype = h->subtype;
-  o.last_size = (h->flags & kHopSize2) ? 2 : 4;
-  o.last_cond = h->flags & kHopCond;
-  o.executed = taken;
-  o.isa = range_isa;
-  if (next_check_valid_ && next_check_addr_ != h->start) return Status::kBadImage;
-  next_check_valid_ = !taken;
-  next_check_addr_ = next;
-  out_->Emit(o);
-  if (eret) out_->Emit(out_->New(ElemType::kExceptionRet, index));
   return Status::kOk;
+}
+
+__attribute__((always_inline)) inline bool ExecutionWalker::AtomRange(const Hop& h, bool taken, uint64_t index) {
+  const uint8_t special = taken ? h.flags & kHopSpecial : 0;
+  if (special) [[unlikely]]
+    TakeSpecial(h);
+  addr_ = taken ? h.target : h.end;
+  isa_ = taken ? h.target_isa : h.shape.isa;
+  EteElement& o = out_->New(ElemType::kInstrRange, index);
+  o.start = h.start;
+  o.end = h.end;
+  std::memcpy(&o.num_instr, &h.shape, sizeof h.shape);
+  o.executed = taken;
+  o.last_cond = h.flags & kHopCond;
+  if (next_check_valid_ && next_check_addr_ != h.start) return false;
+  next_check_valid_ = !taken;
+  next_check_addr_ = h.end;
+  out_->EmitRange(o);
+  if ((special & kHopEret) && eret_elements_) [[unlikely]]  // ETE: no exception-return packet (§5.8)
+    out_->Emit(out_->New(ElemType::kExceptionRet, index));
+  return true;
+}
+
+// E on a branch with link: it pushes its return address. E on an indirect
+// branch: the next address comes from the trace or the return stack.
+inline void ExecutionWalker::TakeSpecial(const Hop& h) {
+  if (h.flags & kHopLink) return_stack_.Push(h.end, h.shape.isa);
+  if (h.flags & kHopIndirect) wait_ |= return_stack_.enabled() ? kWaitAddress | kWaitPop : kWaitAddress;
 }
 
 // E on a branch: direct ones continue at the target (and may change ISA),
@@ -236,8 +279,7 @@ inline void ExecutionWalker::TakeBranch(armisa::InstrType type, bool link, uint6
     isa_ = target_isa;
     return;
   }
-  need_addr_ = true;
-  if (return_stack_.enabled()) pop_pending_ = true;
+  wait_ |= return_stack_.enabled() ? kWaitAddress | kWaitPop : kWaitAddress;
   addr_ = next;
 }
 

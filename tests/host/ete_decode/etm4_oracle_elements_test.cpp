@@ -29,6 +29,38 @@ TEST_P(Etm4OracleElements, MatchesOpenCsd) {
   oracle::ExpectElementsEqualListing(dir, GetParam());
 }
 
+// The oracle matches elements by trace ID; the session's callback also
+// names the source (its index in the buffer's sources), which the decoders
+// give it directly (ElementOutput::SetSourceSink): it must be the source
+// whose trace ID the element carries, with the caller's context.
+TEST(Etm4Sessions, EachElementNamesItsSource) {
+  const fs::path dir = kSnapshots / "juno_r1_1";
+  MABUTRACE_NEEDS_SHARED(dir / "trace.ini");
+  const LoadedSnapshot snap = LoadSnapshotForDecode(dir);
+  ASSERT_FALSE(snap.buffers.empty());
+  const DecodeBuffer& b = snap.buffers.front();
+  ASSERT_GT(b.sources.size(), 1u);
+  struct Seen {
+    const DecodeBuffer* buffer;
+    std::vector<size_t> per_source;
+    size_t wrong = 0;
+  } seen{&b, std::vector<size_t>(b.sources.size()), 0};
+  auto on_element = [](void* c, size_t source, const EteElement& e) {
+    auto* s = static_cast<Seen*>(c);
+    if (source >= s->per_source.size() || s->buffer->sources[source].config.trace_id() != e.trace_id) {
+      ++s->wrong;
+      return;
+    }
+    ++s->per_source[source];
+  };
+  EXPECT_TRUE(DecodeBufferFile(
+      b, on_element, [](void*, size_t, uint64_t, const std::string&) {}, &seen));
+  EXPECT_EQ(seen.wrong, 0u);
+  size_t sources_with_elements = 0;
+  for (size_t n : seen.per_source) sources_with_elements += n > 0;
+  EXPECT_GT(sources_with_elements, 1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Captures, Etm4OracleElements, ::testing::ValuesIn(mabutrace_tests::Etm4Captures()),
                          [](const auto& info) { return mabutrace_tests::CaptureTestName(info.param); });
 
