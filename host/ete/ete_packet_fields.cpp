@@ -28,7 +28,8 @@ template <typename T>
 T LoadLe(const uint8_t* f) {
   T v;
   std::memcpy(&v, f, sizeof v);
-  if constexpr (std::endian::native == std::endian::big) v = static_cast<T>(__builtin_bswap64(v) >> (64 - 8 * sizeof v));
+  if constexpr (std::endian::native == std::endian::big)
+    v = static_cast<T>(__builtin_bswap64(v) >> (64 - 8 * sizeof v));
   return v;
 }
 
@@ -117,7 +118,8 @@ PacketExtent PacketFields::TraceInfo(const uint8_t* p, size_t n, uint8_t /*is*/)
   uint32_t section[5] = {};
   PacketExtent extent;
   for (unsigned rest = present; rest != 0; rest &= rest - 1)
-    if (const unsigned s = static_cast<unsigned>(__builtin_ctz(rest)); !Field(p, n, &at, kCountBytes, &section[s], &extent))
+    if (const unsigned s = static_cast<unsigned>(__builtin_ctz(rest));
+        !Field(p, n, &at, kCountBytes, &section[s], &extent))
       return extent;
 
   pkt_.tinfo_sections = present;

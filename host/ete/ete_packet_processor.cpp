@@ -207,10 +207,30 @@ __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadPacket(uint
   return x.length;
 }
 
+// The other kinds through their reader, inline: a call of its own cost
+// its frame on every Trace Info, Context, Timestamp... Reserved headers
+// and malformed packets go on to ReadReserved / ReadMalformed.
+__attribute__((always_inline)) inline size_t EtePacketProcessor::ReadOtherPacket(uint64_t index, uint64_t stream_offset,
+                                                                                 const uint8_t* p, size_t n) {
+  const Reader reader = readers_[p[0]];
+  if (!reader) return ReadReserved(index, stream_offset, p);
+  const PacketExtent x = (fields_.*reader)(p, n, table_[p[0]].is);  // may refine the type (Extension, Exception)
+  if (x.length == 0) return 0;
+  if (x.malformed) return ReadMalformed(index, stream_offset, p, x);
+  const PacketType type = fields_.packet().type;
+  if (type == PacketType::kAsync || type == PacketType::kOverflow) CountExtension(type);
+  Emit(index, stream_offset, p, x.length);
+  fields_.ClearPacketFields();
+  return x.length;
+}
+
 __attribute__((always_inline)) inline void EtePacketProcessor::EmitAtom(uint64_t index, uint64_t stream_offset,
                                                                         const uint8_t* p) {
-  fields_.Atom(p, 1, 0);
-  fields_.packet().type = PacketFields::AtomFormat(p[0]);
+  const internal::AtomPattern& a = internal::kAtomPatterns[p[0] & 0x3F];  // read once: p aliases the packet
+  EtePacket& pkt = fields_.packet();
+  pkt.atom_bits = a.bits;
+  pkt.atom_count = a.count;
+  pkt.type = a.format;
   Emit(index, stream_offset, p, 1);
   fields_.ClearAtomFields();
 }
@@ -224,7 +244,8 @@ size_t EtePacketProcessor::ReadPackets(uint64_t stream_offset, const uint8_t* da
   if (run + 1 == nruns) {
     // One run to the end (a raw stream's push, a block's last run): every
     // packet has its index bias, no lookup.
-    const RunStart one = {data + runs[run].pos, runs[run].input_offset - reinterpret_cast<uintptr_t>(data + runs[run].pos)};
+    const RunStart one = {data + runs[run].pos,
+                          runs[run].input_offset - reinterpret_cast<uintptr_t>(data + runs[run].pos)};
     return ReadPacketsOf<true>(stream_offset, data, pos, n, &one);
   }
   // Runs as a table of run starts, the empty ones left out, then two
@@ -251,6 +272,7 @@ template <bool kOneRun>
 __attribute__((noinline)) size_t EtePacketProcessor::ReadPacketsOf(uint64_t stream_offset, const uint8_t* data,
                                                                    size_t pos, size_t n, const RunStart* t) {
   size_t k = 0;  // t[k]: the run of the packet's header (before the step below, maybe the one before)
+  const uint64_t one_bias = t[0].index_bias;  // kOneRun: in a register, not reloaded after each callback
   const uint8_t* const stop = data + n;
   const uint64_t stream_bias = stream_offset - reinterpret_cast<uintptr_t>(data);
   const uint8_t* p = data + pos;
@@ -262,11 +284,12 @@ __attribute__((noinline)) size_t EtePacketProcessor::ReadPacketsOf(uint64_t stre
     if (*p >= kFirstAtomHeader) {
       // Atoms, two packets in three on real trace: header only, no state
       // but the packet's own, never malformed (§4.15).
-      EmitAtom(t[k].index_bias + at, stream_bias + at, p);
+      EmitAtom((kOneRun ? one_bias : t[k].index_bias) + at, stream_bias + at, p);
       ++p;
       continue;
     }
-    const size_t len = ReadPacket(t[k].index_bias + at, stream_bias + at, p, static_cast<size_t>(stop - p));
+    const size_t len =
+        ReadPacket((kOneRun ? one_bias : t[k].index_bias) + at, stream_bias + at, p, static_cast<size_t>(stop - p));
     if (len == 0) break;  // not whole: the caller keeps it
     p += len;
     if constexpr (!kOneRun)
@@ -287,22 +310,9 @@ static std::string HexBytes(const uint8_t* p, size_t n) {
   return s;
 }
 
-__attribute__((noinline)) size_t EtePacketProcessor::ReadOtherPacket(uint64_t index, uint64_t stream_offset,
-                                                                     const uint8_t* p, size_t n) {
-  const uint8_t h = p[0];
-  const Reader reader = readers_[h];
-  if (!reader) return ReadReserved(index, stream_offset, p);
-  const TableEntry& e = table_[h];
-  EtePacket& pkt = fields_.packet();
-  pkt.type = e.type;  // the reader may refine it (Extension, Exception)
-  const PacketExtent x = (fields_.*reader)(p, n, e.is);
-  if (x.length == 0) return 0;
-  if (x.malformed) return ReadMalformed(index, stream_offset, p, x);
-  if (pkt.type == PacketType::kOverflow) ++stats_.overflows;
-  if (pkt.type == PacketType::kAsync) ++stats_.syncs;
-  Emit(index, stream_offset, p, x.length);
-  fields_.ClearPacketFields();
-  return x.length;
+void EtePacketProcessor::CountExtension(PacketType type) {
+  if (type == PacketType::kOverflow) ++stats_.overflows;
+  if (type == PacketType::kAsync) ++stats_.syncs;
 }
 
 // Off the path of valid packets: a reserved header ...

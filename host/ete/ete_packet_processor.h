@@ -143,6 +143,7 @@ class EtePacketProcessor {
   // ReadPacket for the other kinds; reserved headers and malformed packets
   // go on to ReadReserved / ReadMalformed.
   size_t ReadOtherPacket(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t n);
+  void CountExtension(PacketType type);  // an A-Sync or Overflow packet in stats_
   size_t ReadReserved(uint64_t index, uint64_t stream_offset, const uint8_t* p);
   size_t ReadMalformed(uint64_t index, uint64_t stream_offset, const uint8_t* p, PacketExtent x);
   // Hands out fields_.packet() as bytes p[0..len) (its type already set);
