@@ -171,20 +171,23 @@ void FrameDeformatter::ProcessFrame(const uint8_t* f, uint64_t frame_offset) {
     stats_.bytes_per_id[id] += 15;
     return;
   }
+  if (ids == 0 && id == 0) {  // null ID (padding), no ID byte: nothing to hand on
+    stats_.padding_bytes += 15;
+    return;
+  }
+  SplitAtIds(f, lo, hi, ids, frame_offset);
+}
+
+// A frame whose data bytes (lo, hi: as ProcessFrame reads them) do not just
+// go on the pending block: at its ID bytes (bit k of `ids`: byte 2k is
+// one) the data between them goes to the ID in force, in runs as OpenCSD
+// cuts them. Out of line: the common frames need no stack frame for it.
+__attribute__((noinline)) void FrameDeformatter::SplitAtIds(const uint8_t* f, uint64_t lo, uint64_t hi, unsigned ids,
+                                                            uint64_t frame_offset) {
   uint8_t bytes[32];  // the data bytes, then room for 16-byte copies from any of them
   StoreLe64(bytes, lo);
   StoreLe64(bytes + 8, hi);
   std::memset(bytes + 16, 0, 16);
-  if (ids == 0) {
-    Emit(id, bytes, 15, frame_offset);
-    return;
-  }
-  SplitAtIds(f, bytes, ids, frame_offset);
-}
-
-// A frame with ID bytes (bit k of `ids`: byte 2k is one): the data bytes
-// between them go to the ID in force, in runs as OpenCSD cuts them.
-void FrameDeformatter::SplitAtIds(const uint8_t* f, const uint8_t* bytes, unsigned ids, uint64_t frame_offset) {
   const uint8_t aux = f[15];
   uint8_t run[32];  // a run (at most 15 bytes) and room for a 16-byte copy
   size_t run_len = 0;

@@ -167,7 +167,7 @@ class FrameDeformatter {
   static constexpr size_t kBlockRuns = 512;
 
   void ProcessFrame(const uint8_t* frame, uint64_t frame_offset);
-  void SplitAtIds(const uint8_t* frame, const uint8_t* bytes, unsigned ids, uint64_t frame_offset);
+  void SplitAtIds(const uint8_t* frame, uint64_t lo, uint64_t hi, unsigned ids, uint64_t frame_offset);
   void Flush();  // hands the pending block to the sink
   // A run of n (<= 15) bytes of `id`; data[0..16) must be readable.
   void Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t first_offset);
