@@ -170,6 +170,7 @@ void EtePacketProcessor::BuildTable() {
 
 // ---- synchronised: one reader per packet kind
 
+template <EtePacketProcessor::Sink kSink>
 void EtePacketProcessor::Emit(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t len) {
   EtePacket& pkt = fields_.packet();
   pkt.index = index;
@@ -177,12 +178,17 @@ void EtePacketProcessor::Emit(uint64_t index, uint64_t stream_offset, const uint
   pkt.raw = p;
   pkt.size = static_cast<uint8_t>(len);
   ++stats_.packets;
-  if (on_source_packet_)
+  if constexpr (kSink == Sink::kSource)
+    on_source_packet_(source_context_, source_, pkt);
+  else if constexpr (kSink == Sink::kPlain)
+    on_packet_(context_, pkt);
+  else if (on_source_packet_)
     on_source_packet_(source_context_, source_, pkt);
   else
     on_packet_(context_, pkt);
 }
 
+template <EtePacketProcessor::Sink kSink>
 __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadPacket(uint64_t index, uint64_t stream_offset,
                                                                             const uint8_t* p, size_t n) {
   const TableEntry& e = table_[p[0]];
@@ -199,10 +205,10 @@ __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadPacket(uint
     case HotKind::kLongAddress64: x = fields_.LongAddress64(p, n, e.is); break;
     case HotKind::kCycleCountF2: x = fields_.CycleCountF2(p, n, e.is); break;
     case HotKind::kCycleCountF3: x = fields_.CycleCountF3(p, n, e.is); break;
-    default: return ReadOtherPacket(index, stream_offset, p, n);
+    default: return ReadOtherPacket<kSink>(index, stream_offset, p, n);
   }
   if (x.length == 0) return 0;
-  Emit(index, stream_offset, p, x.length);
+  Emit<kSink>(index, stream_offset, p, x.length);
   fields_.ClearHotFields();
   return x.length;
 }
@@ -210,6 +216,7 @@ __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadPacket(uint
 // The other kinds through their reader, inline: a call of its own cost
 // its frame on every Trace Info, Context, Timestamp... Reserved headers
 // and malformed packets go on to ReadReserved / ReadMalformed.
+template <EtePacketProcessor::Sink kSink>
 __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadOtherPacket(uint64_t index, uint64_t stream_offset,
                                                                                  const uint8_t* p, size_t n) {
   const Reader reader = readers_[p[0]];
@@ -219,11 +226,12 @@ __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadOtherPacket
   if (x.malformed) return ReadMalformed(index, stream_offset, p, x);
   const PacketType type = fields_.packet().type;
   if (type == PacketType::kAsync || type == PacketType::kOverflow) CountExtension(type);
-  Emit(index, stream_offset, p, x.length);
+  Emit<kSink>(index, stream_offset, p, x.length);
   fields_.ClearPacketFields();
   return x.length;
 }
 
+template <EtePacketProcessor::Sink kSink>
 __attribute__((always_inline)) inline void EtePacketProcessor::EmitAtom(uint64_t index, uint64_t stream_offset,
                                                                         const uint8_t* p) {
   const internal::AtomPattern& a = internal::kAtomPatterns[p[0] & 0x3F];  // read once: p aliases the packet
@@ -231,7 +239,7 @@ __attribute__((always_inline)) inline void EtePacketProcessor::EmitAtom(uint64_t
   pkt.atom_bits = a.bits;
   pkt.atom_count = a.count;
   pkt.type = a.format;
-  Emit(index, stream_offset, p, 1);
+  Emit<kSink>(index, stream_offset, p, 1);
   fields_.ClearAtomFields();
 }
 
@@ -246,7 +254,8 @@ size_t EtePacketProcessor::ReadPackets(uint64_t stream_offset, const uint8_t* da
     // packet has its index bias, no lookup.
     const RunStart one = {data + runs[run].pos,
                           runs[run].input_offset - reinterpret_cast<uintptr_t>(data + runs[run].pos)};
-    return ReadPacketsOf<true>(stream_offset, data, pos, n, &one);
+    return on_source_packet_ ? ReadPacketsOf<true, Sink::kSource>(stream_offset, data, pos, n, &one)
+                             : ReadPacketsOf<true, Sink::kPlain>(stream_offset, data, pos, n, &one);
   }
   // Runs as a table of run starts, the empty ones left out, then two
   // sentinels: the run of each packet is looked up without a branch on
@@ -260,7 +269,8 @@ size_t EtePacketProcessor::ReadPackets(uint64_t stream_offset, const uint8_t* da
     m += (i + 1 < nruns ? runs[i + 1].pos : n) > runs[i].pos;
   }
   t[m] = t[m + 1] = {reinterpret_cast<const uint8_t*>(UINTPTR_MAX), 0};
-  return ReadPacketsOf<false>(stream_offset, data, pos, n, t);
+  return on_source_packet_ ? ReadPacketsOf<false, Sink::kSource>(stream_offset, data, pos, n, t)
+                           : ReadPacketsOf<false, Sink::kPlain>(stream_offset, data, pos, n, t);
 }
 
 // ReadPackets over the non-empty runs t[0..] (t[0] holds data[pos]).
@@ -268,7 +278,7 @@ size_t EtePacketProcessor::ReadPackets(uint64_t stream_offset, const uint8_t* da
 // callback. A packet's index is that of its header byte: the index bias is
 // that of the run that holds the header; the packet may go on into the
 // next runs.
-template <bool kOneRun>
+template <bool kOneRun, EtePacketProcessor::Sink kSink>
 __attribute__((noinline)) size_t EtePacketProcessor::ReadPacketsOf(uint64_t stream_offset, const uint8_t* data,
                                                                    size_t pos, size_t n, const RunStart* t) {
   size_t k = 0;  // t[k]: the run of the packet's header (before the step below, maybe the one before)
@@ -284,12 +294,12 @@ __attribute__((noinline)) size_t EtePacketProcessor::ReadPacketsOf(uint64_t stre
     if (*p >= kFirstAtomHeader) {
       // Atoms, two packets in three on real trace: header only, no state
       // but the packet's own, never malformed (§4.15).
-      EmitAtom((kOneRun ? one_bias : t[k].index_bias) + at, stream_bias + at, p);
+      EmitAtom<kSink>((kOneRun ? one_bias : t[k].index_bias) + at, stream_bias + at, p);
       ++p;
       continue;
     }
-    const size_t len =
-        ReadPacket((kOneRun ? one_bias : t[k].index_bias) + at, stream_bias + at, p, static_cast<size_t>(stop - p));
+    const size_t len = ReadPacket<kSink>((kOneRun ? one_bias : t[k].index_bias) + at, stream_bias + at, p,
+                                         static_cast<size_t>(stop - p));
     if (len == 0) break;  // not whole: the caller keeps it
     p += len;
     if constexpr (!kOneRun)
