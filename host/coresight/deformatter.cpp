@@ -30,6 +30,21 @@ constexpr std::array<uint64_t, 16> kAuxSpread = MakeAuxSpread();
 // Bit 0 of bytes 0, 2, 4, 6: set where a frame's even byte is an ID byte.
 constexpr uint64_t kEvenBit0 = 0x0001000100010001ull;
 
+uint64_t LoadLe64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  return v;
+}
+void StoreLe64(uint8_t* p, uint64_t v) {
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  std::memcpy(p, &v, 8);
+}
+// Bit 0 of bytes 0, 2, 4, 6 of a little-endian word (set: an ID byte) as
+// bits 0-3: the multiplication moves bits 0, 16, 32, 48 to 60-63 (its
+// other products land below bit 60 without carries, or above bit 63).
+unsigned IdSlots(uint64_t word) { return static_cast<unsigned>(((word & kEvenBit0) * 0x1000200040008000ull) >> 60); }
+
 bool IsFullFsyncFrame(const uint8_t* f) {
   for (int i = 0; i < 16; i += 4)
     if (std::memcmp(f + i, kFsync, 4) != 0) return false;
@@ -95,8 +110,7 @@ bool FrameDeformatter::Accepts(uint8_t id, uint64_t offset) {
   return true;
 }
 
-void FrameDeformatter::Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t first_offset, const uint64_t* offsets) {
-  (void)offsets;  // always nullptr (see the header)
+void FrameDeformatter::Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t first_offset) {
   if (n == 0) return;
   // The same ID as the pending block (so accepted already) and room: append.
   if (block_len_ == 0 || id != block_id_ || block_len_ + n > kBlockBytes || block_nruns_ == kBlockRuns) {
@@ -117,7 +131,7 @@ void FrameDeformatter::Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t 
     block_stream_ = stream_offset_[id];
   }
   block_runs_[block_nruns_++] = {static_cast<uint32_t>(block_len_), first_offset};
-  std::memcpy(block_.data() + block_len_, data, n);
+  std::memcpy(block_.data() + block_len_, data, 16);  // a constant size: no call; n <= 15 kept
   block_len_ += n;
   stream_offset_[id] += n;
   stats_.data_bytes += n;
@@ -125,7 +139,10 @@ void FrameDeformatter::Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t 
 }
 
 // Unpacks one 16-byte frame (arm-trace-facts.md §3), emitting runs with
-// OpenCSD-compatible input offsets.
+// OpenCSD-compatible input offsets. Word-wide: the frame's 15 data bytes
+// are its first 15 bytes in order with the even ones' bit 0 from AUX (an
+// ID byte's slot holds junk, skipped), so a frame is cut into runs at its
+// ID bytes only, not examined byte pair by byte pair.
 void FrameDeformatter::ProcessFrame(const uint8_t* f, uint64_t frame_offset) {
   ++stats_.frames;
   if (options_.reset_on_4x_fsync && IsFullFsyncFrame(f)) {
@@ -136,68 +153,72 @@ void FrameDeformatter::ProcessFrame(const uint8_t* f, uint64_t frame_offset) {
     return;
   }
   const uint8_t aux = f[15];
-  if constexpr (std::endian::native == std::endian::little) {
-    // No ID byte in the frame (the common case): its 15 data bytes are the
-    // frame's first 15 bytes in order, the even ones' bit 0 from AUX; one
-    // run of the current ID from the frame's offset. Into the pending
-    // block as two words when it is that ID's (16 bytes written, 15 kept).
-    uint64_t lo, hi;
-    std::memcpy(&lo, f, 8);
-    std::memcpy(&hi, f + 8, 8);
-    if (((lo | hi) & kEvenBit0) == 0) {
-      lo |= kAuxSpread[aux & 0xF];
-      hi |= kAuxSpread[aux >> 4];
-      const uint8_t id = current_id_ < 0 ? 0xFF : static_cast<uint8_t>(current_id_);
-      if (block_len_ != 0 && id == block_id_ && block_len_ + 15 <= kBlockBytes && block_nruns_ < kBlockRuns) {
-        block_runs_[block_nruns_++] = {static_cast<uint32_t>(block_len_), frame_offset};
-        std::memcpy(block_.data() + block_len_, &lo, 8);
-        std::memcpy(block_.data() + block_len_ + 8, &hi, 8);
-        block_len_ += 15;
-        stream_offset_[id] += 15;
-        stats_.data_bytes += 15;
-        stats_.bytes_per_id[id] += 15;
-      } else {
-        uint8_t bytes[16];
-        std::memcpy(bytes, &lo, 8);
-        std::memcpy(bytes + 8, &hi, 8);
-        Emit(id, bytes, 15, frame_offset, nullptr);
-      }
-      return;
-    }
+  uint64_t lo = LoadLe64(f), hi = LoadLe64(f + 8);
+  const unsigned ids = IdSlots(lo) | IdSlots(hi) << 4;
+  lo |= kAuxSpread[aux & 0xF];
+  hi |= kAuxSpread[aux >> 4];
+  const uint8_t id = current_id_ < 0 ? 0xFF : static_cast<uint8_t>(current_id_);
+  if (ids == 0 && block_len_ != 0 && id == block_id_ && block_len_ + 15 <= kBlockBytes && block_nruns_ < kBlockRuns) {
+    // No ID byte (the common case) and the pending block is the current
+    // ID's: one run from the frame's offset, appended as two words (16
+    // bytes written, 15 kept).
+    block_runs_[block_nruns_++] = {static_cast<uint32_t>(block_len_), frame_offset};
+    StoreLe64(block_.data() + block_len_, lo);
+    StoreLe64(block_.data() + block_len_ + 8, hi);
+    block_len_ += 15;
+    stream_offset_[id] += 15;
+    stats_.data_bytes += 15;
+    stats_.bytes_per_id[id] += 15;
+    return;
   }
-  uint8_t run[kFrameBytes];
+  if (ids == 0 && id == 0) {  // null ID (padding), no ID byte: nothing to hand on
+    stats_.padding_bytes += 15;
+    return;
+  }
+  SplitAtIds(f, lo, hi, ids, frame_offset);
+}
+
+// A frame whose data bytes (lo, hi: as ProcessFrame reads them) do not just
+// go on the pending block: at its ID bytes (bit k of `ids`: byte 2k is
+// one) the data between them goes to the ID in force, in runs as OpenCSD
+// cuts them. Out of line: the common frames need no stack frame for it.
+__attribute__((noinline)) void FrameDeformatter::SplitAtIds(const uint8_t* f, uint64_t lo, uint64_t hi, unsigned ids,
+                                                            uint64_t frame_offset) {
+  uint8_t bytes[32];  // the data bytes, then room for 16-byte copies from any of them
+  StoreLe64(bytes, lo);
+  StoreLe64(bytes + 8, hi);
+  std::memset(bytes + 16, 0, 16);
+  const uint8_t aux = f[15];
+  uint8_t run[32];  // a run (at most 15 bytes) and room for a 16-byte copy
   size_t run_len = 0;
   uint8_t run_id = current_id_ < 0 ? 0xFF : static_cast<uint8_t>(current_id_);
   uint64_t run_offset = frame_offset;
-  for (int i = 0; i < 14; i += 2) {
-    const uint8_t b = f[i];
-    const bool aux_bit = (aux >> (i / 2)) & 1;
-    bool prev_id_keeps_next = false;
-    if (b & 1) {  // ID byte
-      const uint8_t new_id = static_cast<uint8_t>(b >> 1);
-      if (new_id != run_id) {
-        prev_id_keeps_next = aux_bit;
-        if (prev_id_keeps_next) run[run_len++] = f[i + 1];
-        current_id_ = new_id;
-        if (run_len > 0) {
-          Emit(run_id, run, run_len, run_offset, nullptr);
-          run_len = 0;
-          run_offset = frame_offset + static_cast<uint64_t>(i);
-        }
-        run_id = new_id;
-      }
-    } else {
-      run[run_len++] = static_cast<uint8_t>(b | (aux_bit ? 1 : 0));
+  size_t from = 0;  // bytes[from, 15) not placed yet
+  for (; ids != 0; ids &= ids - 1) {
+    const unsigned k = static_cast<unsigned>(std::countr_zero(ids));
+    const size_t i = 2 * k;                        // the ID byte
+    std::memcpy(run + run_len, bytes + from, 16);  // bytes[from, i) and some after, overwritten later
+    run_len += i - from;
+    const uint8_t new_id = static_cast<uint8_t>(f[i] >> 1);
+    if (i == 14) {  // the last even byte: switches the ID, no data follows
+      current_id_ = new_id;
+      from = 15;
+      break;
     }
-    if (!prev_id_keeps_next) run[run_len++] = f[i + 1];
+    from = i + 1;
+    if (new_id == run_id) continue;                      // a repeated ID is ignored, its AUX bit too
+    if ((aux >> k) & 1) run[run_len++] = bytes[from++];  // AUX 1: the next byte is still the old ID's
+    current_id_ = new_id;
+    if (run_len > 0) {
+      Emit(run_id, run, run_len, run_offset);
+      run_len = 0;
+      run_offset = frame_offset + i;
+    }
+    run_id = new_id;
   }
-  if (f[14] & 1) {
-    current_id_ = f[14] >> 1;
-    Emit(run_id, run, run_len, run_offset, nullptr);
-  } else {
-    run[run_len++] = static_cast<uint8_t>(f[14] | (((aux >> 7) & 1) ? 1 : 0));
-    Emit(run_id, run, run_len, run_offset, nullptr);
-  }
+  std::memcpy(run + run_len, bytes + from, 16);
+  run_len += 15 - from;
+  Emit(run_id, run, run_len, run_offset);
 }
 
 void FrameDeformatter::Push(const uint8_t* data, size_t n) {

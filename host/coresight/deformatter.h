@@ -167,8 +167,10 @@ class FrameDeformatter {
   static constexpr size_t kBlockRuns = 512;
 
   void ProcessFrame(const uint8_t* frame, uint64_t frame_offset);
+  void SplitAtIds(const uint8_t* frame, uint64_t lo, uint64_t hi, unsigned ids, uint64_t frame_offset);
   void Flush();  // hands the pending block to the sink
-  void Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t first_offset, const uint64_t* offsets);
+  // A run of n (<= 15) bytes of `id`; data[0..16) must be readable.
+  void Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t first_offset);
   bool Accepts(uint8_t id, uint64_t offset);
 
   DeformatterOptions options_;
@@ -186,8 +188,8 @@ class FrameDeformatter {
   uint8_t block_id_ = 0;
   size_t block_len_ = 0;
   size_t block_nruns_ = 0;
-  uint64_t block_stream_ = 0;                     // stream offset of block_[0]
-  std::array<uint8_t, kBlockBytes + 1> block_{};  // + 1: a frame is written as 16 bytes
+  uint64_t block_stream_ = 0;                      // stream offset of block_[0]
+  std::array<uint8_t, kBlockBytes + 16> block_{};  // + 16: a run is written as 16 bytes
   std::array<DataRun, kBlockRuns> block_runs_{};
 };
 

@@ -2,6 +2,9 @@
 // ete_packet_fields.cpp: the packet kinds off the hot path (see ete_packet_fields.h).
 #include "ete/ete_packet_fields.h"
 
+#include <bit>
+#include <cstring>
+
 #include "ete/uleb128.h"
 
 namespace mabutrace::ete {
@@ -18,6 +21,26 @@ uint64_t LittleEndian(const uint8_t* f, unsigned bytes) {
   uint64_t v = 0;
   for (unsigned i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(f[i]) << (8 * i);
   return v;
+}
+
+// Little-endian words in one load each (the loop above is not merged into one).
+template <typename T>
+T LoadLe(const uint8_t* f) {
+  T v;
+  std::memcpy(&v, f, sizeof v);
+  if constexpr (std::endian::native == std::endian::big)
+    v = static_cast<T>(__builtin_bswap64(v) >> (64 - 8 * sizeof v));
+  return v;
+}
+
+// A VMID or CONTEXTID field: 0, 1, 2 or 4 bytes (EteConfig::vmid_bytes()).
+uint32_t ContextIdField(const uint8_t* f, unsigned bytes) {
+  switch (bytes) {
+    case 1: return f[0];
+    case 2: return LoadLe<uint16_t>(f);
+    case 4: return LoadLe<uint32_t>(f);
+    default: return 0;
+  }
 }
 
 // One ULEB128 field at p[*at..n): its value, *at moved past it. Returns false
@@ -66,7 +89,12 @@ PacketExtent PacketFields::Extension(const uint8_t* p, size_t n, uint8_t /*is*/)
     return {2};
   }
   if (p[1] != 0x00) return Malformed(2, EteErrorKind::kBadSequence);
-  // A-Sync: OpenCSD takes exactly 11 zero bytes, then 0x80.
+  // A-Sync: OpenCSD takes exactly 11 zero bytes, then 0x80. Whole in hand
+  // (the common case): bytes 2-9 as one word; else byte by byte.
+  if (n >= 12 && LoadLe<uint64_t>(p + 2) == 0 && LoadLe<uint16_t>(p + 10) == 0x8000) {
+    pkt_.type = PacketType::kAsync;
+    return {12};
+  }
   for (size_t i = 2; i < 12; ++i) {
     if (i >= n) return {0};
     if (p[i] == 0) continue;
@@ -89,8 +117,10 @@ PacketExtent PacketFields::TraceInfo(const uint8_t* p, size_t n, uint8_t /*is*/)
   const uint8_t present = p[1] & 0x1F;
   uint32_t section[5] = {};
   PacketExtent extent;
-  for (unsigned s = 0; s < 5; ++s)
-    if ((present & (1u << s)) && !Field(p, n, &at, kCountBytes, &section[s], &extent)) return extent;
+  for (unsigned rest = present; rest != 0; rest &= rest - 1)
+    if (const unsigned s = static_cast<unsigned>(__builtin_ctz(rest));
+        !Field(p, n, &at, kCountBytes, &section[s], &extent))
+      return extent;
 
   pkt_.tinfo_sections = present;
   pkt_.info = section[0];
@@ -107,7 +137,7 @@ PacketExtent PacketFields::TraceInfo(const uint8_t* p, size_t n, uint8_t /*is*/)
   pkt_.addr.value = 0;
   pkt_.addr.valid_bits = 64;
   pkt_.addr.isa = 0;
-  addr_history_.fill(pkt_.addr);
+  addr_history_[0] = addr_history_[1] = addr_history_[2] = pkt_.addr;  // (fill() made a memmove call)
   pkt_.tinfo_initial = !first_tinfo_;
   first_tinfo_ = true;
   return {static_cast<uint8_t>(at)};
@@ -233,7 +263,7 @@ PacketExtent PacketFields::CancelF3(const uint8_t* p, size_t /*n*/, uint8_t /*is
 }
 
 size_t PacketFields::ContextBytes(uint8_t info) const {
-  return 1 + ((info & 0x40) ? config_.vmid_bytes() : 0) + ((info & 0x80) ? config_.cid_bytes() : 0);
+  return 1 + ((info & 0x40) ? vmid_bytes_ : 0) + ((info & 0x80) ? cid_bytes_ : 0);
 }
 
 void PacketFields::ContextField(const uint8_t* f) {
@@ -247,12 +277,12 @@ void PacketFields::ContextField(const uint8_t* f) {
   c.ns = (info >> 5) & 1;
   size_t at = 1;
   if (info & 0x40) {  // V: VMID follows
-    c.vmid = static_cast<uint32_t>(LittleEndian(f + at, config_.vmid_bytes()));
+    c.vmid = ContextIdField(f + at, vmid_bytes_);
     c.updated_vmid = true;
-    at += config_.vmid_bytes();
+    at += vmid_bytes_;
   }
   if (info & 0x80) {  // C: CONTEXTID follows
-    c.context_id = static_cast<uint32_t>(LittleEndian(f + at, config_.cid_bytes()));
+    c.context_id = ContextIdField(f + at, cid_bytes_);
     c.updated_cid = true;
   }
 }
@@ -262,9 +292,11 @@ PacketExtent PacketFields::Context(const uint8_t* p, size_t n, uint8_t /*is*/) {
     pkt_.context_valid = true;
     return {1};
   }
-  if (n < 2 || n < 1 + ContextBytes(p[1])) return {0};
+  if (n < 2) return {0};
+  const size_t length = 1 + ContextBytes(p[1]);
+  if (n < length) return {0};
   ContextField(p + 1);
-  return {static_cast<uint8_t>(1 + ContextBytes(p[1]))};
+  return {static_cast<uint8_t>(length)};
 }
 
 PacketExtent PacketFields::AddressWithContext32(const uint8_t* p, size_t n, uint8_t is) {

@@ -82,7 +82,10 @@ inline constexpr std::array<AtomPattern, 64> kAtomPatterns = MakeAtomPatterns();
 class PacketFields {
  public:
   // `config` must outlive this object.
-  explicit PacketFields(const EteConfig& config) : config_(config) { Reset(); }
+  explicit PacketFields(const EteConfig& config)
+      : config_(config), vmid_bytes_(config.vmid_bytes()), cid_bytes_(config.cid_bytes()) {
+    Reset();
+  }
 
   // Back to the state before any packet (no Trace Info, no address, no context).
   void Reset();
@@ -306,6 +309,10 @@ class PacketFields {
   }
 
   const EteConfig& config_;
+  // The configuration's VMID and CONTEXTID sizes (1, 2, 4 bytes, 0: none),
+  // read from its registers once: a Context packet needs them twice.
+  const uint8_t vmid_bytes_;
+  const uint8_t cid_bytes_;
   EtePacket pkt_;
   std::array<PacketAddress, 3> addr_history_{};
   bool first_tinfo_ = false;      // a Trace Info has been seen since reset

@@ -170,6 +170,7 @@ void EtePacketProcessor::BuildTable() {
 
 // ---- synchronised: one reader per packet kind
 
+template <EtePacketProcessor::Sink kSink>
 void EtePacketProcessor::Emit(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t len) {
   EtePacket& pkt = fields_.packet();
   pkt.index = index;
@@ -177,12 +178,17 @@ void EtePacketProcessor::Emit(uint64_t index, uint64_t stream_offset, const uint
   pkt.raw = p;
   pkt.size = static_cast<uint8_t>(len);
   ++stats_.packets;
-  if (on_source_packet_)
+  if constexpr (kSink == Sink::kSource)
+    on_source_packet_(source_context_, source_, pkt);
+  else if constexpr (kSink == Sink::kPlain)
+    on_packet_(context_, pkt);
+  else if (on_source_packet_)
     on_source_packet_(source_context_, source_, pkt);
   else
     on_packet_(context_, pkt);
 }
 
+template <EtePacketProcessor::Sink kSink>
 __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadPacket(uint64_t index, uint64_t stream_offset,
                                                                             const uint8_t* p, size_t n) {
   const TableEntry& e = table_[p[0]];
@@ -199,19 +205,41 @@ __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadPacket(uint
     case HotKind::kLongAddress64: x = fields_.LongAddress64(p, n, e.is); break;
     case HotKind::kCycleCountF2: x = fields_.CycleCountF2(p, n, e.is); break;
     case HotKind::kCycleCountF3: x = fields_.CycleCountF3(p, n, e.is); break;
-    default: return ReadOtherPacket(index, stream_offset, p, n);
+    default: return ReadOtherPacket<kSink>(index, stream_offset, p, n);
   }
   if (x.length == 0) return 0;
-  Emit(index, stream_offset, p, x.length);
+  Emit<kSink>(index, stream_offset, p, x.length);
   fields_.ClearHotFields();
   return x.length;
 }
 
+// The other kinds through their reader, inline: a call of its own cost
+// its frame on every Trace Info, Context, Timestamp... Reserved headers
+// and malformed packets go on to ReadReserved / ReadMalformed.
+template <EtePacketProcessor::Sink kSink>
+__attribute__((always_inline)) inline size_t EtePacketProcessor::ReadOtherPacket(uint64_t index, uint64_t stream_offset,
+                                                                                 const uint8_t* p, size_t n) {
+  const Reader reader = readers_[p[0]];
+  if (!reader) return ReadReserved(index, stream_offset, p);
+  const PacketExtent x = (fields_.*reader)(p, n, table_[p[0]].is);  // may refine the type (Extension, Exception)
+  if (x.length == 0) return 0;
+  if (x.malformed) return ReadMalformed(index, stream_offset, p, x);
+  const PacketType type = fields_.packet().type;
+  if (type == PacketType::kAsync || type == PacketType::kOverflow) CountExtension(type);
+  Emit<kSink>(index, stream_offset, p, x.length);
+  fields_.ClearPacketFields();
+  return x.length;
+}
+
+template <EtePacketProcessor::Sink kSink>
 __attribute__((always_inline)) inline void EtePacketProcessor::EmitAtom(uint64_t index, uint64_t stream_offset,
                                                                         const uint8_t* p) {
-  fields_.Atom(p, 1, 0);
-  fields_.packet().type = PacketFields::AtomFormat(p[0]);
-  Emit(index, stream_offset, p, 1);
+  const internal::AtomPattern& a = internal::kAtomPatterns[p[0] & 0x3F];  // read once: p aliases the packet
+  EtePacket& pkt = fields_.packet();
+  pkt.atom_bits = a.bits;
+  pkt.atom_count = a.count;
+  pkt.type = a.format;
+  Emit<kSink>(index, stream_offset, p, 1);
   fields_.ClearAtomFields();
 }
 
@@ -219,44 +247,66 @@ __attribute__((always_inline)) inline void EtePacketProcessor::EmitAtom(uint64_t
 // not whole (returns with data[result) its header) or when the processor
 // loses sync. A function of its own, so that its few live values stay in
 // registers; the readers' length checks are single compares.
-__attribute__((noinline)) size_t EtePacketProcessor::ReadPackets(uint64_t stream_offset, const uint8_t* data,
-                                                                 size_t pos, size_t n, const coresight::DataRun* runs,
-                                                                 size_t nruns, size_t& run) {
-  // Offsets as the pointer plus a bias: fewer values live across the
-  // callback. A packet's index is that of its header byte: the index bias
-  // is the run's that holds the header; the packet may go on into the next.
-  // The run is looked up for every packet in a table of run starts ended
-  // by a sentinel, without a branch on "this packet starts a new run" (a
-  // run is one frame, some 6 packets, and that branch missed at every run
-  // end).
-  const size_t first = run;
-  run_starts_.resize(nruns - first + 1);
+size_t EtePacketProcessor::ReadPackets(uint64_t stream_offset, const uint8_t* data, size_t pos, size_t n,
+                                       const coresight::DataRun* runs, size_t nruns, size_t run) {
+  if (run + 1 == nruns) {
+    // One run to the end (a raw stream's push, a block's last run): every
+    // packet has its index bias, no lookup.
+    const RunStart one = {data + runs[run].pos,
+                          runs[run].input_offset - reinterpret_cast<uintptr_t>(data + runs[run].pos)};
+    return on_source_packet_ ? ReadPacketsOf<true, Sink::kSource>(stream_offset, data, pos, n, &one)
+                             : ReadPacketsOf<true, Sink::kPlain>(stream_offset, data, pos, n, &one);
+  }
+  // Runs as a table of run starts, the empty ones left out, then two
+  // sentinels: the run of each packet is looked up without a branch on
+  // "this packet starts a new run" (a run is one frame, some 6 packets,
+  // and that branch missed at every run end).
+  run_starts_.resize(nruns - run + 2);
   RunStart* const t = run_starts_.data();
-  for (size_t i = first; i < nruns; ++i)
-    t[i - first] = {data + runs[i].pos, runs[i].input_offset - reinterpret_cast<uintptr_t>(data + runs[i].pos)};
-  t[nruns - first] = {reinterpret_cast<const uint8_t*>(UINTPTR_MAX), 0};
-  size_t k = 0;  // t[k]: the run of the packet's header
+  size_t m = 0;
+  for (size_t i = run; i < nruns; ++i) {
+    t[m] = {data + runs[i].pos, runs[i].input_offset - reinterpret_cast<uintptr_t>(data + runs[i].pos)};
+    m += (i + 1 < nruns ? runs[i + 1].pos : n) > runs[i].pos;
+  }
+  t[m] = t[m + 1] = {reinterpret_cast<const uint8_t*>(UINTPTR_MAX), 0};
+  return on_source_packet_ ? ReadPacketsOf<false, Sink::kSource>(stream_offset, data, pos, n, t)
+                           : ReadPacketsOf<false, Sink::kPlain>(stream_offset, data, pos, n, t);
+}
+
+// ReadPackets over the non-empty runs t[0..] (t[0] holds data[pos]).
+// Offsets as the pointer plus a bias: fewer values live across the
+// callback. A packet's index is that of its header byte: the index bias is
+// that of the run that holds the header; the packet may go on into the
+// next runs.
+template <bool kOneRun, EtePacketProcessor::Sink kSink>
+__attribute__((noinline)) size_t EtePacketProcessor::ReadPacketsOf(uint64_t stream_offset, const uint8_t* data,
+                                                                   size_t pos, size_t n, const RunStart* t) {
+  size_t k = 0;  // t[k]: the run of the packet's header (before the step below, maybe the one before)
+  const uint64_t one_bias = t[0].index_bias;  // kOneRun: in a register, not reloaded after each callback
   const uint8_t* const stop = data + n;
   const uint64_t stream_bias = stream_offset - reinterpret_cast<uintptr_t>(data);
   const uint8_t* p = data + pos;
   while (p < stop) {
-    k += p >= t[k + 1].start;
-    while (p >= t[k + 1].start) ++k;  // a packet over several runs
+    // Runs are never empty, so a one-byte packet moves at most one run on:
+    // one branch-free step here; longer packets step the rest below.
+    if constexpr (!kOneRun) k += p >= t[k + 1].start;
     const uintptr_t at = reinterpret_cast<uintptr_t>(p);
     if (*p >= kFirstAtomHeader) {
       // Atoms, two packets in three on real trace: header only, no state
       // but the packet's own, never malformed (§4.15).
-      EmitAtom(t[k].index_bias + at, stream_bias + at, p);
+      EmitAtom<kSink>((kOneRun ? one_bias : t[k].index_bias) + at, stream_bias + at, p);
       ++p;
       continue;
     }
-    const size_t len = ReadPacket(t[k].index_bias + at, stream_bias + at, p, static_cast<size_t>(stop - p));
+    const size_t len = ReadPacket<kSink>((kOneRun ? one_bias : t[k].index_bias) + at, stream_bias + at, p,
+                                         static_cast<size_t>(stop - p));
     if (len == 0) break;  // not whole: the caller keeps it
     p += len;
+    if constexpr (!kOneRun)
+      while (p >= t[k + 2].start) ++k;  // over several runs: to the run before the next header's
     // Only a reserved header or a malformed packet (not a hot kind) loses sync.
     if (!synced_) break;
   }
-  run = first + k;
   return static_cast<size_t>(p - data) - pos;
 }
 
@@ -270,46 +320,46 @@ static std::string HexBytes(const uint8_t* p, size_t n) {
   return s;
 }
 
-__attribute__((noinline)) size_t EtePacketProcessor::ReadOtherPacket(uint64_t index, uint64_t stream_offset,
-                                                                     const uint8_t* p, size_t n) {
+void EtePacketProcessor::CountExtension(PacketType type) {
+  if (type == PacketType::kOverflow) ++stats_.overflows;
+  if (type == PacketType::kAsync) ++stats_.syncs;
+}
+
+// Off the path of valid packets: a reserved header ...
+__attribute__((noinline, cold)) size_t EtePacketProcessor::ReadReserved(uint64_t index, uint64_t stream_offset,
+                                                                        const uint8_t* p) {
   const uint8_t h = p[0];
   const TableEntry& e = table_[h];
   EtePacket& pkt = fields_.packet();
-  const Reader reader = readers_[h];
-  if (!reader) {
-    const bool cfg = e.hot == HotKind::kReservedCfg;
-    pkt.type = cfg ? PacketType::kReservedCfg : PacketType::kReserved;
-    pkt.err_type = e.type;
-    Emit(index, stream_offset, p, 1);
-    fields_.ClearPacketFields();
-    char what[96];
-    std::snprintf(what, sizeof what, "reserved header 0x%02x%s", h,
-                  cfg ? " (not valid for this trace unit configuration)" : "");
-    Error(EteErrorKind::kReservedHeader, index, what);
-    ApplyErrorPolicy();
-    return 1;
-  }
-  pkt.type = e.type;  // the reader may refine it (Extension, Exception)
-  const PacketExtent x = (fields_.*reader)(p, n, e.is);
-  if (x.length == 0) return 0;
-  if (x.malformed) {
-    // A malformed extension of 3 or more bytes was an A-Sync.
-    pkt.err_type = e.type != PacketType::kExtension ? e.type
-                   : x.length >= 3                  ? PacketType::kAsync
-                                                    : PacketType::kExtension;
-    pkt.type = PacketType::kBadSequence;
-    Emit(index, stream_offset, p, x.length);
-    fields_.ClearPacketFields();
-    Error(x.error, index,
-          std::string(x.error == EteErrorKind::kOverlongField ? "overlong continuation field in " : "malformed ") +
-              PacketTypeName(pkt.err_type) + " packet [" + HexBytes(p, x.length) + "]");
-    ApplyErrorPolicy();
-    return x.length;
-  }
-  if (pkt.type == PacketType::kOverflow) ++stats_.overflows;
-  if (pkt.type == PacketType::kAsync) ++stats_.syncs;
+  const bool cfg = e.hot == HotKind::kReservedCfg;
+  pkt.type = cfg ? PacketType::kReservedCfg : PacketType::kReserved;
+  pkt.err_type = e.type;
+  Emit(index, stream_offset, p, 1);
+  fields_.ClearPacketFields();
+  char what[96];
+  std::snprintf(what, sizeof what, "reserved header 0x%02x%s", h,
+                cfg ? " (not valid for this trace unit configuration)" : "");
+  Error(EteErrorKind::kReservedHeader, index, what);
+  ApplyErrorPolicy();
+  return 1;
+}
+
+// ... and a malformed packet p[0..x.length).
+__attribute__((noinline, cold)) size_t EtePacketProcessor::ReadMalformed(uint64_t index, uint64_t stream_offset,
+                                                                         const uint8_t* p, PacketExtent x) {
+  const TableEntry& e = table_[p[0]];
+  EtePacket& pkt = fields_.packet();
+  // A malformed extension of 3 or more bytes was an A-Sync.
+  pkt.err_type = e.type != PacketType::kExtension ? e.type
+                 : x.length >= 3                  ? PacketType::kAsync
+                                                  : PacketType::kExtension;
+  pkt.type = PacketType::kBadSequence;
   Emit(index, stream_offset, p, x.length);
   fields_.ClearPacketFields();
+  Error(x.error, index,
+        std::string(x.error == EteErrorKind::kOverlongField ? "overlong continuation field in " : "malformed ") +
+            PacketTypeName(pkt.err_type) + " packet [" + HexBytes(p, x.length) + "]");
+  ApplyErrorPolicy();
   return x.length;
 }
 
@@ -437,7 +487,7 @@ void EtePacketProcessor::PushBlock(const uint8_t* data, size_t n, const coresigh
     }
     if (pend_len_ == 0) {
       index_at(pos);
-      pos += ReadPackets(base, data, pos, n, runs, nruns, run);
+      pos += ReadPackets(base, data, pos, n, runs, nruns, run);  // run: index_at moves it on as needed
       if (!synced_ || pos >= n) continue;
       // A packet not whole: keep it for the next push.
       pend_index_ = index_at(pos);

@@ -124,18 +124,37 @@ class EtePacketProcessor {
   // Reads the packet at p[0..n) (n >= 1) with the reader of its kind and
   // hands it out; returns its length, or 0 (nothing handed out) when
   // p[0..n) does not hold all of it. Inline for the hot kinds.
+  // Which callback Emit calls: the one set (a test per packet), or known
+  // to be the constructor's or the source one (the hot loop, one copy each).
+  enum class Sink : uint8_t { kAny, kPlain, kSource };
+  template <Sink kSink = Sink::kAny>
   size_t ReadPacket(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t n);
   // Hands out the atom packet whose header is p[0] (>= kFirstAtomHeader).
+  template <Sink kSink>
   void EmitAtom(uint64_t index, uint64_t stream_offset, const uint8_t* p);
   // ReadPacket over data[pos, n) while synchronised and packets are whole;
-  // returns the bytes read.
-  // `run` (in/out): the run that holds data[pos].
+  // returns the bytes read. runs[run] holds data[pos].
   size_t ReadPackets(uint64_t stream_offset, const uint8_t* data, size_t pos, size_t n, const coresight::DataRun* runs,
-                     size_t nruns, size_t& run);
-  // ReadPacket for the other kinds, reserved headers and malformed packets.
+                     size_t nruns, size_t run);
+  // Where a run starts and its index bias (index minus address of a byte).
+  struct RunStart {
+    const uint8_t* start;
+    uint64_t index_bias;
+  };
+  // ReadPackets' loop over the non-empty runs t[0..] (then two sentinels);
+  // kOneRun: t[0] holds all of data[pos, n), no run lookups.
+  template <bool kOneRun, Sink kSink>
+  size_t ReadPacketsOf(uint64_t stream_offset, const uint8_t* data, size_t pos, size_t n, const RunStart* t);
+  // ReadPacket for the other kinds; reserved headers and malformed packets
+  // go on to ReadReserved / ReadMalformed.
+  template <Sink kSink>
   size_t ReadOtherPacket(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t n);
+  void CountExtension(PacketType type);  // an A-Sync or Overflow packet in stats_
+  size_t ReadReserved(uint64_t index, uint64_t stream_offset, const uint8_t* p);
+  size_t ReadMalformed(uint64_t index, uint64_t stream_offset, const uint8_t* p, PacketExtent x);
   // Hands out fields_.packet() as bytes p[0..len) (its type already set);
   // the caller then clears its per-packet fields.
+  template <Sink kSink = Sink::kAny>
   void Emit(uint64_t index, uint64_t stream_offset, const uint8_t* p, size_t len);
   void UnsyncedByte(uint64_t index, uint64_t stream_offset, uint8_t b);
   void DumpUnsynced(size_t n);
@@ -158,12 +177,7 @@ class EtePacketProcessor {
   EteStats stats_;
   bool synced_ = false;
 
-  // ReadPackets' runs: where each starts and its index bias (index minus
-  // address of a byte), then a sentinel. Grows to the longest block's runs.
-  struct RunStart {
-    const uint8_t* start;
-    uint64_t index_bias;
-  };
+  // ReadPackets' runs, then a sentinel. Grows to the longest block's runs.
   std::vector<RunStart> run_starts_;
 
   // Partial packet (synced) or unsynchronised bytes being examined.
