@@ -235,8 +235,17 @@ class StpDecoder {
     uint64_t base = 0;    // index of p[k] in run `run`: base + k
     uint64_t Index(size_t k) {
       if (k >= next_pos) [[unlikely]]
-        Seek(k);
+        Next(k);
       return base + k;
+    }
+    // Packets are a few bytes and runs up to 15: the next run is almost
+    // always the one (a call and a loop per run crossed cost 5 % before).
+    void Next(size_t k) {
+      ++run;
+      base = runs[run].input_offset - runs[run].pos;
+      next_pos = run + 1 < nruns ? runs[run + 1].pos : SIZE_MAX;
+      if (k >= next_pos) [[unlikely]]
+        Seek(k);
     }
     void Seek(size_t k);
   };

@@ -333,8 +333,8 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp, St
   // Opcode: 1 nibble, F n, or F 0 n; one lookup on the first two nibbles.
   const uint64_t w = LoadLe64(p + (q0 >> 1)) >> ((q0 & 1) * 4);
   FirstByteOp fo = kFirstByteOps.op[w & 0xFF];
-  if (fo.opcode_nibbles != 1) [[unlikely]] {
-    if (kBounded && q0 + 2 > qend) return Fast::kNeedMore;
+  if (kBounded && fo.opcode_nibbles != 1 && q0 + 2 > qend) return Fast::kNeedMore;
+  if (fo.rare) [[unlikely]] {
     if (fo.opcode_nibbles == 0) return Fast::kNotFast;  // ASYNC
     if (fo.opcode_nibbles == 3) {
       if (kBounded && q0 + 3 > qend) return Fast::kNeedMore;
@@ -380,14 +380,12 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp, St
   out->payload_bits = fo.payload_bits;
   out->has_ts = op.ts;
   out->ts_bits = static_cast<uint8_t>(4 * ts_len);
-  // F-run tracking. Without an open run and without F's in payload and
-  // timestamp, nothing changes: the opcode alone cannot leave a run open
-  // (its last nibble is never F here), and the length code is not F.
-  if (sync_start_ || (AnyF(payload) | AnyF(ts)) != 0) [[unlikely]] {
-    // A last nibble other than F ends any run, unless it is a 0 that a run of
-    // 21 F's could reach: then the state after the packet is "no run open",
-    // whatever its F's were.
-    const uint8_t last = NibbleAt(p, q - 1);
+  // F-run tracking. A last nibble other than F ends any run, unless it is a
+  // 0 that a run of 21 F's could reach: then the state after the packet is
+  // "no run open", whatever its F's were; without a run open before, that
+  // is no change (f_count_ and is_sync_ are 0 then).
+  const uint8_t last = NibbleAt(p, q - 1);
+  if (sync_start_ || last == 0xF || (last == 0 && q - q0 > kAsyncFNibbles)) [[unlikely]] {
     const uint32_t open_run = sync_start_ ? f_count_ : 0;
     if (last != 0xF && (last != 0 || open_run + (q - q0) <= kAsyncFNibbles)) {
       ClearSync();

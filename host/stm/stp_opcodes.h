@@ -100,18 +100,21 @@ inline constexpr uint8_t PayloadBits(const OpSpec& op) {
 // The fast path's opcode lookup: one entry per value of a packet's first two
 // nibbles (n0 | n1 << 4). opcode_nibbles 1 or 2: the opcode and its row;
 // 3: F0 n, look n up in kOps3; 0: ASYNC (F F) or a reserved opcode.
-struct FirstByteOp {
+// rare: opcode_nibbles is 0 or 3 (one test on the path of the 1- and
+// 2-nibble opcodes, which are nearly all packets; D*TS are F n).
+struct alignas(8) FirstByteOp {
   OpSpec op;
   uint8_t opcode_nibbles;
   uint8_t payload_bits;  // PayloadBits(op)
+  bool rare;
 };
 
 inline constexpr FirstByteOp FirstByteOpOf(unsigned two_nibbles) {
   const unsigned n0 = two_nibbles & 0xF, n1 = two_nibbles >> 4;
-  if (n0 != 0xF) return {kOps1[n0], 1, PayloadBits(kOps1[n0])};
-  if (n1 == 0) return {kReservedOp, 3, 0};
-  if (n1 == 0xF || kOps2[n1].type == StpType::kReserved) return {kReservedOp, 0, 0};
-  return {kOps2[n1], 2, PayloadBits(kOps2[n1])};
+  if (n0 != 0xF) return {kOps1[n0], 1, PayloadBits(kOps1[n0]), false};
+  if (n1 == 0) return {kReservedOp, 3, 0, true};
+  if (n1 == 0xF || kOps2[n1].type == StpType::kReserved) return {kReservedOp, 0, 0, true};
+  return {kOps2[n1], 2, PayloadBits(kOps2[n1]), false};
 }
 
 struct FirstByteOps {
@@ -164,14 +167,6 @@ inline uint64_t FieldAt(const uint8_t* p, size_t q, unsigned k) {
 // Bit 4i set where nibble i (counted from the least significant) of v is 0xF.
 inline constexpr uint64_t kNibbleLsbs = 0x1111111111111111ull;
 inline uint64_t FNibbles(uint64_t v) { return v & (v >> 1) & (v >> 2) & (v >> 3) & kNibbleLsbs; }
-// Non-zero iff some nibble of v is 0xF (a zero nibble of ~v: subtracting 1
-// from each nibble borrows into its bit 3 only there, or below one that did;
-// the lowest such nibble is always flagged). Fewer operations than FNibbles
-// when only "any" matters.
-inline uint64_t AnyF(uint64_t v) {
-  const uint64_t t = ~v;
-  return (t - kNibbleLsbs) & ~t & (kNibbleLsbs << 3);
-}
 
 }  // namespace mabutrace::stm::stp
 
