@@ -131,6 +131,7 @@ const char* StpTypeBaseName(StpType t);
 // raw bytes left in place: raw[0, raw_len) of the block being pushed, valid
 // only during the OnPackets call; raw_high: the packet starts in raw[0]'s
 // high nibble, so StpPacket::raw shows that byte as (raw[0] & 0xF0).
+// The eight bytes from `type` on are written as one word (stp_fast_path.cpp).
 struct StpPacketRecord {
   uint64_t offset;
   uint64_t payload;
@@ -141,10 +142,10 @@ struct StpPacketRecord {
   StpType type;
   bool marker;
   bool has_ts;
+  uint8_t opcode_nibbles;
+  uint8_t payload_bits;
   bool raw_high;
   uint8_t ts_bits;
-  uint8_t payload_bits;
-  uint8_t opcode_nibbles;
   uint8_t raw_len;  // 1..19
 };
 

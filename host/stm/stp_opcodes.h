@@ -97,24 +97,39 @@ inline constexpr uint8_t PayloadBits(const OpSpec& op) {
   }
 }
 
+// Types the fast path decodes; the others have side effects or errors of
+// their own in the nibble path.
+inline constexpr bool FastType(StpType t) {
+  return t != StpType::kReserved && t != StpType::kVersion && t != StpType::kUser && t != StpType::kTime;
+}
+
 // The fast path's opcode lookup: one entry per value of a packet's first two
-// nibbles (n0 | n1 << 4). opcode_nibbles 1 or 2: the opcode and its row;
-// 3: F0 n, look n up in kOps3; 0: ASYNC (F F) or a reserved opcode.
-// rare: opcode_nibbles is 0 or 3 (one test on the path of the 1- and
-// 2-nibble opcodes, which are nearly all packets; D*TS are F n).
+// nibbles (n0 | n1 << 4). Its first five bytes are those of
+// StpPacketRecord from `type` on (stored as one word with the packet's own
+// three); rare: not a 1- or 2-nibble opcode of the fast path: F0 n (look n
+// up in kThirdNibbleOps, rare there when the nibble path takes it), ASYNC
+// (F F) or a reserved opcode (opcode_nibbles 0).
 struct alignas(8) FirstByteOp {
-  OpSpec op;
+  StpType type;
+  bool marker;
+  bool ts;
   uint8_t opcode_nibbles;
   uint8_t payload_bits;  // PayloadBits(op)
+  uint8_t payload_nibbles;
   bool rare;
+  uint8_t unused;
 };
+
+inline constexpr FirstByteOp FastOp(const OpSpec& op, uint8_t opcode_nibbles, bool rare) {
+  return {op.type, op.marker, op.ts, opcode_nibbles, PayloadBits(op), op.payload_nibbles, rare, 0};
+}
 
 inline constexpr FirstByteOp FirstByteOpOf(unsigned two_nibbles) {
   const unsigned n0 = two_nibbles & 0xF, n1 = two_nibbles >> 4;
-  if (n0 != 0xF) return {kOps1[n0], 1, PayloadBits(kOps1[n0]), false};
-  if (n1 == 0) return {kReservedOp, 3, 0, true};
-  if (n1 == 0xF || kOps2[n1].type == StpType::kReserved) return {kReservedOp, 0, 0, true};
-  return {kOps2[n1], 2, PayloadBits(kOps2[n1]), false};
+  if (n0 != 0xF) return FastOp(kOps1[n0], 1, false);
+  if (n1 == 0) return FastOp(kReservedOp, 3, true);
+  if (n1 == 0xF || kOps2[n1].type == StpType::kReserved) return FastOp(kReservedOp, 0, true);
+  return FastOp(kOps2[n1], 2, false);
 }
 
 struct FirstByteOps {
@@ -128,6 +143,19 @@ inline constexpr FirstByteOps MakeFirstByteOps() {
 }
 
 inline constexpr FirstByteOps kFirstByteOps = MakeFirstByteOps();
+
+// F0 n by n.
+struct ThirdNibbleOps {
+  FirstByteOp op[16];
+};
+
+inline constexpr ThirdNibbleOps MakeThirdNibbleOps() {
+  ThirdNibbleOps t{};
+  for (unsigned n = 0; n < 16; ++n) t.op[n] = FastOp(kOps3[n], 3, !FastType(kOps3[n].type));
+  return t;
+}
+
+inline constexpr ThirdNibbleOps kThirdNibbleOps = MakeThirdNibbleOps();
 
 // Timestamp length code (STPv2 §7: 0-12 literal, 13 -> 14, 14 -> 16; 15 is invalid).
 inline constexpr uint8_t TsLength(uint8_t code) { return code == 0xD ? 14 : code == 0xE ? 16 : code; }
