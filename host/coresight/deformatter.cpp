@@ -124,6 +124,34 @@ void FrameDeformatter::Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t 
   stats_.bytes_per_id[id] += n;
 }
 
+// The common frame, inline in the frame loop (a call per frame cost a
+// quarter of the de-formatter): no ID byte in it, and the current ID's block
+// pending with room; its 15 data bytes are the frame's first 15 in order,
+// the even ones' bit 0 from AUX, written into the block as two words (16
+// bytes written, 15 kept), one run from the frame's offset. FSYNC frames
+// (FF bytes: bit 0 set) are never taken here. False: ProcessFrame's turn.
+inline bool FrameDeformatter::FastFrame(const uint8_t* f, uint64_t frame_offset) {
+  if constexpr (std::endian::native != std::endian::little) return false;
+  uint64_t lo, hi;
+  std::memcpy(&lo, f, 8);
+  std::memcpy(&hi, f + 8, 8);
+  if (((lo | hi) & kEvenBit0) != 0 || block_len_ == 0 || current_id_ != block_id_ || block_len_ + 15 > kBlockBytes ||
+      block_nruns_ == kBlockRuns)
+    return false;
+  ++stats_.frames;
+  const uint8_t aux = f[15];
+  lo |= kAuxSpread[aux & 0xF];
+  hi |= kAuxSpread[aux >> 4];
+  block_runs_[block_nruns_++] = {static_cast<uint32_t>(block_len_), frame_offset};
+  std::memcpy(block_.data() + block_len_, &lo, 8);
+  std::memcpy(block_.data() + block_len_ + 8, &hi, 8);
+  block_len_ += 15;
+  stream_offset_[block_id_] += 15;
+  stats_.data_bytes += 15;
+  stats_.bytes_per_id[block_id_] += 15;
+  return true;
+}
+
 // Unpacks one 16-byte frame (arm-trace-facts.md §3), emitting runs with
 // OpenCSD-compatible input offsets.
 void FrameDeformatter::ProcessFrame(const uint8_t* f, uint64_t frame_offset) {
@@ -137,31 +165,19 @@ void FrameDeformatter::ProcessFrame(const uint8_t* f, uint64_t frame_offset) {
   }
   const uint8_t aux = f[15];
   if constexpr (std::endian::native == std::endian::little) {
-    // No ID byte in the frame (the common case): its 15 data bytes are the
-    // frame's first 15 bytes in order, the even ones' bit 0 from AUX; one
-    // run of the current ID from the frame's offset. Into the pending
-    // block as two words when it is that ID's (16 bytes written, 15 kept).
+    // No ID byte in the frame: its 15 data bytes are the frame's first 15
+    // bytes in order, the even ones' bit 0 from AUX; one run of the current
+    // ID from the frame's offset (the pending block's is taken by FastFrame).
     uint64_t lo, hi;
     std::memcpy(&lo, f, 8);
     std::memcpy(&hi, f + 8, 8);
     if (((lo | hi) & kEvenBit0) == 0) {
       lo |= kAuxSpread[aux & 0xF];
       hi |= kAuxSpread[aux >> 4];
-      const uint8_t id = current_id_ < 0 ? 0xFF : static_cast<uint8_t>(current_id_);
-      if (block_len_ != 0 && id == block_id_ && block_len_ + 15 <= kBlockBytes && block_nruns_ < kBlockRuns) {
-        block_runs_[block_nruns_++] = {static_cast<uint32_t>(block_len_), frame_offset};
-        std::memcpy(block_.data() + block_len_, &lo, 8);
-        std::memcpy(block_.data() + block_len_ + 8, &hi, 8);
-        block_len_ += 15;
-        stream_offset_[id] += 15;
-        stats_.data_bytes += 15;
-        stats_.bytes_per_id[id] += 15;
-      } else {
-        uint8_t bytes[16];
-        std::memcpy(bytes, &lo, 8);
-        std::memcpy(bytes + 8, &hi, 8);
-        Emit(id, bytes, 15, frame_offset, nullptr);
-      }
+      uint8_t bytes[16];
+      std::memcpy(bytes, &lo, 8);
+      std::memcpy(bytes + 8, &hi, 8);
+      Emit(current_id_ < 0 ? 0xFF : static_cast<uint8_t>(current_id_), bytes, 15, frame_offset, nullptr);
       return;
     }
   }
@@ -212,13 +228,13 @@ void FrameDeformatter::Push(const uint8_t* data, size_t n) {
       partial_len_ += take;
       pos = take;
       if (partial_len_ == kFrameBytes) {
-        ProcessFrame(partial_.data(), partial_start_);
+        if (!FastFrame(partial_.data(), partial_start_)) ProcessFrame(partial_.data(), partial_start_);
         partial_len_ = 0;
       }
     }
     // Whole frames straight from the input.
     while (n - pos >= kFrameBytes) {
-      ProcessFrame(data + pos, input_offset_ + pos);
+      if (!FastFrame(data + pos, input_offset_ + pos)) ProcessFrame(data + pos, input_offset_ + pos);
       pos += kFrameBytes;
     }
     if (pos < n) {
