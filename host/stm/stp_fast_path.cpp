@@ -108,6 +108,7 @@ void ToPacket(const StpPacketRecord& r, StpPacket* p) {
 // its bytes are there.
 void StpDecoder::EmitFast(const StpPacketRecord& r) {
   FlushBatch();
+  ++stats_.packets;
   ToPacket(r, &pkt_);
   sink_->OnPacket(pkt_);
 }
@@ -116,6 +117,7 @@ void StpDecoder::FlushBatch() {
   if (batch_n_ == 0) return;
   const size_t n = batch_n_;
   batch_n_ = 0;
+  stats_.packets += n;
   sink_->OnPackets(batch_, n);
 }
 
@@ -123,9 +125,17 @@ void StpDecoder::FlushBatch() {
 // room their loads need, batched; returns the nibble where the first other
 // one starts (the batch is given to the sink before that).
 size_t StpDecoder::InPlace(FastView* v, size_t n, size_t q) {
-  while (n - q / 2 >= kInPlaceMargin && FastPacket<false>(v, 2 * n, &q, &batch_[batch_n_]) == Fast::kDecoded) {
-    if (++batch_n_ == kBatchPackets) FlushBatch();
+  if (n < kInPlaceMargin) return q;
+  const size_t q_max = 2 * (n - kInPlaceMargin) + 1;  // n - q / 2 >= kInPlaceMargin
+  size_t k = batch_n_;  // a local: the record stores would make a member reload per packet
+  while (q <= q_max && FastPacket<false>(v, 2 * n, &q, &batch_[k]) == Fast::kDecoded) {
+    if (++k == kBatchPackets) {
+      batch_n_ = k;
+      FlushBatch();
+      k = 0;
+    }
   }
+  batch_n_ = k;
   FlushBatch();
   return q;
 }
@@ -361,9 +371,9 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp, St
   if (fo.ts) {
     if (ts_coding_ == StpTsCoding::kUnknown) return Fast::kNotFast;  // an error
     if (kBounded && q + 1 > qend) return Fast::kNeedMore;
-    ts_code = NibbleAt(p, q);
+    ts_code = opn + pn < 15 ? static_cast<uint8_t>((w >> (4 * (opn + pn))) & 0xF) : NibbleAt(p, q);
     if (ts_code == 0xF) return Fast::kNotFast;  // an error
-    ts_len = TsLength(ts_code);
+    ts_len = kTsLengths[ts_code];
     if (kBounded && q + 1 + ts_len > qend) return Fast::kNeedMore;
     if (ts_len) ts = FieldAt(p, q + 1, ts_len);
     q += 1 + ts_len;
@@ -412,8 +422,8 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp, St
       }
     }
   }
-  if (fo.ts) {
-    const uint64_t mask = ts_len >= 16 ? ~0ull : (1ull << (4 * ts_len)) - 1;
+  if (ts_len != 0) {  // a length of 0 changes nothing (in either coding)
+    const uint64_t mask = ~0ull >> (64 - 4 * ts_len);
     if (ts_coding_ == StpTsCoding::kBinary)  // UpdateTimestamp, inline, without touching pkt_
       timestamp_ = (timestamp_ & ~mask) | (ts & mask);
     else
@@ -424,7 +434,6 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp, St
   out->master = master_;
   out->channel = channel_;
   out->timestamp = timestamp_;
-  ++stats_.packets;
   return Fast::kDecoded;
 }
 

@@ -159,6 +159,7 @@ inline constexpr ThirdNibbleOps kThirdNibbleOps = MakeThirdNibbleOps();
 
 // Timestamp length code (STPv2 §7: 0-12 literal, 13 -> 14, 14 -> 16; 15 is invalid).
 inline constexpr uint8_t TsLength(uint8_t code) { return code == 0xD ? 14 : code == 0xE ? 16 : code; }
+inline constexpr uint8_t kTsLengths[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16, 0};
 
 // Nibble q of a byte stream (nibble 2k = bits[3:0] of byte k, 2k+1 = bits[7:4]).
 inline uint8_t NibbleAt(const uint8_t* p, size_t q) { return static_cast<uint8_t>((p[q >> 1] >> ((q & 1) * 4)) & 0xF); }
