@@ -166,7 +166,7 @@ class FrameDeformatter {
   static constexpr size_t kBlockBytes = 4096;
   static constexpr size_t kBlockRuns = 512;
 
-  bool FastFrame(const uint8_t* frame, uint64_t frame_offset);
+  size_t FastFrames(const uint8_t* f, size_t nframes, uint64_t offset);
   void ProcessFrame(const uint8_t* frame, uint64_t frame_offset);
   void Flush();  // hands the pending block to the sink
   void Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t first_offset, const uint64_t* offsets);
