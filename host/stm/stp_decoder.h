@@ -266,6 +266,7 @@ class StpDecoder {
   void FlushBatch();
   void AfterFast(FastView v, size_t q);
   void EndFast();
+  void TrackSync(FastView* v, size_t q0, size_t q, uint64_t offset, uint8_t last);
   bool SyncPacket(const FastStart& s, size_t q);
   void SyncField(const FastStart& s, uint64_t value, unsigned nibbles, size_t q);
   uint64_t SyncIndex(const FastStart& s, size_t q);

@@ -356,7 +356,6 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp, St
   const unsigned opn = fo.opcode_nibbles, pn = fo.payload_nibbles;
   size_t q = q0 + opn;
   // Payload: from w unless it is 16 nibbles (D64).
-  const size_t q_payload = q;
   if (kBounded && q + pn > qend) return Fast::kNeedMore;
   uint64_t payload = 0;
   if (pn == 16)
@@ -365,13 +364,12 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp, St
     payload = (ReverseNibbles(w) << (4 * opn)) >> (64 - 4 * pn);
   q += pn;
   // Timestamp: length code, then that many nibbles.
-  uint8_t ts_code = 0, ts_len = 0;
+  uint8_t ts_len = 0;
   uint64_t ts = 0;
-  const size_t q_ts = q;
   if (fo.ts) {
     if (ts_coding_ == StpTsCoding::kUnknown) return Fast::kNotFast;  // an error
     if (kBounded && q + 1 > qend) return Fast::kNeedMore;
-    ts_code = opn + pn < 15 ? static_cast<uint8_t>((w >> (4 * (opn + pn))) & 0xF) : NibbleAt(p, q);
+    const uint8_t ts_code = opn + pn < 15 ? static_cast<uint8_t>((w >> (4 * (opn + pn))) & 0xF) : NibbleAt(p, q);
     if (ts_code == 0xF) return Fast::kNotFast;  // an error
     ts_len = kTsLengths[ts_code];
     if (kBounded && q + 1 + ts_len > qend) return Fast::kNeedMore;
@@ -380,9 +378,8 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp, St
   }
 
   // The packet is complete: report it as the nibble path would.
-  FastStart s{v, q0, 0};
-  s.offset = v->Index(q0 >> 1) + (q0 & 1);
-  out->offset = s.offset;
+  const uint64_t offset = v->Index(q0 >> 1) + (q0 & 1);
+  out->offset = offset;
   out->raw = p + (q0 >> 1);
   out->payload = payload;
   // type .. payload_bits from the table; raw_high: the packet starts in the
@@ -409,19 +406,8 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp, St
   // "no run open", whatever its F's were; without a run open before, that
   // is no change (f_count_ and is_sync_ are 0 then).
   const uint8_t last = NibbleAt(p, q - 1);
-  if (sync_start_ || last == 0xF || (last == 0 && q - q0 > kAsyncFNibbles)) [[unlikely]] {
-    const uint32_t open_run = sync_start_ ? f_count_ : 0;
-    if (last != 0xF && (last != 0 || open_run + (q - q0) <= kAsyncFNibbles)) {
-      ClearSync();
-    } else if (!SyncPacket(s, q)) {
-      SyncField(s, FieldAt(p, q0, opn), opn, q0);
-      if (pn) SyncField(s, payload, pn, q_payload);
-      if (fo.ts) {
-        SyncField(s, ts_code, 1, q_ts);
-        if (ts_len) SyncField(s, ts, ts_len, q_ts + 1);
-      }
-    }
-  }
+  if (sync_start_ || last == 0xF || (last == 0 && q - q0 > kAsyncFNibbles)) [[unlikely]]
+    TrackSync(v, q0, q, offset, last);
   if (ts_len != 0) {  // a length of 0 changes nothing (in either coding)
     const uint64_t mask = ~0ull >> (64 - 4 * ts_len);
     if (ts_coding_ == StpTsCoding::kBinary)  // UpdateTimestamp, inline, without touching pkt_
@@ -435,6 +421,34 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp, St
   out->channel = channel_;
   out->timestamp = timestamp_;
   return Fast::kDecoded;
+}
+
+// The F-run state after the fast-path packet at nibbles [q0, q) of v (its
+// offset `offset`, its last nibble `last`) when it may change: a run was
+// open before it, or it ends in F, or in a 0 that an ASYNC-long run could
+// reach. Rare, so out of line, with the packet's fields read again: on the
+// way of every packet they kept a dozen values live.
+[[gnu::noinline]] void StpDecoder::TrackSync(FastView* v, size_t q0, size_t q, uint64_t offset, uint8_t last) {
+  const uint32_t open_run = sync_start_ ? f_count_ : 0;
+  if (last != 0xF && (last != 0 || open_run + (q - q0) <= kAsyncFNibbles)) {
+    ClearSync();
+    return;
+  }
+  const FastStart s{v, q0, offset};
+  if (SyncPacket(s, q)) return;
+  // Field by field (a 0 after F's that may complete an ASYNC pattern).
+  const uint8_t* p = v->p;
+  FirstByteOp fo = kFirstByteOps.op[(LoadLe64(p + (q0 >> 1)) >> ((q0 & 1) * 4)) & 0xFF];
+  if (fo.opcode_nibbles == 3) fo = kThirdNibbleOps.op[NibbleAt(p, q0 + 2)];
+  const unsigned opn = fo.opcode_nibbles, pn = fo.payload_nibbles;
+  SyncField(s, FieldAt(p, q0, opn), opn, q0);
+  if (pn) SyncField(s, FieldAt(p, q0 + opn, pn), pn, q0 + opn);
+  if (fo.ts) {
+    const size_t q_ts = q0 + opn + pn;
+    const uint8_t ts_len = kTsLengths[NibbleAt(p, q_ts)];
+    SyncField(s, NibbleAt(p, q_ts), 1, q_ts);
+    if (ts_len) SyncField(s, FieldAt(p, q_ts + 1, ts_len), ts_len, q_ts + 1);
+  }
 }
 
 // OpenCSD's index of the run of F's that starts at nibble q of the packet
