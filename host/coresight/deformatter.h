@@ -187,8 +187,10 @@ class FrameDeformatter {
   uint8_t block_id_ = 0;
   size_t block_len_ = 0;
   size_t block_nruns_ = 0;
-  uint64_t block_stream_ = 0;                     // stream offset of block_[0]
-  std::array<uint8_t, kBlockBytes + 1> block_{};  // + 1: a frame is written as 16 bytes
+  uint64_t block_stream_ = 0;  // stream offset of block_[0]
+  // + 32: a frame is written as 16 bytes, and a repeated ID byte is taken out
+  // with 16-byte moves from up to 15 bytes on.
+  std::array<uint8_t, kBlockBytes + 32> block_{};
   std::array<DataRun, kBlockRuns> block_runs_{};
 };
 
