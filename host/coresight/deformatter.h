@@ -166,6 +166,7 @@ class FrameDeformatter {
   static constexpr size_t kBlockBytes = 4096;
   static constexpr size_t kBlockRuns = 512;
 
+  size_t FastFrames(const uint8_t* f, size_t nframes, uint64_t offset);
   void ProcessFrame(const uint8_t* frame, uint64_t frame_offset);
   void SplitAtIds(const uint8_t* frame, uint64_t lo, uint64_t hi, unsigned ids, uint64_t frame_offset);
   void Flush();  // hands the pending block to the sink
@@ -188,8 +189,10 @@ class FrameDeformatter {
   uint8_t block_id_ = 0;
   size_t block_len_ = 0;
   size_t block_nruns_ = 0;
-  uint64_t block_stream_ = 0;                      // stream offset of block_[0]
-  std::array<uint8_t, kBlockBytes + 16> block_{};  // + 16: a run is written as 16 bytes
+  uint64_t block_stream_ = 0;  // stream offset of block_[0]
+  // + 32: a frame is written as 16 bytes, and a repeated ID byte is taken out
+  // with 16-byte moves from up to 15 bytes on.
+  std::array<uint8_t, kBlockBytes + 32> block_{};
   std::array<DataRun, kBlockRuns> block_runs_{};
 };
 

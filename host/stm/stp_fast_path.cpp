@@ -22,6 +22,8 @@
 // of pkt_ (it sets every field itself); EndFast() leaves pkt_ as that path
 // expects it.
 #include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <cstring>
 
 #include "stp_decoder.h"
@@ -37,18 +39,6 @@ namespace {
 // + 16 timestamp nibbles, starting in a high nibble: 19 bytes; its field
 // loads read up to 7 bytes past its last byte.
 constexpr size_t kInPlaceMargin = 19 + 8;
-
-// Types the fast path decodes; the others have side effects or errors of
-// their own in the nibble path.
-bool FastType(StpType t) {
-  switch (t) {
-    case StpType::kReserved:
-    case StpType::kVersion:
-    case StpType::kUser:
-    case StpType::kTime: return false;
-    default: return true;
-  }
-}
 
 // raw = src[0, len): resizing keeps the storage, the copy is a few
 // overlapping fixed-size moves (a packet's raw bytes are 1..19).
@@ -67,6 +57,18 @@ void AssignRaw(std::vector<uint8_t>* raw, const uint8_t* src, size_t len) {
     dst[len - 1] = src[len - 1];
   }
 }
+
+// FastPacket writes StpPacketRecord's bytes from `type` on as one word.
+static_assert(offsetof(StpPacketRecord, marker) == offsetof(StpPacketRecord, type) + 1);
+static_assert(offsetof(StpPacketRecord, has_ts) == offsetof(StpPacketRecord, type) + 2);
+static_assert(offsetof(StpPacketRecord, opcode_nibbles) == offsetof(StpPacketRecord, type) + 3);
+static_assert(offsetof(StpPacketRecord, payload_bits) == offsetof(StpPacketRecord, type) + 4);
+static_assert(offsetof(StpPacketRecord, raw_high) == offsetof(StpPacketRecord, type) + 5);
+static_assert(offsetof(StpPacketRecord, ts_bits) == offsetof(StpPacketRecord, type) + 6);
+static_assert(offsetof(StpPacketRecord, raw_len) == offsetof(StpPacketRecord, type) + 7);
+static_assert(offsetof(FirstByteOp, marker) == 1 && offsetof(FirstByteOp, ts) == 2 &&
+              offsetof(FirstByteOp, opcode_nibbles) == 3 && offsetof(FirstByteOp, payload_bits) == 4 &&
+              sizeof(FirstByteOp) == 8);
 
 }  // namespace
 
@@ -106,6 +108,7 @@ void ToPacket(const StpPacketRecord& r, StpPacket* p) {
 // its bytes are there.
 void StpDecoder::EmitFast(const StpPacketRecord& r) {
   FlushBatch();
+  ++stats_.packets;
   ToPacket(r, &pkt_);
   sink_->OnPacket(pkt_);
 }
@@ -114,6 +117,7 @@ void StpDecoder::FlushBatch() {
   if (batch_n_ == 0) return;
   const size_t n = batch_n_;
   batch_n_ = 0;
+  stats_.packets += n;
   sink_->OnPackets(batch_, n);
 }
 
@@ -121,9 +125,17 @@ void StpDecoder::FlushBatch() {
 // room their loads need, batched; returns the nibble where the first other
 // one starts (the batch is given to the sink before that).
 size_t StpDecoder::InPlace(FastView* v, size_t n, size_t q) {
-  while (n - q / 2 >= kInPlaceMargin && FastPacket<false>(v, 2 * n, &q, &batch_[batch_n_]) == Fast::kDecoded) {
-    if (++batch_n_ == kBatchPackets) FlushBatch();
+  if (n < kInPlaceMargin) return q;
+  const size_t q_max = 2 * (n - kInPlaceMargin) + 1;  // n - q / 2 >= kInPlaceMargin
+  size_t k = batch_n_;  // a local: the record stores would make a member reload per packet
+  while (q <= q_max && FastPacket<false>(v, 2 * n, &q, &batch_[k]) == Fast::kDecoded) {
+    if (++k == kBatchPackets) {
+      batch_n_ = k;
+      FlushBatch();
+      k = 0;
+    }
   }
+  batch_n_ = k;
   FlushBatch();
   return q;
 }
@@ -331,89 +343,112 @@ StpDecoder::Fast StpDecoder::FastPacket(FastView* v, size_t qend, size_t* qp, St
   const size_t q0 = *qp;
   if (kBounded && q0 >= qend) return Fast::kNeedMore;
   // Opcode: 1 nibble, F n, or F 0 n; one lookup on the first two nibbles.
+  // w: the packet's first 15 nibbles (at least), nibble k at bits [4k+3:4k].
   const uint64_t w = LoadLe64(p + (q0 >> 1)) >> ((q0 & 1) * 4);
   FirstByteOp fo = kFirstByteOps.op[w & 0xFF];
-  if (fo.opcode_nibbles != 1) [[unlikely]] {
-    if (kBounded && q0 + 2 > qend) return Fast::kNeedMore;
+  if (kBounded && fo.opcode_nibbles != 1 && q0 + 2 > qend) return Fast::kNeedMore;
+  if (fo.rare) [[unlikely]] {
     if (fo.opcode_nibbles == 0) return Fast::kNotFast;  // ASYNC
-    if (fo.opcode_nibbles == 3) {
-      if (kBounded && q0 + 3 > qend) return Fast::kNeedMore;
-      fo.op = kOps3[(w >> 8) & 0xF];
-      fo.payload_bits = PayloadBits(fo.op);
-      if (!FastType(fo.op.type)) return Fast::kNotFast;
-    }
+    if (kBounded && q0 + 3 > qend) return Fast::kNeedMore;
+    fo = kThirdNibbleOps.op[(w >> 8) & 0xF];
+    if (fo.rare) return Fast::kNotFast;
   }
-  const OpSpec op = fo.op;
-  const unsigned opn = fo.opcode_nibbles;
+  const unsigned opn = fo.opcode_nibbles, pn = fo.payload_nibbles;
   size_t q = q0 + opn;
-  // Payload.
-  const size_t q_payload = q;
-  if (kBounded && q + op.payload_nibbles > qend) return Fast::kNeedMore;
-  const uint64_t payload = op.payload_nibbles ? FieldAt(p, q, op.payload_nibbles) : 0;
-  q += op.payload_nibbles;
+  // Payload: from w unless it is 16 nibbles (D64).
+  if (kBounded && q + pn > qend) return Fast::kNeedMore;
+  uint64_t payload = 0;
+  if (pn == 16)
+    payload = FieldAt(p, q, 16);
+  else if (pn != 0)
+    payload = (ReverseNibbles(w) << (4 * opn)) >> (64 - 4 * pn);
+  q += pn;
   // Timestamp: length code, then that many nibbles.
-  uint8_t ts_code = 0, ts_len = 0;
+  uint8_t ts_len = 0;
   uint64_t ts = 0;
-  const size_t q_ts = q;
-  if (op.ts) {
+  if (fo.ts) {
     if (ts_coding_ == StpTsCoding::kUnknown) return Fast::kNotFast;  // an error
     if (kBounded && q + 1 > qend) return Fast::kNeedMore;
-    ts_code = NibbleAt(p, q);
+    const uint8_t ts_code = opn + pn < 15 ? static_cast<uint8_t>((w >> (4 * (opn + pn))) & 0xF) : NibbleAt(p, q);
     if (ts_code == 0xF) return Fast::kNotFast;  // an error
-    ts_len = TsLength(ts_code);
+    ts_len = kTsLengths[ts_code];
     if (kBounded && q + 1 + ts_len > qend) return Fast::kNeedMore;
     if (ts_len) ts = FieldAt(p, q + 1, ts_len);
     q += 1 + ts_len;
   }
 
   // The packet is complete: report it as the nibble path would.
-  FastStart s{v, q0, 0};
-  s.offset = v->Index(q0 >> 1) + (q0 & 1);
-  out->offset = s.offset;
+  const uint64_t offset = v->Index(q0 >> 1) + (q0 & 1);
+  out->offset = offset;
   out->raw = p + (q0 >> 1);
-  out->raw_len = static_cast<uint8_t>(((q + 1) >> 1) - (q0 >> 1));
-  out->raw_high = (q0 & 1) != 0;  // starts in the high nibble: the byte shown padded
-  out->type = op.type;
-  out->marker = op.marker;
-  out->opcode_nibbles = static_cast<uint8_t>(opn);
   out->payload = payload;
-  out->payload_bits = fo.payload_bits;
-  out->has_ts = op.ts;
-  out->ts_bits = static_cast<uint8_t>(4 * ts_len);
-  // F-run tracking. Without an open run and without F's in payload and
-  // timestamp, nothing changes: the opcode alone cannot leave a run open
-  // (its last nibble is never F here), and the length code is not F.
-  if (sync_start_ || (AnyF(payload) | AnyF(ts)) != 0) [[unlikely]] {
-    // A last nibble other than F ends any run, unless it is a 0 that a run of
-    // 21 F's could reach: then the state after the packet is "no run open",
-    // whatever its F's were.
-    const uint8_t last = NibbleAt(p, q - 1);
-    const uint32_t open_run = sync_start_ ? f_count_ : 0;
-    if (last != 0xF && (last != 0 || open_run + (q - q0) <= kAsyncFNibbles)) {
-      ClearSync();
-    } else if (!SyncPacket(s, q)) {
-      SyncField(s, FieldAt(p, q0, opn), opn, q0);
-      if (op.payload_nibbles) SyncField(s, payload, op.payload_nibbles, q_payload);
-      if (op.ts) {
-        SyncField(s, ts_code, 1, q_ts);
-        if (ts_len) SyncField(s, ts, ts_len, q_ts + 1);
-      }
-    }
+  // type .. payload_bits from the table; raw_high: the packet starts in the
+  // high nibble (the byte shown padded).
+  const uint64_t raw_len = ((q + 1) >> 1) - (q0 >> 1);
+  if constexpr (std::endian::native == std::endian::little) {
+    uint64_t fo_bytes;
+    std::memcpy(&fo_bytes, &fo, sizeof fo_bytes);
+    const uint64_t tail = (fo_bytes & 0xFFFFFFFFFFull) | (static_cast<uint64_t>(q0 & 1) << 40) |
+                          (static_cast<uint64_t>(4 * ts_len) << 48) | (raw_len << 56);
+    std::memcpy(&out->type, &tail, sizeof tail);
+  } else {
+    out->type = fo.type;
+    out->marker = fo.marker;
+    out->has_ts = fo.ts;
+    out->opcode_nibbles = fo.opcode_nibbles;
+    out->payload_bits = fo.payload_bits;
+    out->raw_high = (q0 & 1) != 0;
+    out->ts_bits = static_cast<uint8_t>(4 * ts_len);
+    out->raw_len = static_cast<uint8_t>(raw_len);
   }
-  if (op.ts) {
-    const uint64_t mask = ts_len >= 16 ? ~0ull : (1ull << (4 * ts_len)) - 1;
+  // F-run tracking. A last nibble other than F ends any run, unless it is a
+  // 0 that a run of 21 F's could reach: then the state after the packet is
+  // "no run open", whatever its F's were; without a run open before, that
+  // is no change (f_count_ and is_sync_ are 0 then).
+  const uint8_t last = NibbleAt(p, q - 1);
+  if (sync_start_ || last == 0xF || (last == 0 && q - q0 > kAsyncFNibbles)) [[unlikely]]
+    TrackSync(v, q0, q, offset, last);
+  if (ts_len != 0) {  // a length of 0 changes nothing (in either coding)
+    const uint64_t mask = ~0ull >> (64 - 4 * ts_len);
     if (ts_coding_ == StpTsCoding::kBinary)  // UpdateTimestamp, inline, without touching pkt_
       timestamp_ = (timestamp_ & ~mask) | (ts & mask);
     else
       timestamp_ = GrayToBin((BinToGray(timestamp_) & ~mask) | (ts & mask));
   }
   *qp = q;
-  if (op.type >= StpType::kM8 && op.type <= StpType::kC16) ApplyIds(op.type, static_cast<uint16_t>(payload));
+  if (fo.type >= StpType::kM8 && fo.type <= StpType::kC16) ApplyIds(fo.type, static_cast<uint16_t>(payload));
   out->master = master_;
   out->channel = channel_;
   out->timestamp = timestamp_;
-  ++stats_.packets;
   return Fast::kDecoded;
+}
+
+// The F-run state after the fast-path packet at nibbles [q0, q) of v (its
+// offset `offset`, its last nibble `last`) when it may change: a run was
+// open before it, or it ends in F, or in a 0 that an ASYNC-long run could
+// reach. Rare, so out of line, with the packet's fields read again: on the
+// way of every packet they kept a dozen values live.
+[[gnu::noinline]] void StpDecoder::TrackSync(FastView* v, size_t q0, size_t q, uint64_t offset, uint8_t last) {
+  const uint32_t open_run = sync_start_ ? f_count_ : 0;
+  if (last != 0xF && (last != 0 || open_run + (q - q0) <= kAsyncFNibbles)) {
+    ClearSync();
+    return;
+  }
+  const FastStart s{v, q0, offset};
+  if (SyncPacket(s, q)) return;
+  // Field by field (a 0 after F's that may complete an ASYNC pattern).
+  const uint8_t* p = v->p;
+  FirstByteOp fo = kFirstByteOps.op[(LoadLe64(p + (q0 >> 1)) >> ((q0 & 1) * 4)) & 0xFF];
+  if (fo.opcode_nibbles == 3) fo = kThirdNibbleOps.op[NibbleAt(p, q0 + 2)];
+  const unsigned opn = fo.opcode_nibbles, pn = fo.payload_nibbles;
+  SyncField(s, FieldAt(p, q0, opn), opn, q0);
+  if (pn) SyncField(s, FieldAt(p, q0 + opn, pn), pn, q0 + opn);
+  if (fo.ts) {
+    const size_t q_ts = q0 + opn + pn;
+    const uint8_t ts_len = kTsLengths[NibbleAt(p, q_ts)];
+    SyncField(s, NibbleAt(p, q_ts), 1, q_ts);
+    if (ts_len) SyncField(s, FieldAt(p, q_ts + 1, ts_len), ts_len, q_ts + 1);
+  }
 }
 
 // OpenCSD's index of the run of F's that starts at nibble q of the packet

@@ -97,21 +97,39 @@ inline constexpr uint8_t PayloadBits(const OpSpec& op) {
   }
 }
 
+// Types the fast path decodes; the others have side effects or errors of
+// their own in the nibble path.
+inline constexpr bool FastType(StpType t) {
+  return t != StpType::kReserved && t != StpType::kVersion && t != StpType::kUser && t != StpType::kTime;
+}
+
 // The fast path's opcode lookup: one entry per value of a packet's first two
-// nibbles (n0 | n1 << 4). opcode_nibbles 1 or 2: the opcode and its row;
-// 3: F0 n, look n up in kOps3; 0: ASYNC (F F) or a reserved opcode.
-struct FirstByteOp {
-  OpSpec op;
+// nibbles (n0 | n1 << 4). Its first five bytes are those of
+// StpPacketRecord from `type` on (stored as one word with the packet's own
+// three); rare: not a 1- or 2-nibble opcode of the fast path: F0 n (look n
+// up in kThirdNibbleOps, rare there when the nibble path takes it), ASYNC
+// (F F) or a reserved opcode (opcode_nibbles 0).
+struct alignas(8) FirstByteOp {
+  StpType type;
+  bool marker;
+  bool ts;
   uint8_t opcode_nibbles;
   uint8_t payload_bits;  // PayloadBits(op)
+  uint8_t payload_nibbles;
+  bool rare;
+  uint8_t unused;
 };
+
+inline constexpr FirstByteOp FastOp(const OpSpec& op, uint8_t opcode_nibbles, bool rare) {
+  return {op.type, op.marker, op.ts, opcode_nibbles, PayloadBits(op), op.payload_nibbles, rare, 0};
+}
 
 inline constexpr FirstByteOp FirstByteOpOf(unsigned two_nibbles) {
   const unsigned n0 = two_nibbles & 0xF, n1 = two_nibbles >> 4;
-  if (n0 != 0xF) return {kOps1[n0], 1, PayloadBits(kOps1[n0])};
-  if (n1 == 0) return {kReservedOp, 3, 0};
-  if (n1 == 0xF || kOps2[n1].type == StpType::kReserved) return {kReservedOp, 0, 0};
-  return {kOps2[n1], 2, PayloadBits(kOps2[n1])};
+  if (n0 != 0xF) return FastOp(kOps1[n0], 1, false);
+  if (n1 == 0) return FastOp(kReservedOp, 3, true);
+  if (n1 == 0xF || kOps2[n1].type == StpType::kReserved) return FastOp(kReservedOp, 0, true);
+  return FastOp(kOps2[n1], 2, false);
 }
 
 struct FirstByteOps {
@@ -126,8 +144,22 @@ inline constexpr FirstByteOps MakeFirstByteOps() {
 
 inline constexpr FirstByteOps kFirstByteOps = MakeFirstByteOps();
 
+// F0 n by n.
+struct ThirdNibbleOps {
+  FirstByteOp op[16];
+};
+
+inline constexpr ThirdNibbleOps MakeThirdNibbleOps() {
+  ThirdNibbleOps t{};
+  for (unsigned n = 0; n < 16; ++n) t.op[n] = FastOp(kOps3[n], 3, !FastType(kOps3[n].type));
+  return t;
+}
+
+inline constexpr ThirdNibbleOps kThirdNibbleOps = MakeThirdNibbleOps();
+
 // Timestamp length code (STPv2 §7: 0-12 literal, 13 -> 14, 14 -> 16; 15 is invalid).
 inline constexpr uint8_t TsLength(uint8_t code) { return code == 0xD ? 14 : code == 0xE ? 16 : code; }
+inline constexpr uint8_t kTsLengths[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16, 0};
 
 // Nibble q of a byte stream (nibble 2k = bits[3:0] of byte k, 2k+1 = bits[7:4]).
 inline uint8_t NibbleAt(const uint8_t* p, size_t q) { return static_cast<uint8_t>((p[q >> 1] >> ((q & 1) * 4)) & 0xF); }
@@ -164,14 +196,6 @@ inline uint64_t FieldAt(const uint8_t* p, size_t q, unsigned k) {
 // Bit 4i set where nibble i (counted from the least significant) of v is 0xF.
 inline constexpr uint64_t kNibbleLsbs = 0x1111111111111111ull;
 inline uint64_t FNibbles(uint64_t v) { return v & (v >> 1) & (v >> 2) & (v >> 3) & kNibbleLsbs; }
-// Non-zero iff some nibble of v is 0xF (a zero nibble of ~v: subtracting 1
-// from each nibble borrows into its bit 3 only there, or below one that did;
-// the lowest such nibble is always flagged). Fewer operations than FNibbles
-// when only "any" matters.
-inline uint64_t AnyF(uint64_t v) {
-  const uint64_t t = ~v;
-  return (t - kNibbleLsbs) & ~t & (kNibbleLsbs << 3);
-}
 
 }  // namespace mabutrace::stm::stp
 

@@ -174,27 +174,38 @@ TEST(StpFastPath, EqualsNibblePathOnRunBlocks) {
   }
 }
 
-struct Messages final : StmMessageSink {
+struct Messages : StmMessageSink {
   std::vector<std::string> lines;
-  void OnMessage(const StmMessage& m) override {
-    lines.push_back(std::string(StmMessageKindName(m.kind)) + " off=" + std::to_string(m.offset) +
-                    " id=" + std::to_string(m.id_valid) + " ma=" + std::to_string(m.master) +
-                    " ch=" + std::to_string(m.channel) + " d=" + std::to_string(m.data) + "/" +
-                    std::to_string(m.size_bits) + " m=" + std::to_string(m.marker) + " ts=" + std::to_string(m.has_ts) +
-                    "/" + std::to_string(m.timestamp));
+  static std::string Line(const StmMessage& m) {
+    return std::string(StmMessageKindName(m.kind)) + " off=" + std::to_string(m.offset) +
+           " id=" + std::to_string(m.id_valid) + " ma=" + std::to_string(m.master) +
+           " ch=" + std::to_string(m.channel) + " d=" + std::to_string(m.data) + "/" + std::to_string(m.size_bits) +
+           " m=" + std::to_string(m.marker) + " ts=" + std::to_string(m.has_ts) + "/" + std::to_string(m.timestamp);
   }
+  void OnMessage(const StmMessage& m) override { lines.push_back(Line(m)); }
   void OnSyncLost(uint64_t offset) override { lines.push_back("lost " + std::to_string(offset)); }
   void OnResync(uint64_t offset, StpType t) override {
     lines.push_back("resync " + std::to_string(offset) + " " + StpTypeBaseName(t));
   }
 };
 
+// A sink that takes the message decoder's batches (OnMessages); a message
+// reported through OnMessage as well shows as a line of its own.
+struct BatchedMessages final : Messages {
+  void OnMessage(const StmMessage& m) override { lines.push_back("one by one: " + Line(m)); }
+  void OnMessages(const StmMessage* m, size_t n) override {
+    for (size_t i = 0; i < n; ++i) lines.push_back(Line(m[i]));
+  }
+};
+
 // The message decoder as the decoder's own sink (the fast path's packets in
-// batches, StmMessageDecoder::OnPackets) against it fed packet by packet
-// from the nibble path.
+// batches, StmMessageDecoder::OnPackets; its messages in batches,
+// OnMessages) against it fed packet by packet from the nibble path, one
+// OnMessage per message.
 template <typename Feed>
 std::string CompareMessages(Feed&& feed) {
-  Messages batched, single;
+  BatchedMessages batched;
+  Messages single;
   {
     StmMessageDecoder md(&batched);
     StpDecoder d(&md);
