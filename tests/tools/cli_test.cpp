@@ -295,15 +295,19 @@ TEST(CliUsage, ErrorsAreExit2AndHelpIs0) {
 // Where a command belongs, a word that is none is named and the commands
 // there are listed (CLI11 alone says "A subcommand is required").
 TEST(CliUsage, AnUnknownCommandIsNamedWithTheCommandsThere) {
+  const Result top = Cli({"frobnicate"});
+  EXPECT_EQ(top.rc, 2);
+  EXPECT_NE(top.err.find("unknown command 'frobnicate' (one of: convert,"), std::string::npos) << top.err;
+  EXPECT_EQ(Cli({"--version"}).rc, 0);
+  // The sanitizer builds leave the decoders (and their commands) out.
+  if (top.err.find(" stm,") == std::string::npos || top.err.find(" ete,") == std::string::npos)
+    GTEST_SKIP() << "this build has no stm/ete commands (MABUTRACE_BUILD_TOOLS decoders off)";
   const Result r = Cli({"stm", "frob"});
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("unknown command 'stm frob' (one of: packets, decode;"), std::string::npos) << r.err;
-  const Result top = Cli({"frobnicate"});
-  EXPECT_NE(top.err.find("unknown command 'frobnicate' (one of: convert,"), std::string::npos) << top.err;
   const Result none = Cli({"ete"});
   EXPECT_EQ(none.rc, 2);
   EXPECT_NE(none.err.find("ete needs a command: one of packets, decode"), std::string::npos) << none.err;
-  EXPECT_EQ(Cli({"--version"}).rc, 0);
 }
 
 TEST(CliCapture, UrlFromLoopbackServer) {
