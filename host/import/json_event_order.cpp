@@ -86,7 +86,6 @@ void JsonEventOrder::Take(Held h, std::string_view name, std::string_view flag) 
 
 uint32_t JsonEventOrder::Intern(std::string_view s) {
   if (s.empty()) return 0;
-  if (names_.empty()) names_.emplace_back();  // index 0: the empty name
   const auto it = index_.find(s);
   if (it != index_.end()) return it->second;
   const std::string_view stored = names_.emplace_back(s);
@@ -96,7 +95,7 @@ uint32_t JsonEventOrder::Intern(std::string_view s) {
 }
 
 void JsonEventOrder::Release() {
-  for (const Held& h : held_) Apply(h, names_.empty() ? "" : names_[h.name], names_.empty() ? "" : names_[h.flag]);
+  for (const Held& h : held_) Apply(h, names_[h.name], names_[h.flag]);
   held_.clear();
   held_.shrink_to_fit();
 }

@@ -120,7 +120,7 @@ class JsonEventOrder {
   const size_t hold_limit_;
   Mode mode_ = Mode::kHold;
   std::vector<Held> held_;
-  std::deque<std::string> names_;  // stable storage: index_ points into it
+  std::deque<std::string> names_{std::string()};  // index 0: the empty name; stable: index_ points into it
   std::unordered_map<std::string_view, uint32_t> index_;
   std::map<format::Track, TrackState, TrackLess> tracks_;
   uint64_t out_of_order_ = 0, reordered_ = 0, x_clipped_ = 0;
