@@ -310,6 +310,21 @@ TEST(CliUsage, AnUnknownCommandIsNamedWithTheCommandsThere) {
   EXPECT_NE(none.err.find("ete needs a command: one of packets, decode"), std::string::npos) << none.err;
 }
 
+// Each command's --format names what that command writes: convert writes no
+// raw stream, so its error must not offer "raw".
+TEST(CliUsage, AnUnknownFormatIsNamedWithTheCommandsFormats) {
+  TempDir dir;
+  const std::string out = (dir.path / "x.json").string();
+  const Result r = Cli({"convert", "--format", "jsn", "-o", out, "/dev/null"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("jsn not in {json,pftrace,text}"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(Cli({"convert", "--format", "raw", "-o", out, "/dev/null"}).rc, 2);
+  const Result merge = Cli({"merge", "--format", "raw", "-o", out, "a=/dev/null"});
+  EXPECT_EQ(merge.rc, 2);
+  EXPECT_NE(merge.err.find("raw not in {json,pftrace,text}"), std::string::npos) << merge.err;
+}
+
 TEST(CliCapture, UrlFromLoopbackServer) {
   ChildProcess server(SERVE_HELPER_PATH, {});
   ASSERT_TRUE(server.started());

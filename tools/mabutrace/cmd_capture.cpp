@@ -49,7 +49,8 @@ Registration reg{"capture",
                                    "output file, '-' for stdout: .json/.pftrace (.txt for --serial; any other "
                                    "name keeps the raw stream)")
                        ->required();
-                   cmd->add_option("--format", o->format, "json | pftrace | text | raw");
+                   cmd->add_option("--format", o->format, "json | pftrace | text | raw")
+                       ->check(CLI::IsMember({"json", "pftrace", "text", "raw"}, CLI::ignore_case));
                    return Runner{cmd, [o] { return RunCapture(*o); }};
                  },
                  20};

@@ -25,7 +25,8 @@ Registration reg{"convert",
                                    "mabutrace (Chrome JSON, Perfetto); '-' for stdin")
                        ->required();
                    cmd->add_option("-o,--output", o->out, "output file, '-' for stdout")->required();
-                   cmd->add_option("--format", o->format, "json | pftrace | text (default: from OUT's extension)");
+                   cmd->add_option("--format", o->format, "json | pftrace | text (default: from OUT's extension)")
+                       ->check(CLI::IsMember({"json", "pftrace", "text"}, CLI::ignore_case));
                    cmd->add_option("--elf", o->elf,
                                    "firmware ELF resolving a raw dump's name pointers (the dump itself holds the "
                                    "buffer geometry)")

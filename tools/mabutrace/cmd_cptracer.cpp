@@ -368,7 +368,8 @@ Registration reg{
       AddCapture(exp, o.get(), kCapture);
       exp->get_option("CAPTURE")->required();
       exp->add_option("-o,--output", o->out, "OUT.json | OUT.pftrace ('-' = stdout)")->required();
-      exp->add_option("--format", o->format, "json | pftrace (default: from OUT)");
+      exp->add_option("--format", o->format, "json | pftrace (default: from OUT)")
+          ->check(CLI::IsMember({"json", "pftrace"}, CLI::ignore_case));
       AddTiming(exp, o.get(), "tracer clock in Hz (default: the FREQ packet)", true);
       exp->add_option("--link-window", o->link_window,
                       "follow a transaction (same MID and XID) from tracer to tracer when the sightings are at "

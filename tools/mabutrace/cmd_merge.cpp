@@ -472,7 +472,8 @@ Registration reg{
       cmd->add_option("-o,--output", o->out, "output file (.pftrace, .json or .txt)")->required();
       cmd->add_option("--name", o->names, "NAME of the next input, in order (the same as NAME=PATH)")
           ->allow_extra_args(false);
-      cmd->add_option("--format", o->format, "json | pftrace | text (default: from OUT's extension)");
+      cmd->add_option("--format", o->format, "json | pftrace | text (default: from OUT's extension)")
+          ->check(CLI::IsMember({"json", "pftrace", "text"}, CLI::ignore_case));
       cmd->add_option("--offset", o->offsets, "NAME=DURATION added to the input's times (ns, us, ms, s; e.g. 1.7ms)")
           ->allow_extra_args(false);
       cmd->add_option("--clock-hz", o->clock_hz, "NAME=HZ: the input's times are ticks at HZ (converted to ns)")
