@@ -31,7 +31,12 @@ std::optional<uint8_t> ParseMemSpace(std::string_view text) {
 
 bool MemoryImage::AddRegion(uint64_t address, const uint8_t* bytes, size_t size, uint8_t spaces, std::string* error) {
   if (size == 0 || address + size < address || spaces == 0) {
-    if (error) *error = "memory region at 0x" + std::to_string(address) + ": empty, wrapping or no space";
+    if (error) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "memory region at 0x%llx: empty, wrapping or no space",
+                    static_cast<unsigned long long>(address));
+      *error = buf;
+    }
     return false;
   }
   const uint64_t end = address + size;

@@ -321,6 +321,17 @@ CLI::Validator PositiveCheck() {
       "NUMBER>0");
 }
 
+CLI::Validator FrequencyCheck() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (!text.empty() && *end == '\0' && v >= 1 && v <= 1e12 && v == std::floor(v)) return {};
+        return "'" + text + "' is not a whole number of Hz from 1 to 1e12";
+      },
+      "HZ");
+}
+
 CLI::Validator RangeCheck() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

@@ -186,6 +186,11 @@ CLI::Validator DurationCheck();
 // window): "--ts-hz: '0' is not a number above 0" (CLI11's own
 // PositiveNumber would print the whole range up to DBL_MAX).
 CLI::Validator PositiveCheck();
+// CLI11 check for a clock frequency in Hz (--ts-hz, --clock-hz): a whole
+// number from 1 to 10^12. The timelines write it to their metadata as an
+// integer ("ete.timestamp_hz", "itm.clock_hz"), and a rate outside that
+// range would put every time past 2^62 ns or at 0.
+CLI::Validator FrequencyCheck();
 // CLI11 check for a NumberRange option: "--include: 'x' is not START:END
 // (or START-END; decimal or 0x hex)".
 CLI::Validator RangeCheck();

@@ -298,14 +298,14 @@ InputKindRegistration cptracer_kind{
 void AddTiming(CLI::App* c, Opts* o, const char* clock_help, bool ts) {
   // 0 means "not given" inside (capture_metrics.h): refused here, as is
   // anything else not above 0.
-  c->add_option("--clock-hz", o->timing.clock_hz, clock_help)->check(PositiveCheck());
+  c->add_option("--clock-hz", o->timing.clock_hz, clock_help)->check(FrequencyCheck());
   c->add_option("--window-cycles", o->timing.window_cycles, "sliding window in tracer cycles")->transform(Number());
   c->add_option_function<double>(
        "--window-ms", [o](double ms) { o->timing.window_s = ms / 1e3; }, "sliding window in ms (at the tracer clock)")
       ->check(PositiveCheck());
   if (ts)
     c->add_option("--ts-hz", o->timing.ts_hz, "STM timestamp frequency (default: the FREQ packet)")
-        ->check(PositiveCheck());
+        ->check(FrequencyCheck());
 }
 
 void AddCapture(CLI::App* c, Opts* o, const char* help) {

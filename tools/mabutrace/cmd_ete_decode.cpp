@@ -540,7 +540,7 @@ Runner SetupExport(CLI::App& app, const char* parent_name) {
   cmd->add_option("--elf", o->elfs,
                   "FILE[@ADDR]: symbols for per-function slices (repeatable; ADDR = load address of a PIC image)");
   cmd->add_option("--ts-hz", o->ts_hz, "timestamp frequency in Hz when the snapshot has no CNTFRQ_EL0")
-      ->check(PositiveCheck());
+      ->check(FrequencyCheck());
   AddItmTimelineOptions(cmd, &o->itm, "--itm-elf");
   return Runner{cmd, [o] { return RunExport(*o); }};
 }

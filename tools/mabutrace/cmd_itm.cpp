@@ -306,7 +306,7 @@ size_t ListItmSources(const std::string& dir, const std::string& buffer, const I
 
 void AddItmTimelineOptions(CLI::App* c, ItmTimelineCli* o, const char* elf_flag) {
   c->add_option("--clock-hz", o->clock_hz, "ITM timestamp clock in Hz (default: ticks written as ns)")
-      ->check(PositiveCheck());
+      ->check(FrequencyCheck());
   c->add_option("--port", o->ports,
                 "N=instant:NAME | N=counter:NAME | N=text:NAME for ITM stimulus channel N "
                 "(default: instant 'ITM port N' with the value)");

@@ -57,6 +57,7 @@ TEST(MemoryImage, OverlapRejectedOnlyWithinASpace) {
   EXPECT_EQ(image.Span(0x1000, kMemEL2N).size, 0u);                                // EL2 sees neither
   EXPECT_FALSE(image.AddRegion(0x3000, a.data(), 0, kMemAny, &error));             // empty
   EXPECT_FALSE(image.AddRegion(~uint64_t{0} - 4, a.data(), 16, kMemAny, &error));  // wraps
+  EXPECT_EQ(error, "memory region at 0xfffffffffffffffb: empty, wrapping or no space");
 }
 
 TEST(MemoryImage, ManyRegionsLookup) {

@@ -25,10 +25,16 @@ echo "$out" | grep -q '"min_avg_latency_cycles":80,"min_avg_latency_ns":400' || 
 "$M" cptracer config --decode SLIDING_TIME_WINDOW=0x00C35000 --format json | grep -q '"WINDOW":12800000' \
   || fail "decode"
 if "$M" cptracer config --clock-hz 200e6 --window-ms 100000 >/dev/null 2>&1; then fail "window overflow accepted"; fi
-for bad in "--ts-hz 0" "--clock-hz 0" "--clock-hz -1" "--window-ms 0" "--ts-hz nan"; do
+if "$M" cptracer metrics --clock-hz 200e6 --window-cycles 1000 --window-ms 0 >/dev/null 2>"$T/err"; then
+  fail "metrics --window-ms 0 accepted"
+fi
+grep -q "is not a number above 0" "$T/err" || fail "metrics --window-ms 0: $(cat "$T/err")"
+# Frequencies: whole Hz from 1 to 1e12 (a 0.5 Hz or 1e30 Hz clock put
+# every time past 2^62 ns or at 0, with exit 0).
+for bad in "--ts-hz 0" "--clock-hz 0" "--clock-hz -1" "--ts-hz nan" "--clock-hz 1.5" "--ts-hz 1e30"; do
   # shellcheck disable=SC2086
   if "$M" cptracer metrics --clock-hz 200e6 --window-cycles 1000 $bad >/dev/null 2>"$T/err"; then fail "metrics $bad accepted"; fi
-  grep -q "is not a number above 0" "$T/err" || fail "metrics $bad: $(cat "$T/err")"
+  grep -q "is not a whole number of Hz from 1 to 1e12" "$T/err" || fail "metrics $bad: $(cat "$T/err")"
 done
 
 # A real capture, when the shared captures are there (else this part is
