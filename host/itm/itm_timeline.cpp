@@ -265,6 +265,14 @@ void ItmTimeline::OnElement(size_t s, const ItmElement& e) {
   }
 }
 
+void ItmTimeline::OnDecodeError(const std::string& message) {
+  if (!stats_.decode_errors++) first_error_ = message;
+}
+
+void ItmTimeline::OnDecodeWarning(const std::string& message) {
+  if (!stats_.decode_warnings++) first_warning_ = message;
+}
+
 bool ItmTimeline::Finish() {
   bool any_ts = false;
   for (size_t s = 0; s < sources_.size(); ++s) {
@@ -290,6 +298,14 @@ bool ItmTimeline::Finish() {
   norm_.OnMetadata("itm.unmatched_exception_exits", static_cast<int64_t>(stats_.unmatched_exits));
   norm_.OnMetadata("itm.pc_samples", static_cast<int64_t>(stats_.pc_samples));
   norm_.OnMetadata("itm.pc_samples_sleep", static_cast<int64_t>(pc_sleep_));
+  if (stats_.decode_errors) {
+    norm_.OnMetadata("itm.decode_errors", static_cast<int64_t>(stats_.decode_errors));
+    norm_.OnMetadata("itm.decode_error", first_error_);
+  }
+  if (stats_.decode_warnings) {
+    norm_.OnMetadata("itm.decode_warnings", static_cast<int64_t>(stats_.decode_warnings));
+    norm_.OnMetadata("itm.decode_warning", first_warning_);
+  }
   std::vector<std::pair<std::string, uint64_t>> top(pc_counts_.begin(), pc_counts_.end());
   std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   if (top.size() > kPcSampleKeys) top.resize(kPcSampleKeys);

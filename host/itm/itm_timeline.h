@@ -78,6 +78,8 @@ struct TimelineOptions {
 struct TimelineStats {
   uint64_t instants = 0, counters = 0, slices = 0, pc_samples = 0, timestamps = 0;
   uint64_t unmatched_exits = 0;  // exits / returns with no open handler
+  uint64_t decode_errors = 0;    // OnDecodeError calls: trace the decoder could not read
+  uint64_t decode_warnings = 0;  // OnDecodeWarning calls (bytes skipped before the first sync, ...)
 };
 
 class ItmTimeline {
@@ -90,6 +92,12 @@ class ItmTimeline {
   ItmTimeline& operator=(const ItmTimeline&) = delete;
 
   void OnElement(size_t source, const ItmElement& e);
+  // The decoder's errors and warnings (already said on stderr by the
+  // caller): counted, and the first of each kept, for the metadata
+  // ("itm.decode_errors" / "itm.decode_error", "itm.decode_warnings" /
+  // "itm.decode_warning"), so the file says it holds less than the trace.
+  void OnDecodeError(const std::string& message);
+  void OnDecodeWarning(const std::string& message);
   // Places what is pending, writes the metadata, calls sink->Finish().
   bool Finish();
   const TimelineStats& stats() const { return stats_; }
@@ -121,6 +129,7 @@ class ItmTimeline {
   std::map<std::string, uint64_t> pc_counts_;
   uint64_t pc_sleep_ = 0;
   TimelineStats stats_;
+  std::string first_error_, first_warning_;
 };
 
 }  // namespace mabutrace::itm

@@ -149,12 +149,21 @@ class TimelineSink final : public itm::SessionSink {
   }
   void OnElement(size_t s, const itm::ItmElement& e) override { t_->OnElement(base_ + s, e); }
   void OnError(size_t s, uint64_t, const std::string& m) override {
-    std::fprintf(stderr, "%s: %s%s\n", in_->file.string().c_str(),
-                 s < in_->sources.size() ? (in_->sources[s].name + ": ").c_str() : "", m.c_str());
+    const std::string where = Where(s);
+    std::fprintf(stderr, "%s%s\n", where.c_str(), m.c_str());
+    t_->OnDecodeError(where + m);
   }
-  void OnWarning(size_t s, uint64_t o, const std::string& m) override { OnError(s, o, "warning: " + m); }
+  void OnWarning(size_t s, uint64_t, const std::string& m) override {
+    const std::string where = Where(s);
+    std::fprintf(stderr, "%swarning: %s\n", where.c_str(), m.c_str());
+    t_->OnDecodeWarning(where + m);
+  }
 
  private:
+  // "FILE: SOURCE: " (the source left out when the message is the input's).
+  std::string Where(size_t s) const {
+    return in_->file.string() + ": " + (s < in_->sources.size() ? in_->sources[s].name + ": " : "");
+  }
   itm::ItmTimeline* t_;
   size_t base_;
   const itm::ItmInput* in_ = nullptr;

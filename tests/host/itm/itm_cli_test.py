@@ -4,7 +4,8 @@
 on a raw SWO stream with a reserved header and a truncated last packet:
 every line is a JSON object with the common keys (source, trace_id, offset,
 raw/elem, type), the errors go to stderr with their byte offset, decoding
-resumes after them, and the exit code is 1. Exit 0 = pass."""
+resumes after them, and the exit code is 1; `itm export` counts them in
+the metadata. Exit 0 = pass."""
 import json
 import os
 import subprocess
@@ -51,6 +52,15 @@ with tempfile.TemporaryDirectory() as tmp:
     want = [(16, "ITMTRACE", "swit", "0x41", False), (19, "ITMTRACE", "swit", "0x4342", False),
             (22, "ITMTRACE", "dwt", "0x100f", False), (26, "EO_TRACE", None, None, None)]
     check(got == want, f"elements {got}")
+    # The timeline says it holds less than the trace: the errors counted,
+    # the first one named with its byte offset (stderr alone said it).
+    out = os.path.join(tmp, "swo.json")
+    x = subprocess.run([mabutrace, "itm", "export", swo, "-o", out], capture_output=True, text=True)
+    check(x.returncode == 1, f"export exit code {x.returncode}, expected 1 (errors)")
+    meta = json.load(open(out))["metadata"] if os.path.exists(out) else {}
+    check(meta.get("itm.decode_errors") == 2, f"itm.decode_errors {meta.get('itm.decode_errors')}, expected 2")
+    check("byte 18: reserved ITM header 0x04" in meta.get("itm.decode_error", ""), f"itm.decode_error {meta!r}")
+    check("itm.decode_warnings" not in meta, f"itm.decode_warnings {meta.get('itm.decode_warnings')}")
     bad = subprocess.run([mabutrace, "itm", "decode", os.path.join(tmp, "missing.bin")], capture_output=True, text=True)
     check(bad.returncode == 1 and "missing.bin: no such file" in bad.stderr, f"missing file: {bad.stderr!r}")
 
