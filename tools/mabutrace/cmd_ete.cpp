@@ -218,9 +218,26 @@ int RunEtePackets(const EteOptions& opt) {
         std::fprintf(stderr, "ete packets: unknown --input-format %s\n", opt.input_format.c_str());
         return kExitUsage;
       }
-      if (ete::ProtocolOfType(dev.type) == ete::TraceProtocol::kEtmV3) {
+      const ete::TraceProtocol protocol = ete::ProtocolOfType(dev.type);
+      if (protocol == ete::TraceProtocol::kItm) {
+        std::fprintf(stderr, "%s: %s is an ITM (%s): list a raw ITM/SWO file with `mabutrace itm packets`\n",
+                     opt.config.c_str(), dev.name.c_str(), dev.type.c_str());
+        return kExitUsage;
+      }
+      if (protocol == ete::TraceProtocol::kStm || protocol == ete::TraceProtocol::kUnknown) {
+        std::fprintf(stderr, "%s: %s is of type '%s': not an ETE, ETMv4, ETMv3 or PTM trace unit\n", opt.config.c_str(),
+                     dev.name.c_str(), dev.type.c_str());
+        return kExitUsage;
+      }
+      if (protocol == ete::TraceProtocol::kEtmV3) {
         std::vector<etm3::Etm3SourceSpec> sources{{dev.name, etm3::Etm3Config::FromDevice(dev)}};
         rc = DecodeEtm3Buffer(fmt, std::move(sources), opt.input, "-", opt, &out);
+      } else if (protocol == ete::TraceProtocol::kPtm) {
+        const std::vector<ptm::PtmSource> sources{{dev.name, dev.type, ptm::PtmConfig::FromDevice(dev)}};
+        bool read_ok = true;
+        out.Flush();
+        ListPtmFile(opt.input, "-", fmt, sources, {out.jsonl, opt.opencsd, opt.source}, out.f, &out.errors, &read_ok);
+        if (!read_ok) rc = kExitBadInput;
       } else {
         std::vector<ete::SourceSpec> sources{ete::SourceOf(dev)};
         rc = DecodeBuffer(fmt, std::move(sources), opt.input, "-", opt, &out);

@@ -32,11 +32,18 @@ size_t ListPtmPackets(const snapshot::Snapshot& snap, const snapshot::TraceBuffe
   for (ptm::PtmSource& s : ptm::SnapshotPtmSources(snap, buf))
     if (opt.source.empty() || s.name == opt.source) sources.push_back(std::move(s));
   if (sources.empty()) return 0;
-  PtmOut o{out, opt.jsonl, {}, buf.file.string(), &sources, errors};
+  ListPtmFile(buf.file.string(), buf.name, buf.format, sources, opt, out, errors, read_ok);
+  return sources.size();
+}
+
+void ListPtmFile(const std::string& file, const std::string& buffer_name, snapshot::BufferFormat format,
+                 const std::vector<ptm::PtmSource>& sources, const PtmListOptions& opt, FILE* out, uint64_t* errors,
+                 bool* read_ok) {
+  PtmOut o{out, opt.jsonl, {}, file, &sources, errors};
   if (!o.jsonl)
     for (const auto& s : sources)
-      o.buf += "# source " + s.name + " buffer " + buf.name + " (" + o.file + ", " +
-               snapshot::BufferFormatName(buf.format) + "): " + s.config.Describe() + "\n";
+      o.buf += "# source " + s.name + " buffer " + buffer_name + " (" + o.file + ", " +
+               snapshot::BufferFormatName(format) + "): " + s.config.Describe() + "\n";
   auto on_packet = [](void* c, size_t source, const ptm::PtmPacket& p) {
     auto* w = static_cast<PtmOut*>(c);
     if (w->jsonl)
@@ -54,22 +61,22 @@ size_t ListPtmPackets(const snapshot::Snapshot& snap, const snapshot::TraceBuffe
     std::fprintf(stderr, "%s: %s%s\n", w->file.c_str(),
                  source == SIZE_MAX ? "" : ((*w->sources)[source].name + ": ").c_str(), message.c_str());
   };
-  ptm::PtmBufferDecoder dec(buf.format, sources, on_packet, on_error, &o,
+  ptm::PtmBufferDecoder dec(format, sources, on_packet, on_error, &o,
                             opt.opencsd ? ptm::ErrorPolicy::kOpenCsd : ptm::ErrorPolicy::kResync);
-  FILE* in = std::fopen(o.file.c_str(), "rb");
+  const bool is_stdin = file == "-";
+  FILE* in = is_stdin ? stdin : std::fopen(file.c_str(), "rb");
   if (!in) {
-    std::fprintf(stderr, "mabutrace: %s: %s\n", o.file.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "mabutrace: %s: %s\n", file.c_str(), std::strerror(errno));
     *read_ok = false;
-    return sources.size();
+    return;
   }
   std::vector<uint8_t> chunk(1 << 20);
   size_t n;
   while ((n = std::fread(chunk.data(), 1, chunk.size(), in)) > 0) dec.Push(chunk.data(), n);
   if (std::ferror(in)) *read_ok = false;
-  std::fclose(in);
+  if (!is_stdin) std::fclose(in);
   dec.Finish();
   o.Flush();
-  return sources.size();
 }
 
 }  // namespace mabutrace::cli

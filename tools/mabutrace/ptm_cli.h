@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
+#include "ptm/ptm_source.h"
 #include "snapshot/snapshot.h"
 
 namespace mabutrace::cli {
@@ -25,6 +27,12 @@ struct PtmListOptions {
 // cleared when the buffer file cannot be read.
 size_t ListPtmPackets(const snapshot::Snapshot& snap, const snapshot::TraceBuffer& buf, const PtmListOptions& opt,
                       FILE* out, uint64_t* errors, bool* read_ok);
+
+// The same for `sources` in one trace file (`arm packets RAW --config
+// PTM.ini`; "-" = stdin) of `format`, its lines naming `buffer_name`.
+void ListPtmFile(const std::string& file, const std::string& buffer_name, snapshot::BufferFormat format,
+                 const std::vector<ptm::PtmSource>& sources, const PtmListOptions& opt, FILE* out, uint64_t* errors,
+                 bool* read_ok);
 
 }  // namespace mabutrace::cli
 
