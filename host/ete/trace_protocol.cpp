@@ -50,8 +50,9 @@ TraceProtocol ProtocolOfType(const std::string& device_type) {
 
 std::string UndecodedSource::Message(const std::string& buffer) const {
   std::string decoded;
+  // ITM has no decoder library here but `mabutrace arm` routes it to host/itm.
   for (const TraceProtocolInfo& p : kProtocols)
-    if (p.decoder) decoded += (decoded.empty() ? "" : ", ") + std::string(p.name);
+    if (p.decoder || p.protocol == TraceProtocol::kItm) decoded += (decoded.empty() ? "" : ", ") + std::string(p.name);
   const TraceProtocolInfo& info = InfoOf(protocol);
   const std::string what =
       protocol == TraceProtocol::kUnknown ? "trace of device type '" + type + "'" : std::string(info.name) + " trace";

@@ -508,7 +508,8 @@ ReadResult ReadArmKind(const std::string& path, const std::string& elf, const Si
     if (comma > at) elfs.push_back(elf.substr(at, comma - at));
     at = comma + 1;
   }
-  return ReadArm("merge", path, elfs, 0, ItmTimelineCli{}, path, open);
+  // Messages name the input (this kind is read by merge, stats and convert).
+  return ReadArm(path, path, elfs, 0, ItmTimelineCli{}, path, open);
 }
 
 InputKindRegistration arm_kind{
