@@ -41,6 +41,15 @@ const armisa::MemoryImage* CoreImage(LoadedSnapshot* snap, const snapshot::Devic
   return p;
 }
 
+const snapshot::Device* CoreOfSource(LoadedSnapshot* snap, const std::string& source) {
+  const snapshot::Device* core = snap->snap.CoreOfSource(source);
+  if (!core)
+    snap->warnings.push_back("source " + source +
+                             ": no core in [core_trace_sources] of trace.ini: no memory image, its instruction "
+                             "ranges are not walked (ADDR_NACC)");
+  return core;
+}
+
 LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir) {
   LoadedSnapshot out;
   out.snap = snapshot::ReadSnapshot(dir);
@@ -54,7 +63,7 @@ LoadedSnapshot LoadSnapshotForDecode(const std::filesystem::path& dir) {
     DecodeBuffer db;
     db.buffer = buf;
     for (const ete::SourceSpec& s : sources) {
-      const snapshot::Device* core = out.snap.CoreOfSource(s.name);
+      const snapshot::Device* core = CoreOfSource(&out, s.name);
       db.images.push_back(image_of(core));
       db.cores.push_back(core ? core->name : std::string());
     }

@@ -55,6 +55,10 @@ struct LoadedSnapshot {
 // kept in `snap` (a missing or bad dump adds a warning); the empty image
 // for nullptr. For the decoders of other protocols (host/etm3).
 const armisa::MemoryImage* CoreImage(LoadedSnapshot* snap, const snapshot::Device* core);
+// The core `source` traces ([core_trace_sources]); nullptr, with a warning
+// in `snap`, when the snapshot names none: no memory image, so its
+// instruction ranges cannot be walked (ADDR_NACC).
+const snapshot::Device* CoreOfSource(LoadedSnapshot* snap, const std::string& source);
 
 // The buffers of `snap` that have sources of one protocol, for that
 // protocol's decoder (host/ptm, host/etm3): sources_of(snapshot, buffer)
@@ -69,7 +73,7 @@ std::vector<Buffer> BuffersWithSources(LoadedSnapshot* snap, SourcesOf sources_o
     if (sources.empty()) continue;
     Buffer b;
     b.buffer = buf;
-    for (const auto& s : sources) b.images.push_back(CoreImage(snap, snap->snap.CoreOfSource(s.name)));
+    for (const auto& s : sources) b.images.push_back(CoreImage(snap, CoreOfSource(snap, s.name)));
     b.sources = std::move(sources);
     out.push_back(std::move(b));
   }

@@ -197,7 +197,11 @@ InputStats DecodeItmInput(const ItmInput& input, const SessionOptions& options, 
     InputStats s;
     s.read_ok = false;
     s.errors = 1;
-    sink->OnError(SIZE_MAX, 0, e.what());
+    // The sink names the file itself: "FILE: message", not "FILE: FILE: message".
+    std::string message = e.what();
+    const std::string prefix = input.file.string() + ": ";
+    if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+    sink->OnError(SIZE_MAX, 0, message);
     return s;
   }
   return DecodeItmBytes(input, options, bytes.data(), bytes.size(), sink);

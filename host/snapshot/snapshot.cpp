@@ -363,6 +363,10 @@ std::vector<uint8_t> ReadBinaryFile(const std::filesystem::path& file) {
   // here instead of trying to allocate that much.
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) throw SnapshotError(file.string(), "", std::strerror(EISDIR));
+  // A pipe, FIFO or device has no size, and its callers may read it twice
+  // (opening a FIFO would even wait for a writer).
+  if (std::filesystem::exists(file, ec) && !std::filesystem::is_regular_file(file, ec))
+    throw SnapshotError(file.string(), "", "not a regular file (a pipe, FIFO or device): save the trace to a file");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw SnapshotError(file.string(), "", std::string("cannot open: ") + std::strerror(errno));
   in.seekg(0, std::ios::end);

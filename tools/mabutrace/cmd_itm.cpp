@@ -269,7 +269,7 @@ Registration reg{
       dc->add_flag("--packets", dop->with_packets, "interleave the packet lines, as OpenCSD's lister prints them");
       auto* ex = cmd->add_subcommand("export", "Timeline: stimulus ports, ISR slices, DWT (Perfetto .pftrace or JSON)");
       AddInput(ex, eo.get());
-      ex->get_option("-o")->required();
+      ex->get_option("-o")->required()->description("OUT.json or OUT.pftrace ('-' = stdout, with --format)");
       ex->add_option("--format", eo->format, "json or pftrace (default: from the output's extension)")
           ->check(CLI::IsMember({"json", "pftrace"}));
       AddItmTimelineOptions(ex, &eo->timeline, "--elf");

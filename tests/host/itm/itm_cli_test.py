@@ -61,6 +61,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check(meta.get("itm.decode_errors") == 2, f"itm.decode_errors {meta.get('itm.decode_errors')}, expected 2")
     check("byte 18: reserved ITM header 0x04" in meta.get("itm.decode_error", ""), f"itm.decode_error {meta!r}")
     check("itm.decode_warnings" not in meta, f"itm.decode_warnings {meta.get('itm.decode_warnings')}")
+    # A FIFO has no size and export reads its input twice: refused at once
+    # (opening it would wait for a writer), the file named once.
+    fifo = os.path.join(tmp, "swo.fifo")
+    os.mkfifo(fifo)
+    ff = subprocess.run([mabutrace, "itm", "packets", fifo], capture_output=True, text=True, timeout=30)
+    check(ff.returncode == 1 and ff.stderr.count(fifo) == 1 and "not a regular file" in ff.stderr,
+          f"FIFO: rc {ff.returncode}, {ff.stderr!r}")
     bad = subprocess.run([mabutrace, "itm", "decode", os.path.join(tmp, "missing.bin")], capture_output=True, text=True)
     check(bad.returncode == 1 and "missing.bin: no such file" in bad.stderr, f"missing file: {bad.stderr!r}")
 
