@@ -330,9 +330,10 @@ class Probe final : public PacketSink {
 };
 }  // namespace
 
-size_t FindSwoStart(const uint8_t* data, size_t n) {
+size_t FindSwoStart(const uint8_t* data, size_t n, bool* found) {
   constexpr size_t kMaxSkip = 64;
   constexpr uint64_t kPlausible = 8;
+  if (found) *found = true;
   for (size_t k = 0; k < n && k < kMaxSkip; ++k) {
     Probe probe;
     ProcessorOptions o;
@@ -341,6 +342,7 @@ size_t FindSwoStart(const uint8_t* data, size_t n) {
     for (size_t i = k; i < n && probe.packets < kPlausible && !probe.bad; ++i) pp.Push(i, data + i, 1);
     if (!probe.bad) return k;
   }
+  if (found) *found = n == 0;
   return 0;
 }
 

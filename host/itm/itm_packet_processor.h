@@ -101,10 +101,12 @@ class PacketProcessor {
 
 // The offset where a raw SWO capture's first plausible packet starts: the
 // first k < min(n, 64) from which 8 packets (or all up to the end) parse
-// with no reserved header and no broken payload; 0 if none. A capture that
-// starts mid-packet (the adapter was plugged in while the target ran) then
-// skips its k leftover payload bytes.
-size_t FindSwoStart(const uint8_t* data, size_t n);
+// with no reserved header and no broken payload; 0 if none, and then
+// *found (if given) is false: the stream is not ITM, or its start is
+// damaged, and decoding from 0 will report errors. A capture that starts
+// mid-packet (the adapter was plugged in while the target ran) then skips
+// its k leftover payload bytes.
+size_t FindSwoStart(const uint8_t* data, size_t n, bool* found = nullptr);
 
 }  // namespace mabutrace::itm
 

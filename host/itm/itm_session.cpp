@@ -174,9 +174,14 @@ InputStats DecodeItmBytes(const ItmInput& input, const SessionOptions& options, 
   } else {
     size_t start = 0;
     if (first_header) {
-      start = FindSwoStart(data, n);
+      bool found = true;
+      start = FindSwoStart(data, n, &found);
       stats.skipped_bytes = start;
-      if (start) {
+      if (!found) {
+        sink->OnWarning(0, 0,
+                        "byte 0: no plausible ITM header in the first 64 bytes (not ITM, or a damaged start): "
+                        "decoded from byte 0");
+      } else if (start) {
         char msg[128];
         std::snprintf(msg, sizeof msg, "byte 0: skipped %zu byte%s before the first plausible ITM header", start,
                       start == 1 ? "" : "s");

@@ -61,6 +61,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check(meta.get("itm.decode_errors") == 2, f"itm.decode_errors {meta.get('itm.decode_errors')}, expected 2")
     check("byte 18: reserved ITM header 0x04" in meta.get("itm.decode_error", ""), f"itm.decode_error {meta!r}")
     check("itm.decode_warnings" not in meta, f"itm.decode_warnings {meta.get('itm.decode_warnings')}")
+    # No plausible header in the first 64 bytes: said, not decoded silently.
+    junk = os.path.join(tmp, "junk.bin")
+    with open(junk, "wb") as f:
+        f.write(bytes([0x04] * 70 + [0x09, 0x41]))
+    j = subprocess.run([mabutrace, "itm", "packets", junk], capture_output=True, text=True)
+    check(j.returncode == 1 and "no plausible ITM header in the first 64 bytes" in j.stderr, f"junk: {j.stderr!r}")
     # A FIFO has no size and export reads its input twice: refused at once
     # (opening it would wait for a writer), the file named once.
     fifo = os.path.join(tmp, "swo.fifo")

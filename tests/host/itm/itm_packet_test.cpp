@@ -175,6 +175,18 @@ TEST(ItmPackets, CorruptedBytesAreReportedAndDecodingResumes) {
   EXPECT_EQ(c.elements[3], "OCSD_GEN_TRC_ELEM_ITMTRACE(ITM_SWIT (ch: 0x1; Data: 0x03) )");
 }
 
+TEST(ItmSwo, NoPlausibleStartIsSaid) {
+  // 70 reserved headers: no start among the first 64 bytes parses.
+  std::vector<uint8_t> s(70, 0x04);
+  s.insert(s.end(), {0x09, 0x41, 0x09, 0x42});
+  bool found = true;
+  EXPECT_EQ(FindSwoStart(s.data(), s.size(), &found), 0u);
+  EXPECT_FALSE(found);
+  const std::vector<uint8_t> good = {0x09, 0x41, 0x09, 0x42};
+  EXPECT_EQ(FindSwoStart(good.data(), good.size(), &found), 0u);
+  EXPECT_TRUE(found);
+}
+
 TEST(ItmSwo, StartMidPacketSkipsTheLeftoverBytes) {
   // The capture starts in the last 2 payload bytes of a 4-byte SWIT write;
   // 0x34 and 0x04 would parse as reserved headers.
