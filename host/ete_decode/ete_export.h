@@ -64,6 +64,7 @@ using elf::SymbolTable;
 // input could not be read. on_error gets the errors of the writing pass.
 struct ExportExtra {
   std::string protocol;             // "ETMv3" (process name when there is no ETE/ETMv4 source)
+  std::string file;                 // the trace buffer's file: its framing errors are counted once
   std::vector<std::string> tracks;  // one per source: "cpu_0 (ETM_0)"
   std::function<bool(SourceElementCallback, SourceDecodeErrorCallback, void*)> decode;
   std::function<void(size_t source, const std::string& message)> on_error;

@@ -33,6 +33,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,9 +76,13 @@ struct ErrorSink {
   const std::vector<std::string>* other_names = nullptr;  // instead of sources: ETMv3 / PTM buffers
   uint64_t errors = 0;
   FILE* flush_first = nullptr;
+  // A buffer's own errors (its framing: source SIZE_MAX), "file\n message":
+  // each protocol's decoder de-formats the buffer again and finds them again.
+  std::set<std::string> buffer_errors;
 };
 
 void ReportError(ErrorSink* s, size_t source, const std::string& message) {
+  if (source == SIZE_MAX && !s->buffer_errors.insert(s->file + "\n" + message).second) return;
   ++s->errors;
   if (s->flush_first) std::fflush(s->flush_first);
   std::string name;
@@ -421,6 +426,7 @@ ReadResult ReadArm(const std::string& command, const std::string& input, const s
   for (const OtherBuffer& b : others) {  // ETMv3 and PTM sources: tracks after the others
     ete_decode::ExportExtra x;
     x.protocol = b.protocol;
+    x.file = b.buffer.file.string();
     for (const std::string& name : b.names) {
       const snapshot::Device* core = snap.snap.CoreOfSource(name);
       x.tracks.push_back(core ? core->name + " (" + name + ")" : name);
