@@ -17,6 +17,15 @@ const char* const kVectorSections[] = {".isr_vector", ".vectors", ".vector_table
 std::unique_ptr<ElfSymbols> ElfSymbols::Open(const std::string& path, std::string* error) {
   std::optional<elf::ElfFile> file = elf::ReadElfFile(path, std::nullopt, error);
   if (!file) return nullptr;
+  // A host program's ELF would name no handler and give wrong names to
+  // samples: refuse any ELF not for the Arm (AArch32) architecture.
+  constexpr uint16_t kEmArm = 40;  // ELF for the Arm Architecture, e_machine EM_ARM
+  if (file->machine != kEmArm) {
+    if (error)
+      *error = path + ": an ELF for machine " + std::to_string(file->machine) +
+               ", not Arm (EM_ARM, 40): give the Cortex-M firmware's ELF";
+    return nullptr;
+  }
   std::unique_ptr<ElfSymbols> out(new ElfSymbols);
   out->big_endian_ = file->big_endian;
   for (elf::ElfSection& sec : file->sections) {

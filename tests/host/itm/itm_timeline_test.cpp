@@ -136,6 +136,12 @@ TEST(ItmTimeline, ElfNamesHandlersAndSampledFunctions) {
 #endif
 }
 
+TEST(ItmTimeline, AnElfNotForArmIsRefused) {
+  std::string err;
+  EXPECT_EQ(ElfSymbols::Open("/proc/self/exe", &err), nullptr);  // this test: an x86-64 or AArch64 ELF
+  EXPECT_NE(err.find("not Arm (EM_ARM, 40)"), std::string::npos) << err;
+}
+
 TEST(ItmTimeline, PortMappingErrors) {
   std::string err;
   EXPECT_FALSE(ParsePortMapping("300=counter:x", &err));
