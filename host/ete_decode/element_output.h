@@ -86,6 +86,15 @@ class ElementOutput {
     stats_.instructions += e.num_instr;
     sink_(sink_ctx_, source_, e);
   }
+  // A batch of `n` INSTR_RANGE elements of `instructions` in all, counted
+  // at once: each is then handed out with EmitCounted() (ExecutionWalker's
+  // packet memo).
+  void CountRanges(uint32_t n, uint64_t instructions) {
+    stats_.elements += n;
+    stats_.ranges += n;
+    stats_.instructions += instructions;
+  }
+  void EmitCounted(const EteElement& e) { sink_(sink_ctx_, source_, e); }
   DecodeStats& stats() { return stats_; }
   const DecodeStats& stats() const { return stats_; }
 

@@ -15,6 +15,7 @@ ExecutionWalker::ExecutionWalker(const armisa::MemoryImage* image, const armisa:
     : follower_(image ? image : &empty_image_, options, cache_log2),
       out_(out),
       hops_(std::make_unique<Hop[]>(kHops)),
+      memo_(std::make_unique<PacketWalk[]>(kMemoWalks)),
       return_stack_(return_stack) {}
 
 ExecutionWalker::~ExecutionWalker() = default;
@@ -61,6 +62,32 @@ const ExecutionWalker::Hop* ExecutionWalker::FillHop(Hop* hp, uint64_t addr, Isa
                                  (indirect ? kHopIndirect : 0) |
                                  (indirect && i.subtype == armisa::InstrSubtype::kV8Eret ? kHopEret : 0));
   return &h;
+}
+
+ExecutionWalker::Status ExecutionWalker::WalkAndRemember(uint32_t bits, uint32_t n, uint64_t index, PacketWalk* m) {
+  return WalkAtoms<true>(bits, n, index, m);
+}
+
+void ExecutionWalker::Remember(PacketWalk* m, uint64_t key, const MemoTail& tail) {
+  if (!m) return;
+  m->key = key;
+  m->end = addr_;
+  m->end_isa = isa_;
+  m->wait = wait_;
+  m->check_addr = next_check_addr_;
+  m->flags = static_cast<uint8_t>(tail.flags | (next_check_valid_ ? kMemoCheck : 0));
+  m->push = tail.push;
+  m->push_isa = tail.push_isa;
+  m->instructions = tail.instructions;
+  m->n_ranges = static_cast<uint8_t>(tail.n_ranges);
+  m->executed = tail.executed;
+  m->cond = tail.cond;
+}
+
+void ExecutionWalker::ReplayTail(const PacketWalk& m, uint64_t index) {
+  if (m.flags & kMemoPush) return_stack_.Push(m.push, m.push_isa);
+  if (m.flags & kMemoEret) out_->Emit(out_->New(ElemType::kExceptionRet, index));
+  if (m.flags & kMemoNacc) EmitNacc(m.end, index);
 }
 
 void ExecutionWalker::EmitNacc(uint64_t address, uint64_t index) {
