@@ -86,15 +86,23 @@ class ElementOutput {
     stats_.instructions += e.num_instr;
     sink_(sink_ctx_, source_, e);
   }
-  // A batch of `n` INSTR_RANGE elements of `instructions` in all, counted
-  // at once: each is then handed out with EmitCounted() (ExecutionWalker's
-  // packet memo).
-  void CountRanges(uint32_t n, uint64_t instructions) {
+  // `n` INSTR_RANGE elements of one packet, `instructions` in all:
+  // fill(element, i) sets the i-th one's range fields. The sink is read
+  // once and the elements counted at once (ExecutionWalker's packet memo).
+  template <class Fill>
+  void EmitRanges(uint32_t n, uint64_t instructions, uint64_t index, Fill fill) {
+    EteElement& o = New(ElemType::kInstrRange, index);
+    const SourceElementCallback sink = sink_;
+    void* const ctx = sink_ctx_;
+    const size_t source = source_;
+    for (uint32_t i = 0; i < n; ++i) {
+      fill(o, i);
+      sink(ctx, source, o);
+    }
     stats_.elements += n;
     stats_.ranges += n;
     stats_.instructions += instructions;
   }
-  void EmitCounted(const EteElement& e) { sink_(sink_ctx_, source_, e); }
   DecodeStats& stats() { return stats_; }
   const DecodeStats& stats() const { return stats_; }
 

@@ -16,6 +16,7 @@ ExecutionWalker::ExecutionWalker(const armisa::MemoryImage* image, const armisa:
       out_(out),
       hops_(std::make_unique<Hop[]>(kHops)),
       memo_(std::make_unique<PacketWalk[]>(kMemoWalks)),
+      exception_walks_(std::make_unique<ExceptionWalk[]>(kExceptionWalks)),
       return_stack_(return_stack) {}
 
 ExecutionWalker::~ExecutionWalker() = default;
@@ -80,8 +81,6 @@ void ExecutionWalker::Remember(PacketWalk* m, uint64_t key, const MemoTail& tail
   m->push_isa = tail.push_isa;
   m->instructions = tail.instructions;
   m->n_ranges = static_cast<uint8_t>(tail.n_ranges);
-  m->executed = tail.executed;
-  m->cond = tail.cond;
 }
 
 void ExecutionWalker::ReplayTail(const PacketWalk& m, uint64_t index) {
@@ -147,9 +146,10 @@ ExecutionWalker::Status ExecutionWalker::AtomWithoutP0(uint64_t index) {
   return Status::kOk;
 }
 
-void ExecutionWalker::WalkToException(uint64_t per, bool has_return, uint64_t index) {
-  if (isa_ != Isa::kA64) addr_ &= 0xFFFFFFFFu;
-  if (!has_return || addr_ >= per) return;
+const ExecutionWalker::ExceptionWalk& ExecutionWalker::WalkToReturn(uint64_t per) {
+  static_assert(kExceptionWalks == size_t{1} << 9);
+  ExceptionWalk& e = exception_walks_[((addr_ ^ per << 16) * 0x9E3779B97F4A7C15ull) >> 55];
+  if (e.start == addr_ && e.per == per && e.isa == isa_ && e.space == space_) return e;
   // To (not including) the preferred return address. OpenCSD walks through
   // P0 instructions here; chain armisa walks to do the same.
   uint64_t cur = addr_;
@@ -161,6 +161,16 @@ void ExecutionWalker::WalkToException(uint64_t per, bool has_return, uint64_t in
     if (w.status != WalkStatus::kP0 || w.end == per || !w.num_instr) break;
     cur = w.end;
   }
+  e = {addr_, per, isa_, space_, n, w};
+  return e;
+}
+
+void ExecutionWalker::WalkToException(uint64_t per, bool has_return, uint64_t index) {
+  if (isa_ != Isa::kA64) addr_ &= 0xFFFFFFFFu;
+  if (!has_return || addr_ >= per) return;
+  const ExceptionWalk& walk = WalkToReturn(per);
+  const WalkResult& w = walk.w;
+  const uint32_t n = walk.n;
   const bool found = w.status == WalkStatus::kStopReached || (w.status == WalkStatus::kP0 && w.end == per);
   if (!found) wait_ |= kWaitAddress;
   if (w.status == WalkStatus::kLimit) {

@@ -190,12 +190,20 @@ class ExecutionWalker {
   // most packets.
   static constexpr uint32_t kMemoAtoms = 5;  // longer packets walk (001-ack_test: 2.9 atoms on average)
   static constexpr size_t kMemoWalks = 4096;
+  // An INSTR_RANGE element's fields from `start` to `last_cond`, in
+  // EteElement's order: a replay copies them as one block (kMemoRangeBytes).
   struct MemoRange {
     uint64_t start, end;
     RangeShape shape;
+    bool executed, cond;
   };
+  static constexpr size_t kMemoRangeBytes = offsetof(MemoRange, cond) + 1;
+  static_assert(offsetof(EteElement, end) == offsetof(EteElement, start) + offsetof(MemoRange, end) &&
+                offsetof(EteElement, num_instr) == offsetof(EteElement, start) + offsetof(MemoRange, shape) &&
+                offsetof(EteElement, executed) == offsetof(EteElement, start) + offsetof(MemoRange, executed) &&
+                offsetof(EteElement, last_cond) == offsetof(EteElement, start) + offsetof(MemoRange, cond));
   static constexpr uint8_t kMemoPush = 1, kMemoEret = 2, kMemoNacc = 4, kMemoCheck = 8;  // PacketWalk::flags
-  struct alignas(64) PacketWalk {
+  struct PacketWalk {
     uint64_t start = 0;         // key: the first atom's address (AArch32: masked)
     uint64_t key = 0;           // key: MemoKey(), 0 when empty (n is never 0); | kNotPlain: walk it
     uint64_t end = 0;           // addr_ after the packet (ADDR_NACC: its address)
@@ -203,15 +211,12 @@ class ExecutionWalker {
     uint64_t push = 0;          // kMemoPush: the return address pushed
     uint32_t instructions = 0;  // in all the ranges
     uint8_t n_ranges = 0;
-    uint8_t executed = 0;  // bit i: range i's last instruction executed
-    uint8_t cond = 0;      // bit i: range i ends on a conditional instruction
-    uint8_t flags = 0;     // kMemo* bits; kMemoCheck: next_check_valid_ after it
+    uint8_t flags = 0;  // kMemo* bits; kMemoCheck: next_check_valid_ after it
     armisa::Isa end_isa = armisa::Isa::kA64;
     armisa::Isa push_isa = armisa::Isa::kA64;
     uint8_t wait = 0;  // wait_ after it (it was 0 before)
     MemoRange ranges[kMemoAtoms];
   };
-  static_assert(sizeof(PacketWalk) == 192);
   static constexpr uint64_t kNotPlain = uint64_t{1} << 63;  // a walk that cannot be replayed: no new record
   static uint64_t MemoKey(uint32_t bits, uint32_t n, armisa::Isa isa, uint8_t space) {
     return bits | uint64_t{n} << 32 | uint64_t{static_cast<uint8_t>(isa)} << 40 | uint64_t{space} << 48;
@@ -229,13 +234,11 @@ class ExecutionWalker {
   struct MemoTail {
     uint32_t n_ranges = 0;
     uint32_t instructions = 0;
-    uint8_t executed = 0, cond = 0, flags = 0;
+    uint8_t flags = 0;
     uint64_t push = 0;
     armisa::Isa push_isa = armisa::Isa::kA64;
     void Range(PacketWalk* m, const Hop& h, bool executed_bit, bool cond_bit) {
-      if (m) m->ranges[n_ranges] = {h.start, h.end, h.shape};
-      executed = static_cast<uint8_t>(executed | (executed_bit ? 1u << n_ranges : 0u));
-      cond = static_cast<uint8_t>(cond | (cond_bit ? 1u << n_ranges : 0u));
+      if (m) m->ranges[n_ranges] = {h.start, h.end, h.shape, executed_bit, cond_bit};
       instructions += h.shape.num_instr;
       ++n_ranges;
     }
@@ -244,6 +247,21 @@ class ExecutionWalker {
   __attribute__((always_inline)) void Replay(const PacketWalk& m, uint64_t index);
   // The push, EXCEPTION_RET or ADDR_NACC that ends a replayed walk.
   void ReplayTail(const PacketWalk& m, uint64_t index);
+
+  // An exception's walk (WalkToException): the chained walks from where the
+  // PE is to the preferred return address, kept by (start, ISA, space,
+  // return address): a trace takes the same exceptions from the same places
+  // (001-ack_test: some 430 instructions each, uncached).
+  struct ExceptionWalk {
+    uint64_t start = ~uint64_t{0};  // ~0: empty
+    uint64_t per = 0;
+    armisa::Isa isa = armisa::Isa::kA64;
+    uint8_t space = 0;
+    uint32_t n = 0;        // instructions in all the walks
+    armisa::WalkResult w;  // the last walk
+  };
+  static constexpr size_t kExceptionWalks = 512;
+  const ExceptionWalk& WalkToReturn(uint64_t per);
 
   const Hop* LookupHop(uint64_t addr, armisa::Isa isa, uint8_t space);
   const Hop* FillHop(Hop* h, uint64_t addr, armisa::Isa isa, uint8_t space);
@@ -270,6 +288,7 @@ class ExecutionWalker {
   ElementOutput* out_;
   std::unique_ptr<Hop[]> hops_;
   std::unique_ptr<PacketWalk[]> memo_;
+  std::unique_ptr<ExceptionWalk[]> exception_walks_;
   ReturnStack return_stack_;
 
   uint64_t addr_ = 0;
@@ -369,17 +388,8 @@ inline ExecutionWalker::Status ExecutionWalker::WalkAtoms(uint32_t bits, uint32_
 // The elements and the state of a plain walk (PacketWalk), as the atom
 // loop gave them; the ranges counted at once.
 inline void ExecutionWalker::Replay(const PacketWalk& m, uint64_t index) {
-  EteElement& o = out_->New(ElemType::kInstrRange, index);
-  for (uint32_t i = 0; i < m.n_ranges; ++i) {
-    const MemoRange& r = m.ranges[i];
-    o.start = r.start;
-    o.end = r.end;
-    std::memcpy(&o.num_instr, &r.shape, sizeof r.shape);
-    o.executed = (m.executed >> i) & 1;
-    o.last_cond = (m.cond >> i) & 1;
-    out_->EmitCounted(o);
-  }
-  out_->CountRanges(m.n_ranges, m.instructions);
+  out_->EmitRanges(m.n_ranges, m.instructions, index,
+                   [&m](EteElement& o, uint32_t i) { std::memcpy(&o.start, &m.ranges[i], kMemoRangeBytes); });
   addr_ = m.end;
   isa_ = m.end_isa;
   wait_ = m.wait;
