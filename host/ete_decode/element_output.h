@@ -86,6 +86,12 @@ class ElementOutput {
     stats_.instructions += e.num_instr;
     sink_(sink_ctx_, source_, e);
   }
+  // Emit() of an ADDR_NACC element.
+  void EmitNacc(const EteElement& e) {
+    ++stats_.elements;
+    ++stats_.nacc;
+    sink_(sink_ctx_, source_, e);
+  }
   // `n` INSTR_RANGE elements of one packet, `instructions` in all:
   // fill(element, i) sets the i-th one's range fields. The sink is read
   // once and the elements counted at once (ExecutionWalker's packet memo).

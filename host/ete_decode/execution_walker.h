@@ -191,13 +191,12 @@ class ExecutionWalker {
   static constexpr uint32_t kMemoAtoms = 5;  // longer packets walk (001-ack_test: 2.9 atoms on average)
   static constexpr size_t kMemoWalks = 4096;
   // An INSTR_RANGE element's fields from `start` to `last_cond`, in
-  // EteElement's order: a replay copies them as one block (kMemoRangeBytes).
+  // EteElement's order.
   struct MemoRange {
     uint64_t start, end;
     RangeShape shape;
     bool executed, cond;
   };
-  static constexpr size_t kMemoRangeBytes = offsetof(MemoRange, cond) + 1;
   static_assert(offsetof(EteElement, end) == offsetof(EteElement, start) + offsetof(MemoRange, end) &&
                 offsetof(EteElement, num_instr) == offsetof(EteElement, start) + offsetof(MemoRange, shape) &&
                 offsetof(EteElement, executed) == offsetof(EteElement, start) + offsetof(MemoRange, executed) &&
@@ -388,8 +387,15 @@ inline ExecutionWalker::Status ExecutionWalker::WalkAtoms(uint32_t bits, uint32_
 // The elements and the state of a plain walk (PacketWalk), as the atom
 // loop gave them; the ranges counted at once.
 inline void ExecutionWalker::Replay(const PacketWalk& m, uint64_t index) {
-  out_->EmitRanges(m.n_ranges, m.instructions, index,
-                   [&m](EteElement& o, uint32_t i) { std::memcpy(&o.start, &m.ranges[i], kMemoRangeBytes); });
+  out_->EmitRanges(m.n_ranges, m.instructions, index, [&m](EteElement& o, uint32_t i) {
+    // Word by word: the sink reads these fields at once, and a load
+    // that straddles two stores is not forwarded from them.
+    const MemoRange& r = m.ranges[i];
+    o.start = r.start;
+    o.end = r.end;
+    std::memcpy(&o.num_instr, &r.shape, sizeof r.shape);
+    std::memcpy(&o.executed, &r.executed, 2);
+  });
   addr_ = m.end;
   isa_ = m.end_isa;
   wait_ = m.wait;
