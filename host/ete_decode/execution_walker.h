@@ -388,8 +388,9 @@ inline ExecutionWalker::Status ExecutionWalker::WalkAtoms(uint32_t bits, uint32_
 // loop gave them; the ranges counted at once.
 inline void ExecutionWalker::Replay(const PacketWalk& m, uint64_t index) {
   out_->EmitRanges(m.n_ranges, m.instructions, index, [&m](EteElement& o, uint32_t i) {
-    // Word by word: the sink reads these fields at once, and a load
-    // that straddles two stores is not forwarded from them.
+    // Field by field: the sink reads them at once, and GCC copies one
+    // 26-byte block as two overlapping 16-byte stores, which those loads
+    // wait for (store forwarding): 10 % slower.
     const MemoRange& r = m.ranges[i];
     o.start = r.start;
     o.end = r.end;
