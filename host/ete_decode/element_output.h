@@ -86,6 +86,29 @@ class ElementOutput {
     stats_.instructions += e.num_instr;
     sink_(sink_ctx_, source_, e);
   }
+  // Emit() of an ADDR_NACC element.
+  void EmitNacc(const EteElement& e) {
+    ++stats_.elements;
+    ++stats_.nacc;
+    sink_(sink_ctx_, source_, e);
+  }
+  // `n` INSTR_RANGE elements of one packet, `instructions` in all:
+  // fill(element, i) sets the i-th one's range fields. The sink is read
+  // once and the elements counted at once (ExecutionWalker's packet memo).
+  template <class Fill>
+  void EmitRanges(uint32_t n, uint64_t instructions, uint64_t index, Fill fill) {
+    EteElement& o = New(ElemType::kInstrRange, index);
+    const SourceElementCallback sink = sink_;
+    void* const ctx = sink_ctx_;
+    const size_t source = source_;
+    for (uint32_t i = 0; i < n; ++i) {
+      fill(o, i);
+      sink(ctx, source, o);
+    }
+    stats_.elements += n;
+    stats_.ranges += n;
+    stats_.instructions += instructions;
+  }
   DecodeStats& stats() { return stats_; }
   const DecodeStats& stats() const { return stats_; }
 

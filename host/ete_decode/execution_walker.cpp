@@ -15,6 +15,8 @@ ExecutionWalker::ExecutionWalker(const armisa::MemoryImage* image, const armisa:
     : follower_(image ? image : &empty_image_, options, cache_log2),
       out_(out),
       hops_(std::make_unique<Hop[]>(kHops)),
+      memo_(std::make_unique<PacketWalk[]>(kMemoWalks)),
+      exception_walks_(std::make_unique<ExceptionWalk[]>(kExceptionWalks)),
       return_stack_(return_stack) {}
 
 ExecutionWalker::~ExecutionWalker() = default;
@@ -63,11 +65,35 @@ const ExecutionWalker::Hop* ExecutionWalker::FillHop(Hop* hp, uint64_t addr, Isa
   return &h;
 }
 
+ExecutionWalker::Status ExecutionWalker::WalkAndRemember(uint32_t bits, uint32_t n, uint64_t index, PacketWalk* m) {
+  return WalkAtoms<true>(bits, n, index, m);
+}
+
+void ExecutionWalker::Remember(PacketWalk* m, uint64_t key, const MemoTail& tail) {
+  if (!m) return;
+  m->key = key;
+  m->end = addr_;
+  m->end_isa = isa_;
+  m->wait = wait_;
+  m->check_addr = next_check_addr_;
+  m->flags = static_cast<uint8_t>(tail.flags | (next_check_valid_ ? kMemoCheck : 0));
+  m->push = tail.push;
+  m->push_isa = tail.push_isa;
+  m->instructions = tail.instructions;
+  m->n_ranges = static_cast<uint8_t>(tail.n_ranges);
+}
+
+void ExecutionWalker::ReplayTail(const PacketWalk& m, uint64_t index) {
+  if (m.flags & kMemoPush) return_stack_.Push(m.push, m.push_isa);
+  if (m.flags & kMemoEret) out_->Emit(out_->New(ElemType::kExceptionRet, index));
+  if (m.flags & kMemoNacc) EmitNacc(m.end, index);
+}
+
 void ExecutionWalker::EmitNacc(uint64_t address, uint64_t index) {
   EteElement& o = out_->New(ElemType::kAddrNacc, index);
   o.start = address;
   o.mem_space = space_;
-  out_->Emit(o);
+  out_->EmitNacc(o);
 }
 
 void ExecutionWalker::EmitRange(uint64_t start, uint64_t end, uint32_t n, const InstrInfo& info, uint8_t size,
@@ -120,9 +146,10 @@ ExecutionWalker::Status ExecutionWalker::AtomWithoutP0(uint64_t index) {
   return Status::kOk;
 }
 
-void ExecutionWalker::WalkToException(uint64_t per, bool has_return, uint64_t index) {
-  if (isa_ != Isa::kA64) addr_ &= 0xFFFFFFFFu;
-  if (!has_return || addr_ >= per) return;
+const ExecutionWalker::ExceptionWalk& ExecutionWalker::WalkToReturn(uint64_t per) {
+  static_assert(kExceptionWalks == size_t{1} << 9);
+  ExceptionWalk& e = exception_walks_[((addr_ ^ per << 16) * 0x9E3779B97F4A7C15ull) >> 55];
+  if (e.start == addr_ && e.per == per && e.isa == isa_ && e.space == space_) return e;
   // To (not including) the preferred return address. OpenCSD walks through
   // P0 instructions here; chain armisa walks to do the same.
   uint64_t cur = addr_;
@@ -134,6 +161,16 @@ void ExecutionWalker::WalkToException(uint64_t per, bool has_return, uint64_t in
     if (w.status != WalkStatus::kP0 || w.end == per || !w.num_instr) break;
     cur = w.end;
   }
+  e = {addr_, per, isa_, space_, n, w};
+  return e;
+}
+
+void ExecutionWalker::WalkToException(uint64_t per, bool has_return, uint64_t index) {
+  if (isa_ != Isa::kA64) addr_ &= 0xFFFFFFFFu;
+  if (!has_return || addr_ >= per) return;
+  const ExceptionWalk& walk = WalkToReturn(per);
+  const WalkResult& w = walk.w;
+  const uint32_t n = walk.n;
   const bool found = w.status == WalkStatus::kStopReached || (w.status == WalkStatus::kP0 && w.end == per);
   if (!found) wait_ |= kWaitAddress;
   if (w.status == WalkStatus::kLimit) {

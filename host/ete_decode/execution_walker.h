@@ -29,6 +29,9 @@
 // Cost follows the branches, not the instructions: FindNextP0 is cached in
 // armisa, and fronted here by a 4096-entry cache of complete walks (Hop, one
 // cache line each) indexed by address bits, so that hot loops stay in L1.
+// In front of that, a memo of whole atom packets (PacketWalk): a packet
+// whose walk was plain is replayed from its start and atoms, one lookup
+// for all its ranges.
 #ifndef MABUTRACE_HOST_ETE_DECODE_EXECUTION_WALKER_H
 #define MABUTRACE_HOST_ETE_DECODE_EXECUTION_WALKER_H
 
@@ -171,6 +174,93 @@ class ExecutionWalker {
   static constexpr uint8_t kHopLink = 1, kHopCond = 2, kHopIndirect = 4, kHopEret = 8, kHopNacc = 16;
   static constexpr uint8_t kHopSpecial = kHopLink | kHopIndirect | kHopEret;  // when taken
   static constexpr size_t kHops = 4096;
+  static_assert(kHops == size_t{1} << 12);
+
+  // A whole atom packet's walk, kept when it was plain: every atom on a
+  // kept hop that continues the last range, no return-stack pop and no walk
+  // without a P0. It may end early: an E atom on a branch with link, an
+  // indirect branch or an ERET (the push, the wait, EXCEPTION_RET), or a
+  // walk into memory the image lacks (ADDR_NACC); the atoms after such an
+  // end do nothing unless a pop is due (then it is not plain). Such a walk
+  // depends only on where it starts (address, ISA, space) and on the atoms,
+  // so replaying it gives the same elements and the same state after it,
+  // with one lookup instead of one per atom. The first range's chain check
+  // is the caller's. juno_r1_1: address, atoms into the missing kernel
+  // code, ADDR_NACC, over and over; 001-ack_test: calls and returns end
+  // most packets.
+  static constexpr uint32_t kMemoAtoms = 5;  // longer packets walk (001-ack_test: 2.9 atoms on average)
+  static constexpr size_t kMemoWalks = 4096;
+  // An INSTR_RANGE element's fields from `start` to `last_cond`, in
+  // EteElement's order.
+  struct MemoRange {
+    uint64_t start, end;
+    RangeShape shape;
+    bool executed, cond;
+  };
+  static_assert(offsetof(EteElement, end) == offsetof(EteElement, start) + offsetof(MemoRange, end) &&
+                offsetof(EteElement, num_instr) == offsetof(EteElement, start) + offsetof(MemoRange, shape) &&
+                offsetof(EteElement, executed) == offsetof(EteElement, start) + offsetof(MemoRange, executed) &&
+                offsetof(EteElement, last_cond) == offsetof(EteElement, start) + offsetof(MemoRange, cond));
+  static constexpr uint8_t kMemoPush = 1, kMemoEret = 2, kMemoNacc = 4, kMemoCheck = 8;  // PacketWalk::flags
+  struct PacketWalk {
+    uint64_t start = 0;         // key: the first atom's address (AArch32: masked)
+    uint64_t key = 0;           // key: MemoKey(), 0 when empty (n is never 0); | kNotPlain: walk it
+    uint64_t end = 0;           // addr_ after the packet (ADDR_NACC: its address)
+    uint64_t check_addr = 0;    // next_check_addr_ after it
+    uint64_t push = 0;          // kMemoPush: the return address pushed
+    uint32_t instructions = 0;  // in all the ranges
+    uint8_t n_ranges = 0;
+    uint8_t flags = 0;  // kMemo* bits; kMemoCheck: next_check_valid_ after it
+    armisa::Isa end_isa = armisa::Isa::kA64;
+    armisa::Isa push_isa = armisa::Isa::kA64;
+    uint8_t wait = 0;  // wait_ after it (it was 0 before)
+    MemoRange ranges[kMemoAtoms];
+  };
+  static constexpr uint64_t kNotPlain = uint64_t{1} << 63;  // a walk that cannot be replayed: no new record
+  static uint64_t MemoKey(uint32_t bits, uint32_t n, armisa::Isa isa, uint8_t space) {
+    return bits | uint64_t{n} << 32 | uint64_t{static_cast<uint8_t>(isa)} << 40 | uint64_t{space} << 48;
+  }
+  PacketWalk& MemoSlot(uint64_t addr, uint64_t key) {
+    return memo_[((addr ^ key << 20) * 0x9E3779B97F4A7C15ull) >> 52];  // the top 12 bits
+  }
+  static_assert(kMemoWalks == size_t{1} << 12);
+  // The atom loop; kRecord: also into *m (left empty unless the walk was plain).
+  template <bool kRecord>
+  __attribute__((always_inline)) Status WalkAtoms(uint32_t bits, uint32_t n, uint64_t index, PacketWalk* m);
+  // WalkAtoms<true>, out of line (a memo miss).
+  Status WalkAndRemember(uint32_t bits, uint32_t n, uint64_t index, PacketWalk* m);
+  // What a recorded walk gathers besides its ranges.
+  struct MemoTail {
+    uint32_t n_ranges = 0;
+    uint32_t instructions = 0;
+    uint8_t flags = 0;
+    uint64_t push = 0;
+    armisa::Isa push_isa = armisa::Isa::kA64;
+    void Range(PacketWalk* m, const Hop& h, bool executed_bit, bool cond_bit) {
+      if (m) m->ranges[n_ranges] = {h.start, h.end, h.shape, executed_bit, cond_bit};
+      instructions += h.shape.num_instr;
+      ++n_ranges;
+    }
+  };
+  void Remember(PacketWalk* m, uint64_t key, const MemoTail& tail);
+  __attribute__((always_inline)) void Replay(const PacketWalk& m, uint64_t index);
+  // The push, EXCEPTION_RET or ADDR_NACC that ends a replayed walk.
+  void ReplayTail(const PacketWalk& m, uint64_t index);
+
+  // An exception's walk (WalkToException): the chained walks from where the
+  // PE is to the preferred return address, kept by (start, ISA, space,
+  // return address): a trace takes the same exceptions from the same places
+  // (001-ack_test: some 430 instructions each, uncached).
+  struct ExceptionWalk {
+    uint64_t start = ~uint64_t{0};  // ~0: empty
+    uint64_t per = 0;
+    armisa::Isa isa = armisa::Isa::kA64;
+    uint8_t space = 0;
+    uint32_t n = 0;        // instructions in all the walks
+    armisa::WalkResult w;  // the last walk
+  };
+  static constexpr size_t kExceptionWalks = 512;
+  const ExceptionWalk& WalkToReturn(uint64_t per);
 
   const Hop* LookupHop(uint64_t addr, armisa::Isa isa, uint8_t space);
   const Hop* FillHop(Hop* h, uint64_t addr, armisa::Isa isa, uint8_t space);
@@ -196,6 +286,8 @@ class ExecutionWalker {
   armisa::InstrFollower follower_;
   ElementOutput* out_;
   std::unique_ptr<Hop[]> hops_;
+  std::unique_ptr<PacketWalk[]> memo_;
+  std::unique_ptr<ExceptionWalk[]> exception_walks_;
   ReturnStack return_stack_;
 
   uint64_t addr_ = 0;
@@ -220,11 +312,42 @@ inline const ExecutionWalker::Hop* ExecutionWalker::LookupHop(uint64_t addr, arm
   return FillHop(&h, addr, isa, space);
 }
 
+// A packet that the walker can walk (no wait) and that is short enough is
+// looked up in the memo: replayed when there, else walked and recorded.
 __attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::Atoms(uint32_t bits, uint32_t n,
                                                                                      uint64_t index) {
-  for (; n; --n, bits >>= 1) {
+  if (!wait_ && n - 2 < kMemoAtoms - 1) [[likely]] {      // one atom: the hop is the memo
+    if (isa_ != armisa::Isa::kA64) addr_ &= 0xFFFFFFFFu;  // AArch32: address[63:32] = 0
+    bits &= (1u << n) - 1;
+    const uint64_t key = MemoKey(bits, n, isa_, space_);
+    PacketWalk& m = MemoSlot(addr_, key);
+    if (m.start == addr_ && m.key == key && (!next_check_valid_ || next_check_addr_ == addr_)) [[likely]] {
+      Replay(m, index);
+      return Status::kOk;
+    }
+    if (m.start == addr_ && m.key == (key | kNotPlain)) return WalkAtoms<false>(bits, n, index, nullptr);
+    return WalkAndRemember(bits, n, index, &m);
+  }
+  return WalkAtoms<false>(bits, n, index, nullptr);
+}
+
+// The atom loop. kRecord: the walk also goes into the memo slot *m, kept
+// (Remember) when it proves plain; m becomes null once it cannot be.
+template <bool kRecord>
+inline ExecutionWalker::Status ExecutionWalker::WalkAtoms(uint32_t bits, uint32_t n, uint64_t index, PacketWalk* m) {
+  [[maybe_unused]] const uint64_t key = kRecord ? MemoKey(bits, n, isa_, space_) : 0;
+  [[maybe_unused]] MemoTail tail;
+  if constexpr (kRecord) {
+    m->start = addr_;
+    m->key = key | kNotPlain;  // until the walk proves plain
+  }
+  for (uint32_t i = 0; i < n; ++i, bits >>= 1) {
     if (wait_) [[unlikely]] {
-      if (!(wait_ & kWaitPop)) return Status::kOk;  // nothing to walk from: this atom and the rest do nothing
+      if (!(wait_ & kWaitPop)) {  // nothing to walk from: this atom and the rest do nothing
+        if constexpr (kRecord) Remember(m, key, tail);
+        return Status::kOk;
+      }
+      if constexpr (kRecord) m = nullptr;  // a return-stack pop: not plain
       if (PopReturn() != Status::kOk) return Status::kReturnStackEmpty;
       if (wait_) return Status::kOk;  // still no context: the pop was all
     }
@@ -233,11 +356,54 @@ __attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::A
     // Both wait for an address afterwards: the rest of the atoms do nothing.
     if (!h) [[unlikely]]
       return AtomWithoutP0(index);
-    if (h->flags & kHopNacc) [[unlikely]]
-      return AtomNacc(*h, index);
+    if (h->flags & kHopNacc) [[unlikely]] {
+      AtomNacc(*h, index);
+      if constexpr (kRecord) {
+        if (h->shape.num_instr) tail.Range(m, *h, true, false);
+        tail.flags |= kMemoNacc;
+        Remember(m, key, tail);
+      }
+      return Status::kOk;
+    }
     if (!AtomRange(*h, bits & 1, index)) return Status::kBadImage;
+    if constexpr (kRecord) {
+      tail.Range(m, *h, bits & 1, h->flags & kHopCond);
+      if ((bits & 1) && (h->flags & kHopLink)) {
+        if (tail.flags & kMemoPush) m = nullptr;  // a second push: not kept
+        tail.flags |= kMemoPush;
+        tail.push = h->end;
+        tail.push_isa = h->shape.isa;
+      }
+      if ((bits & 1) && (h->flags & kHopEret) && eret_elements_) {
+        if (i + 1 != n) m = nullptr;  // EXCEPTION_RET before other ranges: not kept
+        tail.flags |= kMemoEret;
+      }
+    }
   }
+  if constexpr (kRecord) Remember(m, key, tail);
   return Status::kOk;
+}
+
+// The elements and the state of a plain walk (PacketWalk), as the atom
+// loop gave them; the ranges counted at once.
+inline void ExecutionWalker::Replay(const PacketWalk& m, uint64_t index) {
+  out_->EmitRanges(m.n_ranges, m.instructions, index, [&m](EteElement& o, uint32_t i) {
+    // Field by field: the sink reads them at once, and GCC copies one
+    // 26-byte block as two overlapping 16-byte stores, which those loads
+    // wait for (store forwarding): 10 % slower.
+    const MemoRange& r = m.ranges[i];
+    o.start = r.start;
+    o.end = r.end;
+    std::memcpy(&o.num_instr, &r.shape, sizeof r.shape);
+    std::memcpy(&o.executed, &r.executed, 2);
+  });
+  addr_ = m.end;
+  isa_ = m.end_isa;
+  wait_ = m.wait;
+  next_check_valid_ = m.flags & kMemoCheck;
+  next_check_addr_ = m.check_addr;
+  if (m.flags & (kMemoPush | kMemoEret | kMemoNacc)) [[unlikely]]
+    ReplayTail(m, index);
 }
 
 __attribute__((always_inline)) inline bool ExecutionWalker::AtomRange(const Hop& h, bool taken, uint64_t index) {

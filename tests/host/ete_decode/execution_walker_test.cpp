@@ -200,5 +200,47 @@ TEST(ExecutionWalker, ExceptionWalkLimitGivesInstrLimitNotARange) {
   EXPECT_EQ(h.output.stats().instr_limits, 1u);
 }
 
+// A packet of 2-5 atoms is walked once and kept in the walker's memo, then
+// replayed: the first walk, the replay and the same atoms one by one (the
+// hop path) must give the same elements and leave the same state (the
+// return-stack push, the wait after an indirect branch, ADDR_NACC; a pop
+// due makes the walk not replayable).
+TEST(ExecutionWalker, PacketsReplayedFromTheMemoGiveWhatTheirAtomsGiveOneByOne) {
+  struct Packet {
+    uint64_t address;  // SetAddress before the atoms (0: none)
+    uint32_t bits;     // oldest atom in bit 0, 1 = E
+    uint32_t n;
+  };
+  const std::vector<Packet> packets = {
+      {0x1000, 0b001, 3},    // b, bl not taken, b.eq not taken
+      {0x1020, 0b11, 2},     // bl (push), ret taken: waits (a pop is due with the return stack)
+      {0, 0b00, 2},          // nothing, or (return stack) the pop of that push, b.eq not taken, ret not taken
+      {0x1028, 0b100, 3},    // b.eq N, ret N, then unmapped memory: ADDR_NACC
+      {0x1000, 0b11111, 5},  // b, bl, ret taken, then nothing or (return stack) the pop and on
+  };
+  for (const bool return_stack : {false, true}) {
+    Harness by_packet(return_stack), by_atom(return_stack);
+    const auto start = [](Harness& h, const Packet& p) {
+      if (!p.address) return;
+      h.walker.BreakChain();
+      h.walker.SetAddress(p.address, Isa::kA64);
+    };
+    for (const Packet& p : packets) {
+      start(by_atom, p);
+      for (uint32_t i = 0; i < p.n; ++i) EXPECT_EQ(by_atom.walker.Atom((p.bits >> i) & 1, 1), Status::kOk);
+    }
+    const Lines one_by_one = by_atom.Take();
+    for (int pass = 0; pass < 2; ++pass) {
+      by_packet.walker.FlushReturnStack();  // a replay that does not push leaves the pop nothing
+      for (const Packet& p : packets) {
+        start(by_packet, p);
+        EXPECT_EQ(by_packet.walker.Atoms(p.bits, p.n, 1), Status::kOk);
+      }
+      EXPECT_EQ(by_packet.Take(), one_by_one) << "return stack " << return_stack << ", pass " << pass;
+    }
+    EXPECT_GT(one_by_one.size(), 8u);
+  }
+}
+
 }  // namespace
 }  // namespace mabutrace::ete_decode
