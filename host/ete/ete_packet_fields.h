@@ -97,6 +97,7 @@ class PacketFields {
   // handed out, so that the next reader starts from a clean packet.
   void ClearPacketFields() {
     ClearHotFields();
+    ClearAtomCount();
     pkt_.atom_bits = 0;
     pkt_.context.updated = false;
     pkt_.context.updated_vmid = false;
@@ -104,11 +105,12 @@ class PacketFields {
     pkt_.tinfo_initial = false;
     pkt_.err_type = PacketType::kNotSync;
   }
-  // The same after an atom packet, for the only per-packet field it sets.
-  void ClearAtomFields() { pkt_.atom_count = 0; }
-  // The same after a hot kind, for the only per-packet fields they set.
+  // The atom count, before a packet is read: an atom packet (two in three)
+  // leaves it set rather than clearing it after itself.
+  void ClearAtomCount() { pkt_.atom_count = 0; }
+  // After a hot kind, the only per-packet fields they set but the atom
+  // count (cleared before the next packet).
   void ClearHotFields() {
-    pkt_.atom_count = 0;
     pkt_.cc_valid = false;
     pkt_.commit_valid = false;
   }
