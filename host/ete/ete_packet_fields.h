@@ -37,8 +37,10 @@
 #define MABUTRACE_HOST_ETE_ETE_PACKET_FIELDS_H
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "ete/ete_config.h"
 #include "ete/ete_packet.h"
@@ -76,6 +78,16 @@ constexpr std::array<AtomPattern, 64> MakeAtomPatterns() {
   return t;
 }
 inline constexpr std::array<AtomPattern, 64> kAtomPatterns = MakeAtomPatterns();
+
+// Little-endian words in one load each (a loop of byte loads is not merged into one).
+template <typename T>
+T LoadLe(const uint8_t* f) {
+  T v;
+  std::memcpy(&v, f, sizeof v);
+  if constexpr (std::endian::native == std::endian::big)
+    v = static_cast<T>(__builtin_bswap64(v) >> (64 - 8 * sizeof v));
+  return v;
+}
 
 }  // namespace internal
 
@@ -237,15 +249,16 @@ class PacketFields {
     SetAddressLow(v, is, static_cast<uint8_t>(bits));
     return bytes;
   }
+  // f[0..4): IS0 A[8:2] A[15:9] (bit 7 of each not address), IS1 A[7:1]
+  // A[15:8]; then A[23:16] A[31:24]. One load, not four.
   static uint32_t Long32(const uint8_t* f, uint8_t is) {
-    const uint32_t low = is == 0 ? (static_cast<uint32_t>(f[0] & 0x7F) << 2) | (static_cast<uint32_t>(f[1] & 0x7F) << 9)
-                                 : (static_cast<uint32_t>(f[0] & 0x7F) << 1) | (static_cast<uint32_t>(f[1]) << 8);
-    return low | (static_cast<uint32_t>(f[2]) << 16) | (static_cast<uint32_t>(f[3]) << 24);
+    const uint32_t v = internal::LoadLe<uint32_t>(f);
+    const uint32_t low = is == 0 ? ((v & 0x7Fu) << 2) | ((v & 0x7F00u) << 1) : ((v & 0x7Fu) << 1) | (v & 0xFF00u);
+    return low | (v & 0xFFFF0000u);
   }
+  // f[0..8): Long32, then A[63:32].
   static uint64_t Long64(const uint8_t* f, uint8_t is) {
-    uint64_t v = Long32(f, is);
-    for (int i = 4; i < 8; ++i) v |= static_cast<uint64_t>(f[i]) << (8 * i);
-    return v;
+    return Long32(f, is) | static_cast<uint64_t>(internal::LoadLe<uint32_t>(f + 4)) << 32;
   }
   void PushHistory(const PacketAddress& a) {
     addr_history_[2] = addr_history_[1];
@@ -295,6 +308,10 @@ class PacketFields {
     if (idx < 3) pkt_.addr = a;
     PushHistory(idx < 3 ? a : pkt_.addr);
   }
+  // Trace Info's PLCTL and sections (TraceInfo's uncommon case), and what
+  // the packet sets from them (`present`: PLCTL[4:0]).
+  PacketExtent TraceInfoWithSections(const uint8_t* p, size_t n);
+  void SetTraceInfo(uint8_t present, const std::array<uint32_t, 5>& section);
   // The context info byte at f[0], then VMID and CONTEXTID (§4.12); the
   // field's size in bytes.
   size_t ContextBytes(uint8_t info) const;
