@@ -123,7 +123,8 @@ void FrameDeformatter::Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t 
       stats_.padding_bytes += n;
       return;
     }
-    if (!Accepts(id, first_offset)) {
+    // A data ID with no restriction is accepted without the call.
+    if ((id > kMaxDataTraceId || options_.restrict_ids) && !Accepts(id, first_offset)) {
       stats_.dropped_bytes += n;
       return;
     }
