@@ -54,7 +54,7 @@ struct PacketExtent {
 };
 
 namespace internal {
-// Atom headers 0xC0-0xFF (§4.15), indexed by header[5:0].
+// Atom headers 0xC0-0xFF (§4.15).
 struct AtomPattern {
   uint32_t bits;  // bit i = atom i, oldest first: 1 = E, 0 = N
   uint8_t count;
@@ -72,12 +72,14 @@ constexpr AtomPattern AtomOf(unsigned h) {
   const unsigned e = (h & 0x1F) + 3u;
   return {((1u << e) - 1) | ((h & 0x20) ? 0u : 1u << e), static_cast<uint8_t>(e + 1), PacketType::kAtomF6};
 }
-constexpr std::array<AtomPattern, 64> MakeAtomPatterns() {
-  std::array<AtomPattern, 64> t{};
-  for (unsigned i = 0; i < 64; ++i) t[i] = AtomOf(0xC0 + i);
+// Indexed by the whole header (0xC0-0xFF; the entries below are unused and
+// never loaded): no mask per atom.
+constexpr std::array<AtomPattern, 256> MakeAtomPatterns() {
+  std::array<AtomPattern, 256> t{};
+  for (unsigned h = 0xC0; h < 256; ++h) t[h] = AtomOf(h);
   return t;
 }
-inline constexpr std::array<AtomPattern, 64> kAtomPatterns = MakeAtomPatterns();
+inline constexpr std::array<AtomPattern, 256> kAtomPatterns = MakeAtomPatterns();
 
 // Little-endian words in one load each (a loop of byte loads is not merged into one).
 template <typename T>
@@ -128,7 +130,7 @@ class PacketFields {
   }
 
   // The atom format of header h (0xC0-0xFF).
-  static PacketType AtomFormat(uint8_t h) { return internal::kAtomPatterns[h & 0x3F].format; }
+  static PacketType AtomFormat(uint8_t h) { return internal::kAtomPatterns[h].format; }
 
   // Every reader has this signature, so that a header table can hold it;
   // `is` is the sub-ISA (IS0 / IS1) the header gives an address packet's
@@ -143,7 +145,7 @@ class PacketFields {
   // Atom F1-F6 (§4.15): header only; E/N pattern from the header
   // (AtomFormat(h) says which format a header is).
   PacketExtent Atom(const uint8_t* p, size_t /*n*/, uint8_t /*is*/) {
-    const internal::AtomPattern& a = internal::kAtomPatterns[p[0] & 0x3F];
+    const internal::AtomPattern& a = internal::kAtomPatterns[p[0]];
     pkt_.atom_bits = a.bits;
     pkt_.atom_count = a.count;
     return {1};

@@ -235,7 +235,7 @@ __attribute__((always_inline)) inline size_t EtePacketProcessor::ReadOtherPacket
 template <EtePacketProcessor::Sink kSink>
 __attribute__((always_inline)) inline void EtePacketProcessor::EmitAtom(uint64_t index, uint64_t stream_offset,
                                                                         const uint8_t* p) {
-  const internal::AtomPattern& a = internal::kAtomPatterns[p[0] & 0x3F];  // read once: p aliases the packet
+  const internal::AtomPattern& a = internal::kAtomPatterns[p[0]];  // read once: p aliases the packet
   EtePacket& pkt = fields_.packet();
   pkt.atom_bits = a.bits;
   pkt.atom_count = a.count;
