@@ -290,7 +290,8 @@ size_t PacketFields::ContextBytes(uint8_t info) const {
   return 1 + ((info & 0x40) ? vmid_bytes_ : 0) + ((info & 0x80) ? cid_bytes_ : 0);
 }
 
-void PacketFields::ContextField(const uint8_t* f) {
+// Inline in its three readers: a call of its own cost some eight instructions per context.
+__attribute__((always_inline)) inline void PacketFields::ContextField(const uint8_t* f) {
   const uint8_t info = f[0];
   PacketContext& c = pkt_.context;
   pkt_.context_valid = true;
