@@ -123,7 +123,8 @@ void FrameDeformatter::Emit(uint8_t id, const uint8_t* data, size_t n, uint64_t 
       stats_.padding_bytes += n;
       return;
     }
-    if (!Accepts(id, first_offset)) {
+    // A data ID with no restriction is accepted without the call.
+    if ((id > kMaxDataTraceId || options_.restrict_ids) && !Accepts(id, first_offset)) {
       stats_.dropped_bytes += n;
       return;
     }
@@ -160,10 +161,11 @@ size_t RepeatedIdByte(uint64_t ids_lo, uint64_t ids_hi) {
 // call per frame cost a quarter of the de-formatter, and the byte stores
 // into the block made every member reload per frame. FSYNC frames (FF
 // bytes: bit 0 set) are never taken here. Returns how many were taken;
-// the next one (if any) is ProcessFrame's.
+// the next one (if any) is ProcessFrame's. Called only where
+// FastFramesMayTake(): elsewhere (padding, a block of another ID pending)
+// the call alone cost more than the frame.
 size_t FrameDeformatter::FastFrames(const uint8_t* f, size_t nframes, uint64_t offset) {
   if constexpr (std::endian::native != std::endian::little) return 0;
-  if (block_len_ == 0 || current_id_ != block_id_) return 0;
   const size_t len0 = block_len_;
   size_t len = len0, nruns = block_nruns_;
   const size_t room = std::min((kBlockBytes - len) / 15, kBlockRuns - nruns);
@@ -201,6 +203,7 @@ size_t FrameDeformatter::FastFrames(const uint8_t* f, size_t nframes, uint64_t o
     runs[nruns++] = {static_cast<uint32_t>(len), offset + kFrameBytes * i};
     len += take;
   }
+  if (i == 0) return 0;  // the first frame switches the ID (every such frame comes here first)
   const size_t bytes = len - len0;
   block_len_ = len;
   block_nruns_ = nruns;
@@ -306,14 +309,17 @@ void FrameDeformatter::Push(const uint8_t* data, size_t n) {
       partial_len_ += take;
       pos = take;
       if (partial_len_ == kFrameBytes) {
-        if (FastFrames(partial_.data(), 1, partial_start_) == 0) ProcessFrame(partial_.data(), partial_start_);
+        if (!FastFramesMayTake() || FastFrames(partial_.data(), 1, partial_start_) == 0)
+          ProcessFrame(partial_.data(), partial_start_);
         partial_len_ = 0;
       }
     }
     // Whole frames straight from the input.
     while (n - pos >= kFrameBytes) {
-      pos += kFrameBytes * FastFrames(data + pos, (n - pos) / kFrameBytes, input_offset_ + pos);
-      if (n - pos < kFrameBytes) break;
+      if (FastFramesMayTake()) {
+        pos += kFrameBytes * FastFrames(data + pos, (n - pos) / kFrameBytes, input_offset_ + pos);
+        if (n - pos < kFrameBytes) break;
+      }
       ProcessFrame(data + pos, input_offset_ + pos);
       pos += kFrameBytes;
     }

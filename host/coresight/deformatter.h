@@ -166,6 +166,8 @@ class FrameDeformatter {
   static constexpr size_t kBlockBytes = 4096;
   static constexpr size_t kBlockRuns = 512;
 
+  // FastFrames takes frames only onto the current ID's pending block.
+  bool FastFramesMayTake() const { return block_len_ != 0 && current_id_ == block_id_; }
   size_t FastFrames(const uint8_t* f, size_t nframes, uint64_t offset);
   void ProcessFrame(const uint8_t* frame, uint64_t frame_offset);
   void SplitAtIds(const uint8_t* frame, uint64_t lo, uint64_t hi, unsigned ids, uint64_t frame_offset);

@@ -3,6 +3,7 @@
 #include "ete/ete_packet_fields.h"
 
 #include <bit>
+#include <cstddef>
 #include <cstring>
 
 #include "ete/uleb128.h"
@@ -23,15 +24,24 @@ uint64_t LittleEndian(const uint8_t* f, unsigned bytes) {
   return v;
 }
 
-// Little-endian words in one load each (the loop above is not merged into one).
-template <typename T>
-T LoadLe(const uint8_t* f) {
-  T v;
-  std::memcpy(&v, f, sizeof v);
-  if constexpr (std::endian::native == std::endian::big)
-    v = static_cast<T>(__builtin_bswap64(v) >> (64 - 8 * sizeof v));
-  return v;
+using internal::LoadLe;
+
+// A context info byte's EL, SF, NS and NSE (§4.12: bits [1:0], 4, 5, 3) as
+// PacketContext holds them, by info[5:0]: four byte stores in one copy.
+struct ContextFlags {
+  uint8_t el;
+  bool sf, ns, nse;
+};
+static_assert(offsetof(PacketContext, sf) == offsetof(PacketContext, el) + 1 &&
+              offsetof(PacketContext, ns) == offsetof(PacketContext, el) + 2 &&
+              offsetof(PacketContext, nse) == offsetof(PacketContext, el) + 3);
+constexpr std::array<ContextFlags, 64> MakeContextFlags() {
+  std::array<ContextFlags, 64> t{};
+  for (unsigned i = 0; i < 64; ++i)
+    t[i] = {static_cast<uint8_t>(i & 3), ((i >> 4) & 1) != 0, ((i >> 5) & 1) != 0, ((i >> 3) & 1) != 0};
+  return t;
 }
+constexpr std::array<ContextFlags, 64> kContextFlags = MakeContextFlags();
 
 // A VMID or CONTEXTID field: 0, 1, 2 or 4 bytes (EteConfig::vmid_bytes()).
 uint32_t ContextIdField(const uint8_t* f, unsigned bytes) {
@@ -106,6 +116,17 @@ PacketExtent PacketFields::Extension(const uint8_t* p, size_t n, uint8_t /*is*/)
 }
 
 PacketExtent PacketFields::TraceInfo(const uint8_t* p, size_t n, uint8_t /*is*/) {
+  if (n < 2) return {0};
+  // PLCTL 0 (one byte, no section), as the captures mostly have: the
+  // sections' loop and its stack frame are out of line.
+  if (p[1] == 0) {
+    SetTraceInfo(0, {});
+    return {2};
+  }
+  return TraceInfoWithSections(p, n);
+}
+
+__attribute__((noinline)) PacketExtent PacketFields::TraceInfoWithSections(const uint8_t* p, size_t n) {
   size_t at = 1;
   for (;; ++at) {  // PLCTL
     if (at >= n) return {0};
@@ -115,13 +136,17 @@ PacketExtent PacketFields::TraceInfo(const uint8_t* p, size_t n, uint8_t /*is*/)
   ++at;
   // Sections in PLCTL bit order: INFO, KEY, SPEC, CYCT, commit window. Absent ones read as 0.
   const uint8_t present = p[1] & 0x1F;
-  uint32_t section[5] = {};
+  std::array<uint32_t, 5> section{};
   PacketExtent extent;
   for (unsigned rest = present; rest != 0; rest &= rest - 1)
     if (const unsigned s = static_cast<unsigned>(__builtin_ctz(rest));
         !Field(p, n, &at, kCountBytes, &section[s], &extent))
       return extent;
+  SetTraceInfo(present, section);
+  return {static_cast<uint8_t>(at)};
+}
 
+void PacketFields::SetTraceInfo(uint8_t present, const std::array<uint32_t, 5>& section) {
   pkt_.tinfo_sections = present;
   pkt_.info = section[0];
   pkt_.key = section[1];
@@ -140,7 +165,6 @@ PacketExtent PacketFields::TraceInfo(const uint8_t* p, size_t n, uint8_t /*is*/)
   addr_history_[0] = addr_history_[1] = addr_history_[2] = pkt_.addr;  // (fill() made a memmove call)
   pkt_.tinfo_initial = !first_tinfo_;
   first_tinfo_ = true;
-  return {static_cast<uint8_t>(at)};
 }
 
 PacketExtent PacketFields::Timestamp(const uint8_t* p, size_t n, uint8_t /*is*/) {
@@ -266,15 +290,13 @@ size_t PacketFields::ContextBytes(uint8_t info) const {
   return 1 + ((info & 0x40) ? vmid_bytes_ : 0) + ((info & 0x80) ? cid_bytes_ : 0);
 }
 
-void PacketFields::ContextField(const uint8_t* f) {
+// Inline in its three readers: a call of its own cost some eight instructions per context.
+__attribute__((always_inline)) inline void PacketFields::ContextField(const uint8_t* f) {
   const uint8_t info = f[0];
   PacketContext& c = pkt_.context;
   pkt_.context_valid = true;
   c.updated = true;
-  c.el = info & 3;
-  c.nse = (info >> 3) & 1;
-  c.sf = (info >> 4) & 1;
-  c.ns = (info >> 5) & 1;
+  std::memcpy(&c.el, &kContextFlags[info & 0x3F], sizeof(ContextFlags));
   size_t at = 1;
   if (info & 0x40) {  // V: VMID follows
     c.vmid = ContextIdField(f + at, vmid_bytes_);
@@ -299,18 +321,24 @@ PacketExtent PacketFields::Context(const uint8_t* p, size_t n, uint8_t /*is*/) {
   return {static_cast<uint8_t>(length)};
 }
 
+// The length once: ContextField's stores may alias p, so a second
+// ContextBytes(p[5]) after it was computed again.
 PacketExtent PacketFields::AddressWithContext32(const uint8_t* p, size_t n, uint8_t is) {
-  if (n < 6 || n < 5 + ContextBytes(p[5])) return {0};
+  if (n < 6) return {0};
+  const size_t length = 5 + ContextBytes(p[5]);
+  if (n < length) return {0};
   ContextField(p + 5);  // first: its SF decides the address width
   SetAddress32(Long32(p + 1, is), is);
-  return {static_cast<uint8_t>(5 + ContextBytes(p[5]))};
+  return {static_cast<uint8_t>(length)};
 }
 
 PacketExtent PacketFields::AddressWithContext64(const uint8_t* p, size_t n, uint8_t is) {
-  if (n < 10 || n < 9 + ContextBytes(p[9])) return {0};
+  if (n < 10) return {0};
+  const size_t length = 9 + ContextBytes(p[9]);
+  if (n < length) return {0};
   ContextField(p + 9);
   SetAddress64(Long64(p + 1, is), is);
-  return {static_cast<uint8_t>(9 + ContextBytes(p[9]))};
+  return {static_cast<uint8_t>(length)};
 }
 
 PacketExtent PacketFields::Q(const uint8_t* p, size_t n, uint8_t /*is*/) {

@@ -37,8 +37,10 @@
 #define MABUTRACE_HOST_ETE_ETE_PACKET_FIELDS_H
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "ete/ete_config.h"
 #include "ete/ete_packet.h"
@@ -52,7 +54,7 @@ struct PacketExtent {
 };
 
 namespace internal {
-// Atom headers 0xC0-0xFF (§4.15), indexed by header[5:0].
+// Atom headers 0xC0-0xFF (§4.15).
 struct AtomPattern {
   uint32_t bits;  // bit i = atom i, oldest first: 1 = E, 0 = N
   uint8_t count;
@@ -70,12 +72,24 @@ constexpr AtomPattern AtomOf(unsigned h) {
   const unsigned e = (h & 0x1F) + 3u;
   return {((1u << e) - 1) | ((h & 0x20) ? 0u : 1u << e), static_cast<uint8_t>(e + 1), PacketType::kAtomF6};
 }
-constexpr std::array<AtomPattern, 64> MakeAtomPatterns() {
-  std::array<AtomPattern, 64> t{};
-  for (unsigned i = 0; i < 64; ++i) t[i] = AtomOf(0xC0 + i);
+// Indexed by the whole header (0xC0-0xFF; the entries below are unused and
+// never loaded): no mask per atom.
+constexpr std::array<AtomPattern, 256> MakeAtomPatterns() {
+  std::array<AtomPattern, 256> t{};
+  for (unsigned h = 0xC0; h < 256; ++h) t[h] = AtomOf(h);
   return t;
 }
-inline constexpr std::array<AtomPattern, 64> kAtomPatterns = MakeAtomPatterns();
+inline constexpr std::array<AtomPattern, 256> kAtomPatterns = MakeAtomPatterns();
+
+// Little-endian words in one load each (a loop of byte loads is not merged into one).
+template <typename T>
+T LoadLe(const uint8_t* f) {
+  T v;
+  std::memcpy(&v, f, sizeof v);
+  if constexpr (std::endian::native == std::endian::big)
+    v = static_cast<T>(__builtin_bswap64(v) >> (64 - 8 * sizeof v));
+  return v;
+}
 
 }  // namespace internal
 
@@ -97,6 +111,7 @@ class PacketFields {
   // handed out, so that the next reader starts from a clean packet.
   void ClearPacketFields() {
     ClearHotFields();
+    ClearAtomCount();
     pkt_.atom_bits = 0;
     pkt_.context.updated = false;
     pkt_.context.updated_vmid = false;
@@ -104,17 +119,18 @@ class PacketFields {
     pkt_.tinfo_initial = false;
     pkt_.err_type = PacketType::kNotSync;
   }
-  // The same after an atom packet, for the only per-packet field it sets.
-  void ClearAtomFields() { pkt_.atom_count = 0; }
-  // The same after a hot kind, for the only per-packet fields they set.
+  // The atom count, before a packet is read: an atom packet (two in three)
+  // leaves it set rather than clearing it after itself.
+  void ClearAtomCount() { pkt_.atom_count = 0; }
+  // After a hot kind, the only per-packet fields they set but the atom
+  // count (cleared before the next packet).
   void ClearHotFields() {
-    pkt_.atom_count = 0;
     pkt_.cc_valid = false;
     pkt_.commit_valid = false;
   }
 
   // The atom format of header h (0xC0-0xFF).
-  static PacketType AtomFormat(uint8_t h) { return internal::kAtomPatterns[h & 0x3F].format; }
+  static PacketType AtomFormat(uint8_t h) { return internal::kAtomPatterns[h].format; }
 
   // Every reader has this signature, so that a header table can hold it;
   // `is` is the sub-ISA (IS0 / IS1) the header gives an address packet's
@@ -129,7 +145,7 @@ class PacketFields {
   // Atom F1-F6 (§4.15): header only; E/N pattern from the header
   // (AtomFormat(h) says which format a header is).
   PacketExtent Atom(const uint8_t* p, size_t /*n*/, uint8_t /*is*/) {
-    const internal::AtomPattern& a = internal::kAtomPatterns[p[0] & 0x3F];
+    const internal::AtomPattern& a = internal::kAtomPatterns[p[0]];
     pkt_.atom_bits = a.bits;
     pkt_.atom_count = a.count;
     return {1};
@@ -235,15 +251,16 @@ class PacketFields {
     SetAddressLow(v, is, static_cast<uint8_t>(bits));
     return bytes;
   }
+  // f[0..4): IS0 A[8:2] A[15:9] (bit 7 of each not address), IS1 A[7:1]
+  // A[15:8]; then A[23:16] A[31:24]. One load, not four.
   static uint32_t Long32(const uint8_t* f, uint8_t is) {
-    const uint32_t low = is == 0 ? (static_cast<uint32_t>(f[0] & 0x7F) << 2) | (static_cast<uint32_t>(f[1] & 0x7F) << 9)
-                                 : (static_cast<uint32_t>(f[0] & 0x7F) << 1) | (static_cast<uint32_t>(f[1]) << 8);
-    return low | (static_cast<uint32_t>(f[2]) << 16) | (static_cast<uint32_t>(f[3]) << 24);
+    const uint32_t v = internal::LoadLe<uint32_t>(f);
+    const uint32_t low = is == 0 ? ((v & 0x7Fu) << 2) | ((v & 0x7F00u) << 1) : ((v & 0x7Fu) << 1) | (v & 0xFF00u);
+    return low | (v & 0xFFFF0000u);
   }
+  // f[0..8): Long32, then A[63:32].
   static uint64_t Long64(const uint8_t* f, uint8_t is) {
-    uint64_t v = Long32(f, is);
-    for (int i = 4; i < 8; ++i) v |= static_cast<uint64_t>(f[i]) << (8 * i);
-    return v;
+    return Long32(f, is) | static_cast<uint64_t>(internal::LoadLe<uint32_t>(f + 4)) << 32;
   }
   void PushHistory(const PacketAddress& a) {
     addr_history_[2] = addr_history_[1];
@@ -293,6 +310,10 @@ class PacketFields {
     if (idx < 3) pkt_.addr = a;
     PushHistory(idx < 3 ? a : pkt_.addr);
   }
+  // Trace Info's PLCTL and sections (TraceInfo's uncommon case), and what
+  // the packet sets from them (`present`: PLCTL[4:0]).
+  PacketExtent TraceInfoWithSections(const uint8_t* p, size_t n);
+  void SetTraceInfo(uint8_t present, const std::array<uint32_t, 5>& section);
   // The context info byte at f[0], then VMID and CONTEXTID (§4.12); the
   // field's size in bytes.
   size_t ContextBytes(uint8_t info) const;
