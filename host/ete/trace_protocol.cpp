@@ -50,9 +50,14 @@ TraceProtocol ProtocolOfType(const std::string& device_type) {
 
 std::string UndecodedSource::Message(const std::string& buffer) const {
   std::string decoded;
-  // ITM has no decoder library here but `mabutrace arm` routes it to host/itm.
+  // ITM has no decoder library here, but `mabutrace arm` lists and exports
+  // ITM sources through host/itm (the message of an ITM source itself is for
+  // the places that do not).
+  const auto decodes = [this](const TraceProtocolInfo& p) {
+    return p.decoder || (p.protocol == TraceProtocol::kItm && protocol != TraceProtocol::kItm);
+  };
   for (const TraceProtocolInfo& p : kProtocols)
-    if (p.decoder || p.protocol == TraceProtocol::kItm) decoded += (decoded.empty() ? "" : ", ") + std::string(p.name);
+    if (decodes(p)) decoded += (decoded.empty() ? "" : ", ") + std::string(p.name);
   const TraceProtocolInfo& info = InfoOf(protocol);
   const std::string what =
       protocol == TraceProtocol::kUnknown ? "trace of device type '" + type + "'" : std::string(info.name) + " trace";
