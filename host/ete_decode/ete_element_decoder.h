@@ -70,7 +70,10 @@ class EteElementDecoder {
     ++out_.stats().packets;
     curr_index_ = p.index;
     if (state_ == State::kDecode) [[likely]] {
-      if (ete::IsAtomPacket(p.type) && queue_.CanCommitAtOnce(p.atom_count)) return CommitAtomsAtOnce(p);
+      if (ete::IsAtomPacket(p.type)) {
+        if (IgnoresAtomPacket()) return;
+        if (queue_.CanCommitAtOnce(p.atom_count)) return CommitAtomsAtOnce(p);
+      }
       if (HoldAddress(p)) return;
     }
     OnOtherPacket(p);
@@ -97,6 +100,14 @@ class EteElementDecoder {
   // An atom packet that commits at once (SpeculationQueue::CanCommitAtOnce),
   // after the address held for it.
   void CommitAtomsAtOnce(const ete::EtePacket& p);
+  // An atom packet that would commit at once (MAXSPEC 0, nothing queued or
+  // held) while the walker ignores atoms (it waits for an address: after
+  // ADDR_NACC) gives nothing and changes nothing. juno_r1_1: a third of its
+  // atom packets, atoms into the kernel code the image lacks, skip here the
+  // out-of-line commit and its register saves.
+  bool IgnoresAtomPacket() const {
+    return walker_.ignores_atoms() && !held_address_ && queue_.empty() && queue_.max_spec() == 0;
+  }
   // Every packet that OnPacket does not take itself.
   void OnOtherPacket(const ete::EtePacket& p);
   void QueuePacket(const ete::EtePacket& p);

@@ -89,13 +89,6 @@ void ExecutionWalker::ReplayTail(const PacketWalk& m, uint64_t index) {
   if (m.flags & kMemoNacc) EmitNacc(m.end, index);
 }
 
-void ExecutionWalker::EmitNacc(uint64_t address, uint64_t index) {
-  EteElement& o = out_->New(ElemType::kAddrNacc, index);
-  o.start = address;
-  o.mem_space = space_;
-  out_->EmitNacc(o);
-}
-
 void ExecutionWalker::EmitRange(uint64_t start, uint64_t end, uint32_t n, const InstrInfo& info, uint8_t size,
                                 bool executed, Isa isa, uint64_t index) {
   EteElement& o = out_->New(ElemType::kInstrRange, index);

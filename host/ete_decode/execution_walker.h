@@ -101,7 +101,10 @@ class ExecutionWalker {
   bool need_address() const { return wait_ & kWaitAddress; }
   // Atom() would do nothing (no return-stack pop due, no address or
   // context to walk from), and leave it so.
-  bool ignores_atoms() const { return wait_ && !(wait_ & kWaitPop); }
+  bool ignores_atoms() const {  // wait_ is 1..3: an address or a context, no pop (one compare per atom packet)
+    static_assert(kWaitAddress == 1 && kWaitContext == 2 && kWaitPop == 4);
+    return static_cast<uint8_t>(wait_ - 1) < 3;
+  }
   // The next range need not continue the last one (Trace On, exceptions,
   // Q, source addresses, transactions).
   void BreakChain() { next_check_valid_ = false; }
@@ -402,8 +405,20 @@ inline void ExecutionWalker::Replay(const PacketWalk& m, uint64_t index) {
   wait_ = m.wait;
   next_check_valid_ = m.flags & kMemoCheck;
   next_check_addr_ = m.check_addr;
-  if (m.flags & (kMemoPush | kMemoEret | kMemoNacc)) [[unlikely]]
-    ReplayTail(m, index);
+  if (m.flags & (kMemoPush | kMemoEret | kMemoNacc)) [[unlikely]] {
+    // ADDR_NACC alone (juno_r1_1: most tails) without the call.
+    if (m.flags & (kMemoPush | kMemoEret))
+      ReplayTail(m, index);
+    else
+      EmitNacc(m.end, index);
+  }
+}
+
+inline void ExecutionWalker::EmitNacc(uint64_t address, uint64_t index) {
+  EteElement& o = out_->New(ElemType::kAddrNacc, index);
+  o.start = address;
+  o.mem_space = space_;
+  out_->EmitNacc(o);
 }
 
 __attribute__((always_inline)) inline bool ExecutionWalker::AtomRange(const Hop& h, bool taken, uint64_t index) {
