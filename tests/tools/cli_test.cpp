@@ -321,6 +321,9 @@ TEST(CliUsage, AnUnknownFormatIsNamedWithTheCommandsFormats) {
   EXPECT_FALSE(fs::exists(out));
   EXPECT_EQ(Cli({"convert", "--format", "raw", "-o", out, "/dev/null"}).rc, 2);
   const Result merge = Cli({"merge", "--format", "raw", "-o", out, "a=/dev/null"});
+  // The TSan build leaves the host decoders (and merge) out.
+  if (merge.err.find("unknown command 'merge'") != std::string::npos)
+    GTEST_SKIP() << "this build has no merge command (MABUTRACE_BUILD_TOOLS decoders off)";
   EXPECT_EQ(merge.rc, 2);
   EXPECT_NE(merge.err.find("raw not in {json,pftrace,text}"), std::string::npos) << merge.err;
 }
