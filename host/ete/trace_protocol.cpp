@@ -11,13 +11,13 @@ namespace mabutrace::ete {
 namespace {
 
 constexpr std::array<TraceProtocolInfo, 7> kProtocols = {{
-    {TraceProtocol::kEte, "ETE", "ETE", "ete", nullptr},
-    {TraceProtocol::kEtmV4, "ETMv4", "ETM4, ETM4.m, ETMv4.m", "ete", nullptr},
-    {TraceProtocol::kEtmV3, "ETMv3", "ETM3, ETM3.m, ETMv3.m", "etm3", nullptr},  // host/etm3
-    {TraceProtocol::kPtm, "PTM", "PTM1.m, PFT1.m", "ptm", nullptr},              // host/ptm
-    {TraceProtocol::kItm, "ITM", "ITM", nullptr, "mabutrace itm"},
-    {TraceProtocol::kStm, "STM", "STM", nullptr, "mabutrace stm"},
-    {TraceProtocol::kUnknown, "unknown", "-", nullptr, nullptr},
+    {TraceProtocol::kEte, "ETE", "ETE", "ete", nullptr, true},
+    {TraceProtocol::kEtmV4, "ETMv4", "ETM4, ETM4.m, ETMv4.m", "ete", nullptr, true},
+    {TraceProtocol::kEtmV3, "ETMv3", "ETM3, ETM3.m, ETMv3.m", "etm3", nullptr, true},  // host/etm3
+    {TraceProtocol::kPtm, "PTM", "PTM1.m, PFT1.m", "ptm", nullptr, true},              // host/ptm
+    {TraceProtocol::kItm, "ITM", "ITM", nullptr, "mabutrace itm", true},               // host/itm
+    {TraceProtocol::kStm, "STM", "STM", nullptr, "mabutrace stm", false},
+    {TraceProtocol::kUnknown, "unknown", "-", nullptr, nullptr, false},
 }};
 
 std::string Upper(const std::string& s) {
@@ -50,14 +50,10 @@ TraceProtocol ProtocolOfType(const std::string& device_type) {
 
 std::string UndecodedSource::Message(const std::string& buffer) const {
   std::string decoded;
-  // ITM has no decoder library here, but `mabutrace arm` lists and exports
-  // ITM sources through host/itm (the message of an ITM source itself is for
-  // the places that do not).
-  const auto decodes = [this](const TraceProtocolInfo& p) {
-    return p.decoder || (p.protocol == TraceProtocol::kItm && protocol != TraceProtocol::kItm);
-  };
+  // An ITM source's own message is for the places that do not route it to
+  // host/itm: it does not name ITM among what they decode.
   for (const TraceProtocolInfo& p : kProtocols)
-    if (decodes(p)) decoded += (decoded.empty() ? "" : ", ") + std::string(p.name);
+    if (p.arm_decodes && p.protocol != protocol) decoded += (decoded.empty() ? "" : ", ") + std::string(p.name);
   const TraceProtocolInfo& info = InfoOf(protocol);
   const std::string what =
       protocol == TraceProtocol::kUnknown ? "trace of device type '" + type + "'" : std::string(info.name) + " trace";

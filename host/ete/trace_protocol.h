@@ -33,6 +33,7 @@ struct TraceProtocolInfo {
   const char* types;      // the device types that select it, for messages
   const char* decoder;    // what decodes it ("ete": host/ete + host/ete_decode, "etm3": host/etm3), or nullptr
   const char* elsewhere;  // another command that decodes it ("mabutrace stm"), or nullptr
+  bool arm_decodes;       // `mabutrace arm` decodes it (ITM: through host/itm, beside the decoders above)
 };
 
 // Every protocol, one row each, in TraceProtocol order.
