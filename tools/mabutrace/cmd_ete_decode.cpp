@@ -373,6 +373,25 @@ void ItmBeside(const char* cmd, bool other_tracks, const ete_decode::TimestampCl
                ids.c_str(), why.c_str());
 }
 
+// DS-5's trace.ini "[timestamp] frequency=HZ" is the CoreSight timestamp's
+// clock, but the timeline takes its frequency only from a device's
+// CNTFRQ_EL0 or --ts-hz (ete_decode::ExportTimeline names that source in
+// "ete.time_unit"). When the timeline is timed by timestamps, say that the
+// snapshot's frequency is not used: with no frequency at all (the
+// timestamps stay ticks; how to use it), or when the one used differs.
+void WarnUnusedTimestampFrequency(const char* cmd, const snapshot::Snapshot& snap, const ete_decode::ExportSummary& s) {
+  const unsigned long long hz = snap.timestamp_frequency;
+  if (!hz || s.base != ete_decode::TimeBase::kTimestamp || s.timestamp_hz == static_cast<double>(hz)) return;
+  if (s.timestamp_hz <= 0)
+    std::fprintf(stderr,
+                 "mabutrace: %s: warning: %s=%llu not used: the timestamps are placed as ticks (1 tick = 1 ns); "
+                 "give --ts-hz %llu for ns\n",
+                 cmd, snap.timestamp_frequency_source.c_str(), hz, hz);
+  else
+    std::fprintf(stderr, "mabutrace: %s: warning: %s=%llu not used: the timestamps are at %.0f Hz from %s\n", cmd,
+                 snap.timestamp_frequency_source.c_str(), hz, s.timestamp_hz, s.timestamp_hz_source.c_str());
+}
+
 // The ETE/ETMv4 trace of snapshot `input` into the sink open() gives (the
 // arm input kind: `arm export` and `merge`). open() is called once the
 // snapshot, the ELFs and the ELF check have passed, so none of those
@@ -470,6 +489,7 @@ ReadResult ReadArm(const std::string& command, const std::string& input, const s
   if (s.hz_conflict)
     std::fprintf(stderr, "warning: --ts-hz ignored: the snapshot gives the timestamp frequency (%s = %.0f Hz)\n",
                  s.timestamp_hz_source.c_str(), s.timestamp_hz);
+  WarnUnusedTimestampFrequency(cmd, snap.snap, s);
   if (eopt.symbols && s.ranges_without_symbol)
     std::fprintf(stderr, "warning: %llu executed ranges outside every --elf symbol (named by address)\n",
                  static_cast<unsigned long long>(s.ranges_without_symbol));
