@@ -20,7 +20,7 @@ endfunction()
 
 set(key "trace.ini \\[timestamp\\] frequency=25000000 not used")
 export_expect("CNTFRQ_EL0 and [timestamp] frequency differ"
-              "mabutrace: arm export: warning: [^\n]*${key}: the timestamps are at 100000000 Hz from snapshot")
+              "mabutrace: warning: arm export: [^\n]*${key}: the timestamps are at 100000000 Hz from snapshot")
 
 file(GLOB inis ${copy}/*.ini)
 foreach(ini ${inis})
