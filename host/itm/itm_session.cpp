@@ -20,10 +20,24 @@ namespace {
 
 constexpr size_t kRawBlock = 1024;
 
-uint32_t TcrOf(const snapshot::Device& d) {
-  if (auto v = d.Reg("ITMTCR")) return static_cast<uint32_t>(*v);
-  if (auto v = d.Reg("ITM_TCR")) return static_cast<uint32_t>(*v);
-  return static_cast<uint32_t>(d.RegOr("TCR", 0));
+// ITM_TCR from the device's [regs] (ITMTCR, ITM_TCR or TCR; 0 if none). A
+// value wider than the 32-bit register is an error naming the file,
+// register and value, not cut to its low half.
+bool TcrOf(const snapshot::Device& d, uint32_t* tcr, std::string* error) {
+  for (const char* name : {"ITMTCR", "ITM_TCR", "TCR"}) {
+    const std::optional<uint64_t> v = d.Reg(name);
+    if (!v) continue;
+    if (*v > UINT32_MAX) {
+      char value[32];
+      std::snprintf(value, sizeof value, "0x%" PRIx64, *v);
+      *error = d.ini_file.string() + ": [regs] " + name + ": " + value + " does not fit the 32-bit ITM_TCR";
+      return false;
+    }
+    *tcr = static_cast<uint32_t>(*v);
+    return true;
+  }
+  *tcr = 0;
+  return true;
 }
 
 // One source: packet processor -> (listing) -> element decoder -> sink.
@@ -114,7 +128,12 @@ bool OpenItmInput(const fs::path& path, const SessionOptions& options, std::vect
         s.name = d->name;
         const snapshot::Device* core = snap.CoreOfSource(d->name);
         s.core = core ? core->name : "";
-        s.config = ItmConfig::FromTcr(options.tcr ? *options.tcr : TcrOf(*d));
+        uint32_t tcr = 0;
+        if (options.tcr)
+          tcr = *options.tcr;
+        else if (!TcrOf(*d, &tcr, error))
+          return false;
+        s.config = ItmConfig::FromTcr(tcr);
         s.trace_id = static_cast<uint8_t>(options.trace_id ? *options.trace_id : s.config.trace_id());
         in.sources.push_back(s);
       }
@@ -194,20 +213,23 @@ InputStats DecodeItmBytes(const ItmInput& input, const SessionOptions& options, 
   return stats;
 }
 
+static InputStats ReadFailed(const std::string& message, SessionSink* sink) {
+  InputStats s;
+  s.read_ok = false;
+  s.errors = 1;
+  sink->OnError(SIZE_MAX, 0, message);
+  return s;
+}
+
 InputStats DecodeItmInput(const ItmInput& input, const SessionOptions& options, SessionSink* sink) {
   std::vector<uint8_t> bytes;
   try {
     bytes = snapshot::ReadBinaryFile(input.file);
-  } catch (const std::exception& e) {
-    InputStats s;
-    s.read_ok = false;
-    s.errors = 1;
+  } catch (const snapshot::SnapshotError& e) {
     // The sink names the file itself: "FILE: message", not "FILE: FILE: message".
-    std::string message = e.what();
-    const std::string prefix = input.file.string() + ": ";
-    if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
-    sink->OnError(SIZE_MAX, 0, message);
-    return s;
+    return ReadFailed(e.message(), sink);
+  } catch (const std::exception& e) {  // bad_alloc
+    return ReadFailed(e.what(), sink);
   }
   return DecodeItmBytes(input, options, bytes.data(), bytes.size(), sink);
 }

@@ -177,7 +177,8 @@ std::vector<std::string> SplitList(std::string_view s) {
 SnapshotError::SnapshotError(std::string file, std::string key, const std::string& message)
     : std::runtime_error(file + ": " + (key.empty() ? "" : key + ": ") + message),
       file_(std::move(file)),
-      key_(std::move(key)) {}
+      key_(std::move(key)),
+      message_(message) {}
 
 std::optional<uint64_t> ParseUnsigned(std::string_view text) {
   std::string t = Trim(text);
@@ -314,6 +315,10 @@ Snapshot ReadSnapshot(const std::filesystem::path& dir) {
     s.source_buffers.emplace_back(e->key, e->value);
   }
   for (const auto* e : Section(t, "core_trace_sources")) s.core_sources.emplace_back(e->key, e->value);
+  if (const IniEntry* hz = Find(t, "timestamp", "frequency")) {
+    s.timestamp_frequency = NumberOf(t, *hz);
+    s.timestamp_frequency_source = t.path + " " + KeyName(*hz);
+  }
   return s;
 }
 

@@ -9,7 +9,8 @@
 //                   NAME(annotation)=value; cores add [dumpN] memory images
 //   trace.ini       [trace_buffers] buffers=a,b; [<buffer>] name, file,
 //                   format; [source_buffers] source=buffer;
-//                   [core_trace_sources] core=source
+//                   [core_trace_sources] core=source; DS-5 adds
+//                   [timestamp] frequency=HZ (the timestamp clock)
 //
 // Include as "snapshot/snapshot.h" (a bare "snapshot.h" collides with
 // src/runtime/snapshot.h); link mabutrace_snapshot.
@@ -43,10 +44,14 @@ class SnapshotError : public std::runtime_error {
   SnapshotError(std::string file, std::string key, const std::string& message);
   const std::string& file() const { return file_; }  // path of the offending file
   const std::string& key() const { return key_; }    // "[section] key" or "" (whole file)
+  // The text alone, without "<file>: [section] key: ": for a caller that
+  // names the file itself.
+  const std::string& message() const { return message_; }
 
  private:
   std::string file_;
   std::string key_;
+  std::string message_;
 };
 
 // One memory image of a core device ([dumpN], §7.3).
@@ -104,6 +109,11 @@ struct Snapshot {
   // order; keys may repeat (one core with several sources).
   std::vector<std::pair<std::string, std::string>> source_buffers;  // source -> buffer name
   std::vector<std::pair<std::string, std::string>> core_sources;    // core -> source name
+  // DS-5's trace.ini "[timestamp] frequency=HZ": the frequency of the
+  // CoreSight timestamp the trace sources count (0: not given), and where it
+  // was read ("snap/trace.ini [timestamp] frequency") for messages.
+  uint64_t timestamp_frequency = 0;
+  std::string timestamp_frequency_source;
 
   const Device* FindDevice(std::string_view name) const;
   const TraceBuffer* FindBuffer(std::string_view name) const;

@@ -177,6 +177,20 @@ TEST(CliConvert, BadMagicIsExit1AtOffset0) {
   EXPECT_NE(r.err.find("offset 0"), std::string::npos) << r.err;
 }
 
+// A number past double's range (1e400) in a .json input ends the read with
+// an error naming the file, the byte offset and the number: never a silent
+// stop, a zero or an infinity (the JSON library reports the overflow, the
+// reader turns it into the offset).
+TEST(CliConvert, NumberPastDoubleRangeIsExit1WithFileAndOffset) {
+  TempDir dir;
+  const fs::path in = dir.path / "huge.json";
+  std::ofstream(in) << "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1e400,\"pid\":1,\"tid\":1}]";
+  const Result r = Cli({"convert", in.string(), "-o", (dir.path / "o.json").string()});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("huge.json: offset 39: not valid JSON: number overflow parsing '1e400'"), std::string::npos)
+      << r.err;
+}
+
 // Another producer's .json with what the model cannot hold as written (an
 // arg it keeps no room for, a fractional counter): converted, exit 0, and
 // both stderr and the output's metadata name the counts.

@@ -170,10 +170,11 @@ bool KnownCoreType(const std::string& type) {
 void WarnUnknownCores(const snapshot::Snapshot& snap) {
   for (const snapshot::Device& d : snap.devices)
     if (d.device_class == "core" && !KnownCoreType(d.type))
-      std::fprintf(stderr,
-                   "warning: %s: core %s: type '%s' not recognised: A profile assumed (a Cortex-M needs a type "
-                   "such as Cortex-M4 or ARMv7-M)\n",
-                   d.ini_file.string().c_str(), d.name.c_str(), d.type.c_str());
+      std::fprintf(
+          stderr,
+          "mabutrace: warning: %s: core %s: type '%s' not recognised: A profile assumed (a Cortex-M needs a type "
+          "such as Cortex-M4 or ARMv7-M)\n",
+          d.ini_file.string().c_str(), d.name.c_str(), d.type.c_str());
 }
 
 bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out, OtherKeep* keep = nullptr,
@@ -191,7 +192,7 @@ bool LoadOrReport(const std::string& input, ete_decode::LoadedSnapshot* out, Oth
     std::fprintf(stderr, "%s\n", e.what());
     return false;
   }
-  for (const std::string& w : out->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const std::string& w : out->warnings) std::fprintf(stderr, "mabutrace: warning: %s\n", w.c_str());
   WarnUnknownCores(out->snap);
   for (const std::string& u : out->undecoded) std::fprintf(stderr, "%s: %s\n", input.c_str(), u.c_str());
   if (out->buffers.empty() && (!others || others->empty()) && !(list_itm && HasItmSource(out->snap))) {
@@ -358,7 +359,8 @@ void ItmBeside(const char* cmd, bool other_tracks, const ete_decode::TimestampCl
     t.global_origin = clock.origin;
     t.origin_ns = clock.origin_ns;
     if (t.clock_hz > 0 && t.clock_hz != clock.hz)
-      std::fprintf(stderr, "warning: %s: --clock-hz ignored: %s share the ETM/PTM timestamp clock\n", cmd, ids.c_str());
+      std::fprintf(stderr, "mabutrace: warning: %s: --clock-hz ignored: %s share the ETM/PTM timestamp clock\n", cmd,
+                   ids.c_str());
     t.clock_hz = clock.hz;
     char note[160];
     std::snprintf(note, sizeof note,
@@ -369,8 +371,27 @@ void ItmBeside(const char* cmd, bool other_tracks, const ete_decode::TimestampCl
   }
   t.clock_note = "own: " + why + "; placed by its own clock from 0" +
                  (t.clock_hz > 0 ? " (--clock-hz)" : " (ticks as ns; --clock-hz gives ns)");
-  std::fprintf(stderr, "warning: %s: %s: not on the ETM/PTM clock: %s; placed by its own clock from 0\n", cmd,
-               ids.c_str(), why.c_str());
+  std::fprintf(stderr, "mabutrace: warning: %s: %s: not on the ETM/PTM clock: %s; placed by its own clock from 0\n",
+               cmd, ids.c_str(), why.c_str());
+}
+
+// DS-5's trace.ini "[timestamp] frequency=HZ" is the CoreSight timestamp's
+// clock, but the timeline takes its frequency only from a device's
+// CNTFRQ_EL0 or --ts-hz (ete_decode::ExportTimeline names that source in
+// "ete.time_unit"). When the timeline is timed by timestamps, say that the
+// snapshot's frequency is not used: with no frequency at all (the
+// timestamps stay ticks; how to use it), or when the one used differs.
+void WarnUnusedTimestampFrequency(const char* cmd, const snapshot::Snapshot& snap, const ete_decode::ExportSummary& s) {
+  const unsigned long long hz = snap.timestamp_frequency;
+  if (!hz || s.base != ete_decode::TimeBase::kTimestamp || s.timestamp_hz == static_cast<double>(hz)) return;
+  if (s.timestamp_hz <= 0)
+    std::fprintf(stderr,
+                 "mabutrace: warning: %s: %s=%llu not used: the timestamps are placed as ticks (1 tick = 1 ns); "
+                 "give --ts-hz %llu for ns\n",
+                 cmd, snap.timestamp_frequency_source.c_str(), hz, hz);
+  else
+    std::fprintf(stderr, "mabutrace: warning: %s: %s=%llu not used: the timestamps are at %.0f Hz from %s\n", cmd,
+                 snap.timestamp_frequency_source.c_str(), hz, s.timestamp_hz, s.timestamp_hz_source.c_str());
 }
 
 // The ETE/ETMv4 trace of snapshot `input` into the sink open() gives (the
@@ -398,25 +419,25 @@ ReadResult ReadArm(const std::string& command, const std::string& input, const s
     if (res.rc != kExitOk) return res;
     res.rc = kExitBadInput;
   } else if (!itm_cli.ports.empty() || itm_cli.clock_hz > 0 || !itm_cli.elf.empty()) {
-    std::fprintf(stderr, "warning: %s: %s has no ITM source: --port, --clock-hz and --itm-elf ignored\n", cmd,
-                 input.c_str());
+    std::fprintf(stderr, "mabutrace: warning: %s: %s has no ITM source: --port, --clock-hz and --itm-elf ignored\n",
+                 cmd, input.c_str());
   }
   ete_decode::SymbolTable symbols;
   for (const std::string& spec : elfs) {
     std::string path, error;
     std::optional<uint64_t> at;
     if (!ete_decode::ParseElfSpec(spec, &path, &at)) {
-      std::fprintf(stderr, "%s: --elf %s: expected FILE or FILE@ADDR\n", cmd, spec.c_str());
+      std::fprintf(stderr, "mabutrace: %s: --elf %s: expected FILE or FILE@ADDR\n", cmd, spec.c_str());
       res.rc = kExitUsage;
       return res;
     }
     if (!symbols.AddElf(path, at, &error)) {
-      std::fprintf(stderr, "%s: --elf %s\n", cmd, error.c_str());
+      std::fprintf(stderr, "mabutrace: %s: --elf %s\n", cmd, error.c_str());
       return res;
     }
   }
   if (!elfs.empty() && symbols.empty()) {
-    std::fprintf(stderr, "%s: --elf: no function symbol in %zu file(s) (stripped?)\n", cmd, elfs.size());
+    std::fprintf(stderr, "mabutrace: %s: --elf: no function symbol in %zu file(s) (stripped?)\n", cmd, elfs.size());
     return res;
   }
   ete_decode::ExportOptions eopt;
@@ -460,7 +481,7 @@ ReadResult ReadArm(const std::string& command, const std::string& input, const s
     std::string names;
     for (const std::string& e : elfs) names += (names.empty() ? "" : ", ") + e;
     std::fprintf(stderr,
-                 "%s: --elf %s does not match %s: no symbol covers any of its %llu executed ranges "
+                 "mabutrace: %s: --elf %s does not match %s: no symbol covers any of its %llu executed ranges "
                  "(another build, or a load address missing: FILE@ADDR); nothing written\n",
                  cmd, names.c_str(), input.c_str(), static_cast<unsigned long long>(s.ranges_without_symbol));
     return res;
@@ -468,10 +489,12 @@ ReadResult ReadArm(const std::string& command, const std::string& input, const s
   if (!res.opened) return res;
   res.sink_ok = s.write_ok;
   if (s.hz_conflict)
-    std::fprintf(stderr, "warning: --ts-hz ignored: the snapshot gives the timestamp frequency (%s = %.0f Hz)\n",
+    std::fprintf(stderr,
+                 "mabutrace: warning: --ts-hz ignored: the snapshot gives the timestamp frequency (%s = %.0f Hz)\n",
                  s.timestamp_hz_source.c_str(), s.timestamp_hz);
+  WarnUnusedTimestampFrequency(cmd, snap.snap, s);
   if (eopt.symbols && s.ranges_without_symbol)
-    std::fprintf(stderr, "warning: %llu executed ranges outside every --elf symbol (named by address)\n",
+    std::fprintf(stderr, "mabutrace: warning: %llu executed ranges outside every --elf symbol (named by address)\n",
                  static_cast<unsigned long long>(s.ranges_without_symbol));
   if (eopt.symbols) {
     std::fprintf(stderr, "%s: %llu executed ranges in %llu function slices, time base %s\n", label.c_str(),

@@ -239,7 +239,7 @@ void AddInput(CLI::App* c, ItmOptions* o) {
   c->add_option("--buffer", o->session.buffer, "snapshot: only this trace buffer (name in trace.ini)");
   c->add_option("--source", o->session.source, "snapshot: only this ITM source (device name)");
   c->add_option("--tcr", o->tcr, "ITM_TCR value (raw SWO default 0; overrides the snapshot's ITMTCR)")
-      ->transform(Number());
+      ->transform(Number(UINT32_MAX));
   c->add_option("--trace-id", o->trace_id, "trace ID of the ITM bytes in CoreSight frames (default: TCR bits[22:16])")
       ->transform(Number(0x7F));
   c->add_option("--sync", o->sync,
@@ -283,6 +283,17 @@ Registration reg{
 
 }  // namespace
 
+// Whether snapshot `dir` has an ITM source (named `source`, if given)
+// writing into `buffer`.
+static bool HasItmSourceIn(const std::string& dir, const std::string& buffer, const std::string& source) {
+  std::string ignored;
+  const std::optional<snapshot::Snapshot> snap = snapshot::TryReadSnapshot(dir, &ignored);
+  if (!snap) return false;
+  for (const snapshot::Device* d : snap->SourcesOfBuffer(buffer))
+    if (itm::IsItmDevice(*d) && (source.empty() || d->name == source)) return true;
+  return false;
+}
+
 size_t ListItmSources(const std::string& dir, const std::string& buffer, const ItmListOptions& opt, FILE* out,
                       uint64_t* errors, bool* read_ok) {
   ItmOptions o;
@@ -290,7 +301,15 @@ size_t ListItmSources(const std::string& dir, const std::string& buffer, const I
   Configure(&o);
   std::vector<itm::ItmInput> inputs;
   std::string error;
-  if (!itm::OpenItmInput(o.input, o.session, &inputs, &error)) return 0;  // no ITM source in the snapshot
+  if (!itm::OpenItmInput(o.input, o.session, &inputs, &error)) {
+    // No ITM source in the snapshot is no error here; a bad ITM source (its
+    // ITMTCR) is, once, with the buffer it writes into.
+    if (!HasItmSourceIn(dir, buffer, opt.source)) return 0;
+    std::fprintf(stderr, "mabutrace: %s\n", error.c_str());
+    ++*errors;
+    *read_ok = false;
+    return 1;
+  }
   ListSink sink(out, opt.jsonl, !opt.elements, opt.elements, dir);
   size_t listed = 0;
   for (itm::ItmInput& in : inputs) {

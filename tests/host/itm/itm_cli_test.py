@@ -76,6 +76,30 @@ with tempfile.TemporaryDirectory() as tmp:
           f"FIFO: rc {ff.returncode}, {ff.stderr!r}")
     bad = subprocess.run([mabutrace, "itm", "decode", os.path.join(tmp, "missing.bin")], capture_output=True, text=True)
     check(bad.returncode == 1 and "missing.bin: no such file" in bad.stderr, f"missing file: {bad.stderr!r}")
+    # An ITM_TCR wider than its 32 bits is an error naming the file, the
+    # register and the value (it was cut to its low half without a word);
+    # --tcr is refused above 0xffffffff.
+    snap = os.path.join(tmp, "snap")
+    os.mkdir(snap)
+    for name, text in (("snapshot.ini", "[snapshot]\nversion=1.0\n[device_list]\ndevice0=itm.ini\n"
+                                        "[trace]\nmetadata=trace.ini\n"),
+                       ("itm.ini", "[device]\nname=ITM_0\nclass=trace_source\ntype=ITM\n"
+                                   "[regs]\nITMTCR(0xE80)=0x100010005\n"),
+                       ("trace.ini", "[trace_buffers]\nbuffers=buffer1\n[buffer1]\nname=ETB_1\nfile=swo.bin\n"
+                                     "format=source_data\n[source_buffers]\nITM_0=ETB_1\n")):
+        with open(os.path.join(snap, name), "w") as f:
+            f.write(text)
+    with open(os.path.join(snap, "swo.bin"), "wb") as f:
+        f.write(bytes([0, 0, 0, 0, 0, 0x80, 0x09, 0x41]))
+    want = "itm.ini: [regs] ITMTCR: 0x100010005 does not fit the 32-bit ITM_TCR"
+    for cmd in (["itm", "decode"], ["arm", "decode"]):
+        t = subprocess.run([mabutrace] + cmd + [snap], capture_output=True, text=True)
+        check(t.returncode == 1 and want in t.stderr and t.stderr.count(want) == 1,
+              f"{' '.join(cmd)} wide ITMTCR: rc {t.returncode}, {t.stderr!r}")
+    t = subprocess.run([mabutrace, "itm", "decode", snap, "--tcr", "0x100000000"], capture_output=True, text=True)
+    check(t.returncode == 2 and "--tcr" in t.stderr, f"--tcr 0x100000000: rc {t.returncode}, {t.stderr!r}")
+    t = subprocess.run([mabutrace, "itm", "decode", snap, "--tcr", "0x10005"], capture_output=True, text=True)
+    check(t.returncode == 0 and "ITMTRACE" in t.stdout, f"--tcr 0x10005: rc {t.returncode}, {t.stderr!r}")
 
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)

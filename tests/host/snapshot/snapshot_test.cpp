@@ -177,7 +177,36 @@ TEST_F(BadSnapshot, BufferFileThatIsADirectoryIsAnErrorNamingIt) {
   } catch (const ss::SnapshotError& e) {
     EXPECT_NE(std::string(e.what()).find("t.bin"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("Is a directory"), std::string::npos) << e.what();
+    // The bare text, for callers that name the file themselves (DecodeItmInput).
+    EXPECT_EQ(e.message(), "Is a directory");
   }
+}
+
+// message() is the text without "<file>: [section] key: ".
+TEST(SnapshotErrorTest, MessageIsTheBareText) {
+  const ss::SnapshotError e("d/trace.ini", "[buffer0] format", "unknown format 'zip'");
+  EXPECT_STREQ(e.what(), "d/trace.ini: [buffer0] format: unknown format 'zip'");
+  EXPECT_EQ(e.message(), "unknown format 'zip'");
+  EXPECT_EQ(ss::SnapshotError("f.bin", "", "cannot open").message(), "cannot open");
+}
+
+// DS-5's "[timestamp] frequency=HZ" in trace.ini is read, with where it came from.
+TEST_F(BadSnapshot, TimestampFrequencyIsRead) {
+  EXPECT_EQ(ss::ReadSnapshot(dir_).timestamp_frequency, 0u);
+  Write("trace.ini",
+        "[timestamp]\nfrequency=25000000\n[trace_buffers]\nbuffers=buffer0\n[buffer0]\nname=ETB_0\nfile=t.bin\n"
+        "format=source_data\n");
+  const ss::Snapshot s = ss::ReadSnapshot(dir_);
+  EXPECT_EQ(s.timestamp_frequency, 25000000u);
+  EXPECT_NE(s.timestamp_frequency_source.find("trace.ini [timestamp] frequency"), std::string::npos)
+      << s.timestamp_frequency_source;
+}
+
+TEST_F(BadSnapshot, BadTimestampFrequencyNamesTheKey) {
+  Write("trace.ini",
+        "[timestamp]\nfrequency=25MHz\n[trace_buffers]\nbuffers=buffer0\n[buffer0]\nname=ETB_0\nfile=t.bin\n"
+        "format=source_data\n");
+  ExpectError("trace.ini", "[timestamp] frequency");
 }
 
 TEST_F(BadSnapshot, MissingDeviceFile) {
