@@ -82,12 +82,11 @@ class BufferElementSession {
     }
     make_packets_ = [this, policy] {
       synced_.assign(buffer_.sources.size(), false);
-      fed_ = false;
+      packets_before_ = DecodedPackets();
       return std::make_unique<PacketDecoder>(
           buffer_.buffer.format, buffer_.sources,
           [](void* c, size_t source, const auto& packet) {
             auto* self = static_cast<BufferElementSession*>(c);
-            self->fed_ = true;
             if (packet.type == decltype(packet.type)::kAsync) self->synced_[source] = true;
             self->decoders_[source]->OnPacket(packet);
           },
@@ -113,7 +112,8 @@ class BufferElementSession {
     }
     bool any_sync = false;
     for (bool s : synced_) any_sync = any_sync || s;
-    if (fed_ && !any_sync) {
+    const bool fed = DecodedPackets() != packets_before_;  // a packet (NOTSYNC included) reached a source
+    if (fed && !any_sync) {
       ++stats_.no_sync;
       if (on_error_)
         on_error_(ctx_, SIZE_MAX, 0, "byte 0: no sync found in " + std::to_string(stats_.bytes) + " bytes");
@@ -138,6 +138,12 @@ class BufferElementSession {
     size_t source;
   };
 
+  // Every element decoder counts each packet it is given.
+  uint64_t DecodedPackets() const {
+    uint64_t n = 0;
+    for (const auto& d : decoders_) n += d->stats().packets;
+    return n;
+  }
   static void OnPacketError(void* c, size_t source, uint64_t index, const std::string& message) {
     auto* self = static_cast<BufferElementSession*>(c);
     if (source < self->synced_.size() && !self->synced_[source]) {
@@ -163,8 +169,8 @@ class BufferElementSession {
   std::vector<std::unique_ptr<ElementDecoder>> decoders_;
   std::function<std::unique_ptr<PacketDecoder>()> make_packets_;
   std::unique_ptr<PacketDecoder> packets_;
-  std::vector<bool> synced_;  // per source: an A-sync packet seen
-  bool fed_ = false;          // a packet (NOTSYNC included) reached a source
+  std::vector<bool> synced_;     // per source: an A-sync packet seen
+  uint64_t packets_before_ = 0;  // DecodedPackets() when packets_ was made (Reset keeps the decoders' counts)
   BufferStats stats_;
 };
 

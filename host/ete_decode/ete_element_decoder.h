@@ -100,6 +100,10 @@ class EteElementDecoder {
   // An atom packet that commits at once (SpeculationQueue::CanCommitAtOnce),
   // after the address held for it.
   void CommitAtomsAtOnce(const ete::EtePacket& p);
+  // Its walk, out of line: the atom loop's register saves are not paid by
+  // the packets that end at the held address (AtomsIntoNacc), for which
+  // CommitAtomsAtOnce then needs no stack frame.
+  __attribute__((noinline)) void CommitAtoms(const ete::EtePacket& p);
   // An atom packet that would commit at once (MAXSPEC 0, nothing queued or
   // held) while the walker ignores atoms (it waits for an address: after
   // ADDR_NACC) gives nothing and changes nothing. juno_r1_1: a third of its
