@@ -104,17 +104,15 @@ bool EteElementDecoder::WalkFailed(ExecutionWalker::Status status, uint64_t inde
 
 // ---------------------------------------------------------------- packets
 
-void EteElementDecoder::CommitAtomsAtOnce(const ete::EtePacket& p) {
-  if (held_address_) {  // the queue is empty: the held address is the oldest element
-    held_address_ = false;
-    Address(held_.value, held_.is, held_.full);
-    // With MAXSPEC 0 the queue would give the walker all the atoms.
-    if (queue_.max_spec() == 0 && walker_.AtomsIntoNacc(p.index)) return;
-  }
-  CommitAtoms(p);
+void EteElementDecoder::CommitAtomsAfterHeldAddress(const ete::EtePacket& p) {
+  held_address_ = false;  // the queue is empty: the held address is the oldest element
+  Address(held_.value, held_.is, held_.full);
+  // With MAXSPEC 0 the queue would give the walker all the atoms.
+  if (queue_.max_spec() == 0 && walker_.AtomsIntoNacc(p.index)) return;
+  CommitAtomsAtOnce(p);
 }
 
-void EteElementDecoder::CommitAtoms(const ete::EtePacket& p) {
+void EteElementDecoder::CommitAtomsAtOnce(const ete::EtePacket& p) {
   queue_.CommitAtomsAtOnce(p.atom_bits, p.atom_count, p.index, *this);
 }
 

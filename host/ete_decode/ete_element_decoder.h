@@ -72,7 +72,8 @@ class EteElementDecoder {
     if (state_ == State::kDecode) [[likely]] {
       if (ete::IsAtomPacket(p.type)) {
         if (IgnoresAtomPacket()) return;
-        if (queue_.CanCommitAtOnce(p.atom_count)) return CommitAtomsAtOnce(p);
+        if (queue_.CanCommitAtOnce(p.atom_count))
+          return held_address_ ? CommitAtomsAfterHeldAddress(p) : CommitAtomsAtOnce(p);
       }
       if (HoldAddress(p)) return;
     }
@@ -97,13 +98,13 @@ class EteElementDecoder {
   enum class State : uint8_t { kNoSync, kWaitSync, kWaitTraceInfo, kDecode };
 
   // ---- packet -> speculation window (OpenCSD decodePacket)
-  // An atom packet that commits at once (SpeculationQueue::CanCommitAtOnce),
-  // after the address held for it.
-  void CommitAtomsAtOnce(const ete::EtePacket& p);
-  // Its walk, out of line: the atom loop's register saves are not paid by
-  // the packets that end at the held address (AtomsIntoNacc), for which
-  // CommitAtomsAtOnce then needs no stack frame.
-  __attribute__((noinline)) void CommitAtoms(const ete::EtePacket& p);
+  // An atom packet that commits at once (SpeculationQueue::CanCommitAtOnce);
+  // out of line, so that the packets CommitAtomsAfterHeldAddress ends
+  // (AtomsIntoNacc) do not pay the atom loop's register saves.
+  __attribute__((noinline)) void CommitAtomsAtOnce(const ete::EtePacket& p);
+  // The same after the address held for it (HoldAddress): that address
+  // first. Needs no stack frame.
+  void CommitAtomsAfterHeldAddress(const ete::EtePacket& p);
   // An atom packet that would commit at once (MAXSPEC 0, nothing queued or
   // held) while the walker ignores atoms (it waits for an address: after
   // ADDR_NACC) gives nothing and changes nothing. juno_r1_1: a third of its

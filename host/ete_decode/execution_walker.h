@@ -308,6 +308,9 @@ class ExecutionWalker {
   bool eret_elements_ = true;      // set_eret_elements()
   bool next_check_valid_ = false;  // the next range must start at next_check_addr_
   uint64_t next_check_addr_ = 0;
+  // A hop into missing memory was kept (they stay): AtomsIntoNacc looks
+  // only then (an image that holds all the code walked never misses).
+  bool nacc_hops_ = false;
 };
 
 // ---- the hot path, inline
@@ -343,7 +346,7 @@ __attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::A
 }
 
 inline bool ExecutionWalker::AtomsIntoNacc(uint64_t index) {
-  if (wait_) return false;
+  if (wait_ || !nacc_hops_) return false;
   if (isa_ != armisa::Isa::kA64) addr_ &= 0xFFFFFFFFu;  // AArch32: address[63:32] = 0
   const Hop& h = hops_[HopIndex(addr_)];
   if (!(h.flags & kHopNacc) || h.start != addr_ || h.shape.isa != isa_ || h.space != space_) return false;
