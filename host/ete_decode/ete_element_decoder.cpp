@@ -46,6 +46,7 @@ void EteElementDecoder::Reset() {
   context_.ForgetIds();
   state_ = State::kNoSync;
   unsync_ = UnsyncReason::kResetDecoder;
+  seen_async_ = false;
 }
 
 void EteElementDecoder::ResetState() {
@@ -117,6 +118,7 @@ void EteElementDecoder::CommitAtomsAtOnce(const ete::EtePacket& p) {
 }
 
 void EteElementDecoder::OnOtherPacket(const ete::EtePacket& p) {
+  if (p.type == PacketType::kAsync) seen_async_ = true;  // never an atom or an address: always here
   if (state_ == State::kNoSync) {
     EmitNoSync(p.index);
     state_ = State::kWaitSync;

@@ -91,6 +91,8 @@ class EteElementDecoder {
   }
 
   const DecodeStats& stats() const { return out_.stats(); }
+  // An A-Sync packet came since construction or Reset (BufferElementSession).
+  bool seen_async() const { return seen_async_; }
   const armisa::FollowStats& follow_stats() const { return walker_.follow_stats(); }
 
  private:
@@ -200,6 +202,7 @@ class EteElementDecoder {
   bool await_full_address_ = false;
   uint8_t last_is_ = 0;        // sub-ISA of the last address packet
   bool held_address_ = false;  // HoldAddress()
+  bool seen_async_ = false;    // seen_async()
   struct HeldAddress {
     uint64_t value;
     uint64_t index;
