@@ -82,13 +82,14 @@ class BufferElementSession {
     }
     make_packets_ = [this, policy] {
       synced_.assign(buffer_.sources.size(), false);
-      fed_ = false;
+      packets_before_ = DecodedPackets();
       return std::make_unique<PacketDecoder>(
           buffer_.buffer.format, buffer_.sources,
           [](void* c, size_t source, const auto& packet) {
             auto* self = static_cast<BufferElementSession*>(c);
-            self->fed_ = true;
-            if (packet.type == decltype(packet.type)::kAsync) self->synced_[source] = true;
+            if constexpr (!kDecoderKeepsSync) {
+              if (packet.type == decltype(packet.type)::kAsync) self->synced_[source] = true;
+            }
             self->decoders_[source]->OnPacket(packet);
           },
           &OnPacketError, this, policy);
@@ -112,8 +113,9 @@ class BufferElementSession {
       decoders_[i]->Finish();
     }
     bool any_sync = false;
-    for (bool s : synced_) any_sync = any_sync || s;
-    if (fed_ && !any_sync) {
+    for (size_t i = 0; i < decoders_.size(); ++i) any_sync = any_sync || Synced(i);
+    const bool fed = DecodedPackets() != packets_before_;  // a packet (NOTSYNC included) reached a source
+    if (fed && !any_sync) {
       ++stats_.no_sync;
       if (on_error_)
         on_error_(ctx_, SIZE_MAX, 0, "byte 0: no sync found in " + std::to_string(stats_.bytes) + " bytes");
@@ -138,9 +140,25 @@ class BufferElementSession {
     size_t source;
   };
 
+  // Whether source i's packets held an A-sync: a decoder that keeps that
+  // itself (ETE/ETMv4: its A-Sync never takes the fast path) saves the
+  // session a test per packet; else synced_ says it.
+  static constexpr bool kDecoderKeepsSync = requires(const ElementDecoder& d) { d.seen_async(); };
+  bool Synced(size_t i) const {
+    if constexpr (kDecoderKeepsSync)
+      return decoders_[i]->seen_async();
+    else
+      return synced_[i];
+  }
+  // Every element decoder counts each packet it is given.
+  uint64_t DecodedPackets() const {
+    uint64_t n = 0;
+    for (const auto& d : decoders_) n += d->stats().packets;
+    return n;
+  }
   static void OnPacketError(void* c, size_t source, uint64_t index, const std::string& message) {
     auto* self = static_cast<BufferElementSession*>(c);
-    if (source < self->synced_.size() && !self->synced_[source]) {
+    if (source < self->decoders_.size() && !self->Synced(source)) {
       ++self->stats_.presync_errors;
       return;
     }
@@ -163,8 +181,8 @@ class BufferElementSession {
   std::vector<std::unique_ptr<ElementDecoder>> decoders_;
   std::function<std::unique_ptr<PacketDecoder>()> make_packets_;
   std::unique_ptr<PacketDecoder> packets_;
-  std::vector<bool> synced_;  // per source: an A-sync packet seen
-  bool fed_ = false;          // a packet (NOTSYNC included) reached a source
+  std::vector<bool> synced_;     // per source: an A-sync packet seen (see Synced)
+  uint64_t packets_before_ = 0;  // DecodedPackets() when packets_ was made (Reset keeps the decoders' counts)
   BufferStats stats_;
 };
 

@@ -46,6 +46,7 @@ void EteElementDecoder::Reset() {
   context_.ForgetIds();
   state_ = State::kNoSync;
   unsync_ = UnsyncReason::kResetDecoder;
+  seen_async_ = false;
 }
 
 void EteElementDecoder::ResetState() {
@@ -104,15 +105,20 @@ bool EteElementDecoder::WalkFailed(ExecutionWalker::Status status, uint64_t inde
 
 // ---------------------------------------------------------------- packets
 
+void EteElementDecoder::CommitAtomsAfterHeldAddress(const ete::EtePacket& p) {
+  held_address_ = false;  // the queue is empty: the held address is the oldest element
+  Address(held_.value, held_.is, held_.full);
+  // With MAXSPEC 0 the queue would give the walker all the atoms.
+  if (queue_.max_spec() == 0 && walker_.AtomsIntoNacc(p.index)) return;
+  CommitAtomsAtOnce(p);
+}
+
 void EteElementDecoder::CommitAtomsAtOnce(const ete::EtePacket& p) {
-  if (held_address_) {  // the queue is empty: the held address is the oldest element
-    held_address_ = false;
-    Address(held_.value, held_.is, held_.full);
-  }
   queue_.CommitAtomsAtOnce(p.atom_bits, p.atom_count, p.index, *this);
 }
 
 void EteElementDecoder::OnOtherPacket(const ete::EtePacket& p) {
+  if (p.type == PacketType::kAsync) seen_async_ = true;  // never an atom or an address: always here
   if (state_ == State::kNoSync) {
     EmitNoSync(p.index);
     state_ = State::kWaitSync;

@@ -72,7 +72,8 @@ class EteElementDecoder {
     if (state_ == State::kDecode) [[likely]] {
       if (ete::IsAtomPacket(p.type)) {
         if (IgnoresAtomPacket()) return;
-        if (queue_.CanCommitAtOnce(p.atom_count)) return CommitAtomsAtOnce(p);
+        if (queue_.CanCommitAtOnce(p.atom_count))
+          return held_address_ ? CommitAtomsAfterHeldAddress(p) : CommitAtomsAtOnce(p);
       }
       if (HoldAddress(p)) return;
     }
@@ -90,6 +91,8 @@ class EteElementDecoder {
   }
 
   const DecodeStats& stats() const { return out_.stats(); }
+  // An A-Sync packet came since construction or Reset (BufferElementSession).
+  bool seen_async() const { return seen_async_; }
   const armisa::FollowStats& follow_stats() const { return walker_.follow_stats(); }
 
  private:
@@ -97,9 +100,13 @@ class EteElementDecoder {
   enum class State : uint8_t { kNoSync, kWaitSync, kWaitTraceInfo, kDecode };
 
   // ---- packet -> speculation window (OpenCSD decodePacket)
-  // An atom packet that commits at once (SpeculationQueue::CanCommitAtOnce),
-  // after the address held for it.
-  void CommitAtomsAtOnce(const ete::EtePacket& p);
+  // An atom packet that commits at once (SpeculationQueue::CanCommitAtOnce);
+  // out of line, so that the packets CommitAtomsAfterHeldAddress ends
+  // (AtomsIntoNacc) do not pay the atom loop's register saves.
+  __attribute__((noinline)) void CommitAtomsAtOnce(const ete::EtePacket& p);
+  // The same after the address held for it (HoldAddress): that address
+  // first. Needs no stack frame.
+  void CommitAtomsAfterHeldAddress(const ete::EtePacket& p);
   // An atom packet that would commit at once (MAXSPEC 0, nothing queued or
   // held) while the walker ignores atoms (it waits for an address: after
   // ADDR_NACC) gives nothing and changes nothing. juno_r1_1: a third of its
@@ -195,6 +202,7 @@ class EteElementDecoder {
   bool await_full_address_ = false;
   uint8_t last_is_ = 0;        // sub-ISA of the last address packet
   bool held_address_ = false;  // HoldAddress()
+  bool seen_async_ = false;    // seen_async()
   struct HeldAddress {
     uint64_t value;
     uint64_t index;

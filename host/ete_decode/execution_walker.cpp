@@ -45,6 +45,7 @@ const ExecutionWalker::Hop* ExecutionWalker::FillHop(Hop* hp, uint64_t addr, Isa
     h.space = space;
     h.flags = kHopNacc;
     h.target_isa = isa;
+    nacc_hops_ = true;
     return &h;
   }
   if (w.status != WalkStatus::kP0) return nullptr;

@@ -127,6 +127,13 @@ class ExecutionWalker {
   // or a context with no return-stack pop due: the rest would be no-ops).
   Status Atoms(uint32_t bits, uint32_t n, uint64_t index);
   Status Atom(bool taken, uint64_t index) { return Atoms(taken ? 1 : 0, 1, index); }
+  // Atoms() of a packet whose walk starts at an address just set, when the
+  // hop kept for that address walks into memory the image lacks: whatever
+  // the atoms, the first one gives the range before it and ADDR_NACC, and
+  // the rest do nothing; false (nothing done) otherwise. One hop lookup
+  // instead of the memo's key and replay: juno_r1_1's commonest packet
+  // (an address into the kernel code the image lacks, then atoms).
+  bool AtomsIntoNacc(uint64_t index);
   // Exception (§5.8): walks to `return_address` (with has_return; PE Reset
   // has none), the caller emits the EXCEPTION element after it.
   void WalkToException(uint64_t return_address, bool has_return, uint64_t index);
@@ -265,6 +272,7 @@ class ExecutionWalker {
   static constexpr size_t kExceptionWalks = 512;
   const ExceptionWalk& WalkToReturn(uint64_t per);
 
+  static size_t HopIndex(uint64_t addr) { return ((addr >> 1) ^ (addr >> 13)) & (kHops - 1); }
   const Hop* LookupHop(uint64_t addr, armisa::Isa isa, uint8_t space);
   const Hop* FillHop(Hop* h, uint64_t addr, armisa::Isa isa, uint8_t space);
   // One atom on a hop that ends on a P0: the range, the branch; false when
@@ -300,6 +308,9 @@ class ExecutionWalker {
   bool eret_elements_ = true;      // set_eret_elements()
   bool next_check_valid_ = false;  // the next range must start at next_check_addr_
   uint64_t next_check_addr_ = 0;
+  // A hop into missing memory was kept (they stay): AtomsIntoNacc looks
+  // only then (an image that holds all the code walked never misses).
+  bool nacc_hops_ = false;
 };
 
 // ---- the hot path, inline
@@ -309,7 +320,7 @@ class ExecutionWalker {
 // walks into it at every atom there: juno_r1_1 has more ADDR_NACC elements
 // than ranges), runaway walks are not.
 inline const ExecutionWalker::Hop* ExecutionWalker::LookupHop(uint64_t addr, armisa::Isa isa, uint8_t space) {
-  Hop& h = hops_[((addr >> 1) ^ (addr >> 13)) & (kHops - 1)];
+  Hop& h = hops_[HopIndex(addr)];
   if (h.start == addr && h.shape.isa == isa && h.space == space) [[likely]]
     return &h;
   return FillHop(&h, addr, isa, space);
@@ -332,6 +343,22 @@ __attribute__((always_inline)) inline ExecutionWalker::Status ExecutionWalker::A
     return WalkAndRemember(bits, n, index, &m);
   }
   return WalkAtoms<false>(bits, n, index, nullptr);
+}
+
+inline bool ExecutionWalker::AtomsIntoNacc(uint64_t index) {
+  if (wait_ || !nacc_hops_) return false;
+  if (isa_ != armisa::Isa::kA64) addr_ &= 0xFFFFFFFFu;  // AArch32: address[63:32] = 0
+  const Hop& h = hops_[HopIndex(addr_)];
+  if (!(h.flags & kHopNacc) || h.start != addr_ || h.shape.isa != isa_ || h.space != space_) return false;
+  if (h.shape.num_instr) {
+    AtomNacc(h, index);
+    return true;
+  }
+  wait_ = kWaitAddress;  // AtomNacc without a range, inline
+  next_check_valid_ = false;
+  addr_ = h.end;
+  EmitNacc(h.end, index);
+  return true;
 }
 
 // The atom loop. kRecord: the walk also goes into the memo slot *m, kept

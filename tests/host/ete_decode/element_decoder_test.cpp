@@ -173,6 +173,30 @@ TEST(ElementDecoder, MissingMemoryGivesAddrNaccAndDecodingGoesOn) {
   EXPECT_EQ(h.dec.stats().nacc, 1u);
 }
 
+TEST(ElementDecoder, AtomsFromAnAddressInMissingMemoryGiveOneAddrNaccWhateverTheAtoms) {
+  // MAXSPEC 0: the first packet walks and keeps the hop into missing memory,
+  // the next ones from the same address take it (AtomsIntoNacc): one
+  // ADDR_NACC per packet, the walker waits for the next address.
+  Harness h;
+  h.Sync();
+  for (const char* atoms : {"EN", "NEE", "E", "NNNNNNN"}) {
+    h.Addr(0x2000);
+    h.Atoms(atoms);
+    h.Atoms("E");  // ignored: no address
+  }
+  h.Addr(0x1040);
+  h.Atoms("E");
+  const auto got = h.Take();
+  ASSERT_EQ(got.size(), 8u);  // NO_SYNC, TRACE_ON, PE_CONTEXT first
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(got[3 + i], std::to_string(5 + 3 * i) + " OCSD_GEN_TRC_ELEM_ADDR_NACC( 0x2000; Memspace [0x2:EL1N] )");
+  EXPECT_EQ(got[7],
+            "17 OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x1040:[0x1048] num_i(2) last_sz(4) "
+            "(ISA=A64) E iBR "
+            "A64:ret )");
+  EXPECT_EQ(h.dec.stats().nacc, 4u);
+}
+
 TEST(ElementDecoder, ExceptionWalksToPreferredReturnAddress) {
   Harness h;
   h.Sync();
