@@ -13,8 +13,8 @@ Etm3Config Etm3Config::FromDevice(const snapshot::Device& d, const snapshot::Dev
   Etm3Config c;
   c.etmcr = d.RequireReg("ETMCR");
   c.etmtraceidr = d.RequireReg("ETMTRACEIDR", kTraceIdBits);
-  c.etmidr = static_cast<uint32_t>(d.RegOr("ETMIDR", c.etmidr));
-  c.etmccer = static_cast<uint32_t>(d.RegOr("ETMCCER", 0));
+  c.etmidr = d.Reg32Or("ETMIDR", c.etmidr);
+  c.etmccer = d.Reg32Or("ETMCCER", 0);
   if (core) {
     std::string t;
     for (char ch : core->type) t += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));

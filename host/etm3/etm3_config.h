@@ -54,7 +54,8 @@ struct Etm3Config {
   // Reads the registers of a trace-source device; `core` (may be null) is
   // the PE it traces, whose type selects v7m. Throws snapshot::SnapshotError
   // when ETMCR or ETMTRACEIDR is missing, or ETMTRACEIDR sets a bit
-  // above the trace ID (not masked: 0x90 is not taken for ID 0x10).
+  // above the trace ID (not masked: 0x90 is not taken for ID 0x10), or a
+  // register is wider than 32 bits (snapshot::Device::RequireReg, Reg32Or).
   static Etm3Config FromDevice(const snapshot::Device& device, const snapshot::Device* core = nullptr);
   // "ETMv3.5 trace_id=0x10 cycle-accurate timestamps(64-bit) ctxtid=0B instruction-only"
   std::string Describe() const;

@@ -61,7 +61,8 @@ struct PtmConfig {
   std::string Describe() const;
   // From ETMCR, ETMIDR, ETMCCER, ETMTRACEIDR; throws snapshot::SnapshotError
   // when ETMCR or ETMTRACEIDR is missing, or ETMTRACEIDR sets a bit
-  // above the trace ID (not masked: 0x90 is not taken for ID 0x10).
+  // above the trace ID (not masked: 0x90 is not taken for ID 0x10), or a
+  // register is wider than 32 bits (snapshot::Device::RequireReg, Reg32Or).
   static PtmConfig FromDevice(const snapshot::Device& device);
 };
 

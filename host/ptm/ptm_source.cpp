@@ -20,8 +20,8 @@ PtmConfig PtmConfig::FromDevice(const snapshot::Device& d) {
   PtmConfig c;
   c.etmcr = d.RequireReg("ETMCR");
   c.etmtraceidr = d.RequireReg("ETMTRACEIDR", kTraceIdBits);
-  c.etmidr = static_cast<uint32_t>(d.RegOr("ETMIDR", 0x411CF300));  // PFT 1.0 when absent
-  c.etmccer = static_cast<uint32_t>(d.RegOr("ETMCCER", 0));
+  c.etmidr = d.Reg32Or("ETMIDR", 0x411CF300);  // PFT 1.0 when absent
+  c.etmccer = d.Reg32Or("ETMCCER", 0);
   return c;
 }
 

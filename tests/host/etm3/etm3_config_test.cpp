@@ -31,5 +31,18 @@ TEST(Etm3Config, TraceIdrAboveBit6IsAnErrorNamingFileKeyAndValue) {
   }
 }
 
+// ETMIDR and ETMCCER are optional, but a value wider than 32 bits is an
+// error too, not cut to its low half.
+TEST(Etm3Config, IdRegisterWiderThan32BitsIsAnError) {
+  snapshot::Device d = Etm(0x10);
+  d.regs["ETMCCER"] = 0x100000000;
+  try {
+    Etm3Config::FromDevice(d);
+    FAIL() << "ETMCCER 0x100000000 read as 0";
+  } catch (const snapshot::SnapshotError& e) {
+    EXPECT_STREQ(e.what(), "snap/ETM_0.ini: [regs] ETMCCER: 0x100000000 sets bits outside 0xffffffff");
+  }
+}
+
 }  // namespace
 }  // namespace mabutrace::etm3

@@ -31,5 +31,18 @@ TEST(PtmConfig, TraceIdrAboveBit6IsAnErrorNamingFileKeyAndValue) {
   }
 }
 
+// ETMIDR and ETMCCER are optional, but a value wider than 32 bits is an
+// error too, not cut to its low half.
+TEST(PtmConfig, IdRegisterWiderThan32BitsIsAnError) {
+  snapshot::Device d = Ptm(0x10);
+  d.regs["ETMCCER"] = 0x100000000;
+  try {
+    PtmConfig::FromDevice(d);
+    FAIL() << "ETMCCER 0x100000000 read as 0";
+  } catch (const snapshot::SnapshotError& e) {
+    EXPECT_STREQ(e.what(), "snap/PTM_0.ini: [regs] ETMCCER: 0x100000000 sets bits outside 0xffffffff");
+  }
+}
+
 }  // namespace
 }  // namespace mabutrace::ptm

@@ -297,4 +297,20 @@ TEST(DeviceRequireReg, MissingIsAnErrorNamingFileAndKey) {
   }
 }
 
+// Reg32Or: an optional register; absent gives the fallback, present is
+// checked like RequireReg (ETMIDR 0x1411CF300 is not read as 0x411CF300).
+TEST(DeviceReg32Or, FallbackWhenAbsentCheckedWhenPresent) {
+  ss::Device d;
+  d.ini_file = "snap/PTM_0.ini";
+  d.regs = {{"ETMCCER", 0x34C01AC2}, {"ETMIDR", 0x1411CF300}};
+  EXPECT_EQ(d.Reg32Or("ETMCCER", 0), 0x34C01AC2u);
+  EXPECT_EQ(d.Reg32Or("ETMTRACEIDR", 0x10, 0x7F), 0x10u);
+  try {
+    d.Reg32Or("ETMIDR", 0);
+    FAIL() << "a 33-bit ETMIDR cut to 32 bits";
+  } catch (const ss::SnapshotError& e) {
+    EXPECT_STREQ(e.what(), "snap/PTM_0.ini: [regs] ETMIDR: 0x1411cf300 sets bits outside 0xffffffff");
+  }
+}
+
 }  // namespace
