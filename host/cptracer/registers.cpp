@@ -13,6 +13,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "ini_value.h"
 #include "json_text.h"
 
 namespace mabutrace::cptracer {
@@ -36,6 +37,13 @@ struct RegDef {
 // bit positions: design assumption (U, facts §4.2); names: seed 002 §3.2.
 constexpr uint32_t kMidsPerSelect = 32;
 constexpr uint32_t kMaxMid = 127;
+constexpr uint32_t kMaxSid = 31;                    // MODULE_CTRL_STATUS SID: 5 bits
+constexpr uint32_t kMaxExportShift = 63;            // ADDRESS_MASK EXPORT_SHIFT: 6 bits
+constexpr uint64_t kMaxAddress = (1ull << 48) - 1;  // ADDRESS_MODE 4: 48-bit addresses
+// Description-file bounds, the same as the CLI's --clock-hz (1 Hz .. 1e12)
+// and a window up to 1000 s.
+constexpr double kMaxClockHz = 1e12;
+constexpr double kMaxWindowMs = 1e6;
 const std::vector<RegDef>& Table() {
   static const std::vector<RegDef> t = {
       {"TRANSACTION_QUALIFIER",
@@ -91,6 +99,7 @@ constexpr uint32_t kStmHwMasterSelect = 0x80808080;                 // HW master
 constexpr uint32_t kStmAtbEnable = 1u << 16;
 constexpr uint32_t kStmAtbId = 0x40;
 constexpr uint32_t kStmStimulusBase = 0x20000000, kStmChannelStride = 0x1000;
+constexpr uint32_t kStmChannels = 256;  // stimulus channels (facts §4.3)
 constexpr struct {
   uint32_t bytes, sync;
 } kAtbSync[] = {{4096, 245}, {8192, 355}, {16384, 510}, {32768, 730}, {65536, 1040}, {131072, 1480}, {262144, 2090}};
@@ -244,8 +253,12 @@ bool ComputeConfig(const TracerConfig& cfg, ConfigResult* out, std::string* erro
     return false;
   }
   out->window_cycles = window;
-  if (cfg.sid > 31) {
+  if (cfg.sid > kMaxSid) {
     *error = "SID " + std::to_string(cfg.sid) + " does not fit 5 bits";
+    return false;
+  }
+  if (cfg.stm_channel >= kStmChannels) {
+    *error = "STM channel " + std::to_string(cfg.stm_channel) + " is not one of the 256";
     return false;
   }
   for (uint32_t m : cfg.masters)
@@ -341,58 +354,42 @@ struct LoadCtx {
   TracerConfig* cfg;
   std::string error;
 };
+// Each numeric key is checked against its range here, where the error can
+// name the file, the key and the value (ComputeConfig's checks cannot).
 int CfgHandler(void* user, const char* section, const char* name, const char* value) {
   auto* ctx = static_cast<LoadCtx*>(user);
   TracerConfig& c = *ctx->cfg;
+  const IniValue v(section, name, value, &ctx->error);
   const std::string key = std::string(section) + "." + name;
-  char* end = nullptr;
-  auto num = [&](double* d) {
-    *d = std::strtod(value, &end);
-    return *end == '\0';
-  };
-  auto u64 = [&](uint64_t* v) {
-    *v = std::strtoull(value, &end, 0);
-    return *end == '\0';
-  };
-  double d;
-  uint64_t u;
-  bool ok = true;
+  // A list or a word: its parser's message after the key.
   std::string err;
-  if (key == "tracer.name")
+  auto parsed = [&](bool ok) { return ok ? 1 : v.Fail(err); };
+  if (key == "tracer.name") {
     c.name = value;
-  else if (key == "tracer.sid")
-    ok = u64(&u) && u <= 31 && ((c.sid = static_cast<uint32_t>(u)), true);
-  else if (key == "tracer.clock_hz")
-    ok = num(&c.clock_hz);
-  else if (key == "tracer.window_ms")
-    ok = num(&d) && ((c.window_s = d / 1000.0), true);
-  else if (key == "tracer.window_cycles")
-    ok = u64(&c.window_cycles);
-  else if (key == "tracer.messages")
-    ok = ParseExportList(value, &c.export_select, &err);
-  else if (key == "tracer.wait_and_grant")
-    c.wait_and_grant = std::string(value) != "0" && Lower(value) != "false";
-  else if (key == "tracer.stm_channel")
-    ok = u64(&u) && ((c.stm_channel = static_cast<uint32_t>(u)), true);
-  else if (key == "filter.masters")
-    ok = ParseMidList(value, &c.masters, &err);
-  else if (key == "filter.masters_counter1")
-    ok = ParseMidList(value, &c.masters1, &err);
-  else if (key == "filter.access")
-    ok = ParseRw(value, &c.rw, &err);
-  else if (key == "filter.data_types")
-    ok = ParseDtypeList(value, &c.dtypes, &err);
-  else if (key == "filter.address_start")
-    ok = u64(&c.address_start) && ((c.address_filter = true), true);
-  else if (key == "filter.address_end")
-    ok = u64(&c.address_end) && ((c.address_filter = true), true);
-  else if (key == "filter.address_export_shift")
-    ok = u64(&u) && u < 64 && ((c.address_export_shift = static_cast<uint32_t>(u)), true);
-  else
-    err = "unknown key";
-  if (ok && err.empty()) return 1;
-  ctx->error = "[" + std::string(section) + "] " + name + " = " + value + ": " + (err.empty() ? "bad value" : err);
-  return 0;
+    return 1;
+  }
+  if (key == "tracer.sid") return v.ReadUnsigned(0, kMaxSid, &c.sid);
+  if (key == "tracer.clock_hz") return v.ReadReal(1, kMaxClockHz, &c.clock_hz);
+  if (key == "tracer.window_ms") {
+    double ms = 0;
+    if (!v.ReadPositive(kMaxWindowMs, &ms)) return 0;
+    c.window_s = ms / 1e3;
+    return 1;
+  }
+  if (key == "tracer.window_cycles") return v.ReadUnsigned(1, 0xFFFFFFFF, &c.window_cycles);
+  if (key == "tracer.messages") return parsed(ParseExportList(value, &c.export_select, &err));
+  if (key == "tracer.wait_and_grant") return v.ReadBoolean(&c.wait_and_grant);
+  if (key == "tracer.stm_channel") return v.ReadUnsigned(0, kStmChannels - 1, &c.stm_channel);
+  if (key == "filter.masters") return parsed(ParseMidList(value, &c.masters, &err));
+  if (key == "filter.masters_counter1") return parsed(ParseMidList(value, &c.masters1, &err));
+  if (key == "filter.access") return parsed(ParseRw(value, &c.rw, &err));
+  if (key == "filter.data_types") return parsed(ParseDtypeList(value, &c.dtypes, &err));
+  if (key == "filter.address_start" || key == "filter.address_end") {
+    c.address_filter = true;
+    return v.ReadUnsigned(0, kMaxAddress, key == "filter.address_start" ? &c.address_start : &c.address_end);
+  }
+  if (key == "filter.address_export_shift") return v.ReadUnsigned(0, kMaxExportShift, &c.address_export_shift);
+  return v.Fail("unknown key");
 }
 }  // namespace
 

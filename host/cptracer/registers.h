@@ -96,6 +96,11 @@ bool WindowCycles(double seconds, double clock_hz, uint64_t* cycles, std::string
 
 bool ComputeConfig(const TracerConfig& cfg, ConfigResult* out, std::string* error);
 // Reads a description file (INI; docs/cptracer.md, examples/cptracer/).
+// Every number is checked against its key's range as it is read (sid
+// 0..31, clock_hz 1..1e12, window_ms above 0 up to 1e6, window_cycles
+// 1..0xFFFFFFFF, stm_channel 0..255, addresses up to 48 bits,
+// address_export_shift 0..63; ini_value.h): false with
+// "FILE:LINE: [section] key = value: expected ..." otherwise.
 bool LoadTracerConfig(const std::string& path, TracerConfig* cfg, std::string* error);
 
 // Explains `value` of CP_Tracer register `name` (case-insensitive; also

@@ -14,8 +14,8 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <type_traits>
 
+#include "ini_value.h"
 #include "stm_capture.h"
 #include "stp_encoder.h"
 
@@ -50,68 +50,30 @@ std::string Num(double x) {
   return b;
 }
 
-// A number of the workload file: an integer with no sign (decimal or 0x
-// hex) up to `max`, or a finite real in [lo, hi]. false: not one.
-bool ParseUnsigned(const char* value, uint64_t max, uint64_t* out) {
-  if (!std::isdigit(static_cast<unsigned char>(value[0]))) return false;  // no sign, no blank
-  char* end = nullptr;
-  errno = 0;
-  const uint64_t u = std::strtoull(value, &end, 0);
-  if (end == value || *end != '\0' || errno == ERANGE || u > max) return false;
-  *out = u;
-  return true;
-}
-
-bool ParseReal(const char* value, double lo, double hi, double* out) {
-  char* end = nullptr;
-  const double d = std::strtod(value, &end);
-  if (end == value || *end != '\0' || !std::isfinite(d) || d < lo || d > hi) return false;
-  *out = d;
-  return true;
-}
-
 int Handler(void* user, const char* section, const char* name, const char* value) {
   auto* ctx = static_cast<LoadCtx*>(user);
   Workload& w = *ctx->w;
-  auto boolean = [&] { return !std::strcmp(value, "1") || !std::strcmp(value, "true") || !std::strcmp(value, "yes"); };
-  auto fail = [&](const std::string& why) {
-    ctx->error = std::string("[") + section + "] " + name + " = " + value + ": " + why;
-    return 0;
-  };
-  uint64_t u = 0;
-  double d = 0;
   // Each key's range; a value outside it is an error, never wrapped.
-  auto uint_in = [&](uint64_t max, auto* field) {
-    if (!ParseUnsigned(value, max, &u)) return fail("expected an integer 0.." + std::to_string(max));
-    *field = static_cast<std::remove_pointer_t<decltype(field)>>(u);
-    return 1;
-  };
-  auto real_in = [&](double lo, double hi, double* field) {
-    if (!ParseReal(value, lo, hi, &d)) return fail("expected a number in " + Num(lo) + ".." + Num(hi));
-    *field = d;
-    return 1;
-  };
+  const IniValue v(section, name, value, &ctx->error);
   const std::string sec = section, key = name;
   if (sec == "tracer") {
-    if (key == "events") {
-      w.export_events = boolean();
-      return 1;
-    }
-    if (key == "sid") return uint_in(31, &w.sid);
-    if (key == "clock_hz") return real_in(1, 4294967295.0, &w.clock_hz);
-    if (key == "window_cycles") return uint_in(0xFFFFFFFF, &w.window_cycles);
+    if (key == "events") return v.ReadBoolean(&w.export_events);
+    if (key == "sid") return v.ReadUnsigned(0, 31, &w.sid);
+    if (key == "clock_hz") return v.ReadReal(1, 4294967295.0, &w.clock_hz);
+    if (key == "window_cycles") return v.ReadUnsigned(0, 0xFFFFFFFF, &w.window_cycles);
     if (key == "window_ms") {
-      if (!ParseReal(value, 0, 1e6, &d)) return fail("expected a number in 0..1e6");
-      w.window_cycles = static_cast<uint64_t>(std::llround(d * 1e-3 * w.clock_hz));
+      double ms = 0;
+      if (!v.ReadReal(0, 1e6, &ms)) return 0;
+      w.window_cycles = static_cast<uint64_t>(std::llround(ms * 1e-3 * w.clock_hz));
       return 1;
     }
-    if (key == "windows") return uint_in(kMaxWindows, &w.windows);
-    if (key == "fifo_depth") return uint_in(kMaxFifoDepth, &w.fifo_depth);
-    if (key == "drain_cycles") return uint_in(1u << 20, &w.drain_cycles);
-    if (key == "address_export_shift") return uint_in(31, &w.address_export_shift);
-    if (key == "async_every") return uint_in(0xFFFFFFFF, &w.async_every);
-    if (key == "seed") return uint_in(UINT64_MAX, &w.seed);
-    return fail("unknown key");
+    if (key == "windows") return v.ReadUnsigned(0, kMaxWindows, &w.windows);
+    if (key == "fifo_depth") return v.ReadUnsigned(0, kMaxFifoDepth, &w.fifo_depth);
+    if (key == "drain_cycles") return v.ReadUnsigned(0, 1u << 20, &w.drain_cycles);
+    if (key == "address_export_shift") return v.ReadUnsigned(0, 31, &w.address_export_shift);
+    if (key == "async_every") return v.ReadUnsigned(0, 0xFFFFFFFF, &w.async_every);
+    if (key == "seed") return v.ReadUnsigned(0, UINT64_MAX, &w.seed);
+    return v.Fail("unknown key");
   }
   if (sec.rfind("master", 0) == 0) {
     std::string mname = sec.size() > 7 ? sec.substr(7) : sec;
@@ -120,20 +82,17 @@ int Handler(void* user, const char* section, const char* name, const char* value
       w.masters.back().name = mname;
     }
     SimMaster& m = w.masters.back();
-    if (key == "counter1") {
-      m.counter1 = boolean();
-      return 1;
-    }
-    if (key == "mid") return uint_in(255, &m.mid);
-    if (key == "rate_per_window") return real_in(0, kMaxTransactions, &m.rate_per_window);
-    if (key == "size_bytes") return uint_in(0xFFFFFFFF, &m.size_bytes);
-    if (key == "address_start") return uint_in(UINT64_MAX, &m.address_start);
-    if (key == "address_end") return uint_in(UINT64_MAX, &m.address_end);
-    if (key == "read_percent") return real_in(0, 100, &m.read_percent);
-    if (key == "wait_cycles") return real_in(0, 1e9, &m.wait_cycles);
-    return fail("unknown key");
+    if (key == "counter1") return v.ReadBoolean(&m.counter1);
+    if (key == "mid") return v.ReadUnsigned(0, 255, &m.mid);
+    if (key == "rate_per_window") return v.ReadReal(0, kMaxTransactions, &m.rate_per_window);
+    if (key == "size_bytes") return v.ReadUnsigned(0, 0xFFFFFFFF, &m.size_bytes);
+    if (key == "address_start") return v.ReadUnsigned(0, UINT64_MAX, &m.address_start);
+    if (key == "address_end") return v.ReadUnsigned(0, UINT64_MAX, &m.address_end);
+    if (key == "read_percent") return v.ReadReal(0, 100, &m.read_percent);
+    if (key == "wait_cycles") return v.ReadReal(0, 1e9, &m.wait_cycles);
+    return v.Fail("unknown key");
   }
-  return fail("unknown section (tracer, master <name>)");
+  return v.Fail("unknown section (tracer, master <name>)");
 }
 
 std::vector<uint32_t> Pack(const MessageSpec& spec, const FieldSpec& type_field,

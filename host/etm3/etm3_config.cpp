@@ -10,16 +10,11 @@
 namespace mabutrace::etm3 {
 
 Etm3Config Etm3Config::FromDevice(const snapshot::Device& d, const snapshot::Device* core) {
-  auto req = [&](const char* name) -> uint32_t {
-    auto v = d.Reg(name);
-    if (!v) throw snapshot::SnapshotError(d.ini_file.string(), std::string("[regs] ") + name, "missing register");
-    return static_cast<uint32_t>(*v);
-  };
   Etm3Config c;
-  c.etmcr = req("ETMCR");
-  c.etmtraceidr = req("ETMTRACEIDR");
-  c.etmidr = static_cast<uint32_t>(d.RegOr("ETMIDR", c.etmidr));
-  c.etmccer = static_cast<uint32_t>(d.RegOr("ETMCCER", 0));
+  c.etmcr = d.RequireReg("ETMCR");
+  c.etmtraceidr = d.RequireReg("ETMTRACEIDR", kTraceIdBits);
+  c.etmidr = d.Reg32Or("ETMIDR", c.etmidr);
+  c.etmccer = d.Reg32Or("ETMCCER", 0);
   if (core) {
     std::string t;
     for (char ch : core->type) t += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));

@@ -21,13 +21,15 @@ struct Device;
 namespace mabutrace::etm3 {
 
 struct Etm3Config {
+  static constexpr uint32_t kTraceIdBits = 0x7F;  // ETMTRACEIDR [6:0]; the rest is reserved
+
   uint32_t etmcr = 0;
   uint32_t etmidr = 0x4100F240;  // OpenCSD's default: ETMv3.4
   uint32_t etmccer = 0;
   uint32_t etmtraceidr = 0;
   bool v7m = false;  // the traced core is Armv7-M (exception numbers are M-profile ones)
 
-  uint8_t trace_id() const { return static_cast<uint8_t>(etmtraceidr & 0x7F); }
+  uint8_t trace_id() const { return static_cast<uint8_t>(etmtraceidr & kTraceIdBits); }
   // ETMCR bit 12: cycle-accurate tracing (P-header formats 3/4, W atoms).
   bool cycle_accurate() const { return (etmcr >> 12) & 1; }
   // ETMCR bit 20 clear: instruction trace on (bit 20 = data-only mode).
@@ -51,7 +53,9 @@ struct Etm3Config {
 
   // Reads the registers of a trace-source device; `core` (may be null) is
   // the PE it traces, whose type selects v7m. Throws snapshot::SnapshotError
-  // when ETMCR or ETMTRACEIDR is missing.
+  // when ETMCR or ETMTRACEIDR is missing, or ETMTRACEIDR sets a bit
+  // above the trace ID (not masked: 0x90 is not taken for ID 0x10), or a
+  // register is wider than 32 bits (snapshot::Device::RequireReg, Reg32Or).
   static Etm3Config FromDevice(const snapshot::Device& device, const snapshot::Device* core = nullptr);
   // "ETMv3.5 trace_id=0x10 cycle-accurate timestamps(64-bit) ctxtid=0B instruction-only"
   std::string Describe() const;

@@ -41,6 +41,8 @@ enum class PtmIsa : uint8_t { kUnknown, kArm, kThumb2, kThumbEE, kJazelle };
 
 // Registers of a PTM trace unit ([regs] of its snapshot .ini).
 struct PtmConfig {
+  static constexpr uint32_t kTraceIdBits = 0x7F;  // ETMTRACEIDR [6:0]; the rest is reserved
+
   uint32_t etmcr = 0;        // ETMCR: cycle accurate [12], CONTEXTIDR size [15:14], TS enable [28]
   uint32_t etmidr = 0;       // ETMIDR: minor revision [7:4] (PFT 1.0 = 0, 1.1 = 1)
   uint32_t etmccer = 0;      // ETMCCER: TS natural binary [28], 64-bit TS [29]
@@ -54,11 +56,13 @@ struct PtmConfig {
   int minor_rev() const { return (etmidr >> 4) & 0xF; }
   bool ts_64bit() const { return minor_rev() > 0 && (etmccer & (1u << 29)); }
   bool ts_binary() const { return minor_rev() > 0 && (etmccer & (1u << 28)); }
-  uint8_t trace_id() const { return etmtraceidr & 0x7F; }
+  uint8_t trace_id() const { return etmtraceidr & kTraceIdBits; }
   // "PTM 1.0 trace_id=0x10 cycle_accurate=1 ctxid_bytes=0 ts=48-bit gray"
   std::string Describe() const;
   // From ETMCR, ETMIDR, ETMCCER, ETMTRACEIDR; throws snapshot::SnapshotError
-  // when ETMCR or ETMTRACEIDR is missing.
+  // when ETMCR or ETMTRACEIDR is missing, or ETMTRACEIDR sets a bit
+  // above the trace ID (not masked: 0x90 is not taken for ID 0x10), or a
+  // register is wider than 32 bits (snapshot::Device::RequireReg, Reg32Or).
   static PtmConfig FromDevice(const snapshot::Device& device);
 };
 

@@ -17,16 +17,11 @@ std::string PtmConfig::Describe() const {
 }
 
 PtmConfig PtmConfig::FromDevice(const snapshot::Device& d) {
-  auto req = [&](const char* name) -> uint32_t {
-    auto v = d.Reg(name);
-    if (!v) throw snapshot::SnapshotError(d.ini_file.string(), std::string("[regs] ") + name, "missing register");
-    return static_cast<uint32_t>(*v);
-  };
   PtmConfig c;
-  c.etmcr = req("ETMCR");
-  c.etmtraceidr = req("ETMTRACEIDR");
-  c.etmidr = static_cast<uint32_t>(d.RegOr("ETMIDR", 0x411CF300));  // PFT 1.0 when absent
-  c.etmccer = static_cast<uint32_t>(d.RegOr("ETMCCER", 0));
+  c.etmcr = d.RequireReg("ETMCR");
+  c.etmtraceidr = d.RequireReg("ETMTRACEIDR", kTraceIdBits);
+  c.etmidr = d.Reg32Or("ETMIDR", 0x411CF300);  // PFT 1.0 when absent
+  c.etmccer = d.Reg32Or("ETMCCER", 0);
   return c;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -232,6 +233,22 @@ std::optional<uint64_t> Device::Reg(std::string_view name) const {
 uint64_t Device::RegOr(std::string_view name, uint64_t fallback) const {
   auto v = Reg(name);
   return v ? *v : fallback;
+}
+
+uint32_t Device::RequireReg(std::string_view name, uint32_t valid_bits) const {
+  if (!Reg(name)) throw SnapshotError(ini_file.string(), "[regs] " + std::string(name), "missing register");
+  return Reg32Or(name, 0, valid_bits);
+}
+
+uint32_t Device::Reg32Or(std::string_view name, uint32_t fallback, uint32_t valid_bits) const {
+  const std::optional<uint64_t> v = Reg(name);
+  if (!v) return fallback;
+  if (*v & ~static_cast<uint64_t>(valid_bits)) {
+    char text[64];
+    std::snprintf(text, sizeof text, "0x%" PRIx64 " sets bits outside 0x%" PRIx32, *v, valid_bits);
+    throw SnapshotError(ini_file.string(), "[regs] " + std::string(name), text);
+  }
+  return static_cast<uint32_t>(*v);
 }
 
 Device ReadDeviceIni(const std::filesystem::path& ini_file) {

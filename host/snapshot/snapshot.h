@@ -79,6 +79,16 @@ struct Device {
   std::optional<uint64_t> Reg(std::string_view name) const;
   // Register value or `fallback` when absent.
   uint64_t RegOr(std::string_view name, uint64_t fallback) const;
+  // A register the decoder cannot do without: its value, or SnapshotError
+  // naming this .ini, "[regs] NAME" and why: "missing register", or the
+  // value when it sets a bit outside `valid_bits` (the register's defined
+  // bits, e.g. 0x7f for a 7-bit trace ID), e.g.
+  //   "snap/ETM_0.ini: [regs] ETMTRACEIDR: 0x90 sets bits outside 0x7f".
+  // A value out of range is refused, never masked to a valid one.
+  uint32_t RequireReg(std::string_view name, uint32_t valid_bits = 0xFFFFFFFF) const;
+  // A register the decoder has a default for: `fallback` when absent, else
+  // checked as RequireReg checks it (a 64-bit value is not cut to 32 bits).
+  uint32_t Reg32Or(std::string_view name, uint32_t fallback, uint32_t valid_bits = 0xFFFFFFFF) const;
 };
 
 // Format of a trace buffer file (§3, §7.4).

@@ -22,6 +22,15 @@ echo "$out" | grep -q '"min_avg_latency_cycles":80,"min_avg_latency_ns":400' || 
   || fail "250 ms window"
 "$M" cptracer config "$EX/dma_write_bandwidth.ini" --format json | grep -q '"MASTER_ID_SELECT_C":"0x00000001"' \
   || fail "config file"
+# A description's number out of its key's range: exit 1 naming the file,
+# line, key and value (stm_channel was cut to 0xFFFFFFFF, exit 0).
+for bad in "stm_channel = 99999999999999999999|expected an integer 0..255" \
+           "clock_hz = 1e400|expected a number in 1..1e+12"; do
+  printf '[tracer]\nwindow_ms = 10\n%s\n' "${bad%%|*}" >"$T/bad.ini"
+  rc=0; "$M" cptracer config "$T/bad.ini" >/dev/null 2>"$T/err" || rc=$?
+  [ "$rc" -eq 1 ] || fail "config ${bad%%|*}: exit $rc"
+  grep -qF "$T/bad.ini:3: [tracer] ${bad%%|*}: ${bad#*|}" "$T/err" || fail "config ${bad%%|*}: $(cat "$T/err")"
+done
 "$M" cptracer config --decode SLIDING_TIME_WINDOW=0x00C35000 --format json | grep -q '"WINDOW":12800000' \
   || fail "decode"
 if "$M" cptracer config --clock-hz 200e6 --window-ms 100000 >/dev/null 2>&1; then fail "window overflow accepted"; fi

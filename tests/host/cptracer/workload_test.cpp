@@ -63,6 +63,8 @@ TEST(Workload, AValueOutOfItsRangeIsAnErrorNamingTheKey) {
       {"master dma0", "rate_per_window = nan", "rate_per_window"},
       {"master dma0", "mid = 0x100", "mid"},
       {"master dma0", "size_bytes = 12abc", "size_bytes"},
+      {"tracer", "events = maybe", "events"},  // was taken for "no" without a word
+      {"master dma0", "counter1 = on!", "counter1"},
   };
   for (const auto& c : cases) {
     const std::string err = LoadAndSimulate({{c.section, c.line}});

@@ -260,4 +260,57 @@ TEST_F(BadSnapshot, SyntaxErrorNamesTheLine) {
   ExpectError("ete.ini", "line 3");
 }
 
+// RequireReg: a register a decoder needs. Missing, or a value with a bit
+// outside the register's valid bits, is an error naming the .ini, the key
+// and the value; never a masked value (ETMTRACEIDR 0x90 taken for 0x10).
+TEST(DeviceRequireReg, ValueInsideTheValidBits) {
+  ss::Device d;
+  d.ini_file = "snap/ETM_0.ini";
+  d.regs = {{"ETMTRACEIDR", 0x10}, {"ETMCR", 0xC000D000}};
+  EXPECT_EQ(d.RequireReg("ETMTRACEIDR", 0x7F), 0x10u);
+  EXPECT_EQ(d.RequireReg("etmcr(0x0)"), 0xC000D000u);
+}
+
+TEST(DeviceRequireReg, BitsOutsideTheValidOnesAreAnErrorNamingFileKeyAndValue) {
+  ss::Device d;
+  d.ini_file = "snap/ETM_0.ini";
+  d.regs = {{"ETMTRACEIDR", 0x90}, {"ETMCR", 0x100000000}};
+  try {
+    d.RequireReg("ETMTRACEIDR", 0x7F);
+    FAIL() << "0x90 accepted as a 7-bit trace ID";
+  } catch (const ss::SnapshotError& e) {
+    EXPECT_STREQ(e.what(), "snap/ETM_0.ini: [regs] ETMTRACEIDR: 0x90 sets bits outside 0x7f");
+    EXPECT_EQ(e.key(), "[regs] ETMTRACEIDR");
+  }
+  // A 32-bit register by default: a wider value is not cut to its low half.
+  EXPECT_THROW(d.RequireReg("ETMCR"), ss::SnapshotError);
+}
+
+TEST(DeviceRequireReg, MissingIsAnErrorNamingFileAndKey) {
+  ss::Device d;
+  d.ini_file = "snap/ETM_0.ini";
+  try {
+    d.RequireReg("ETMCR");
+    FAIL() << "no error";
+  } catch (const ss::SnapshotError& e) {
+    EXPECT_STREQ(e.what(), "snap/ETM_0.ini: [regs] ETMCR: missing register");
+  }
+}
+
+// Reg32Or: an optional register; absent gives the fallback, present is
+// checked like RequireReg (ETMIDR 0x1411CF300 is not read as 0x411CF300).
+TEST(DeviceReg32Or, FallbackWhenAbsentCheckedWhenPresent) {
+  ss::Device d;
+  d.ini_file = "snap/PTM_0.ini";
+  d.regs = {{"ETMCCER", 0x34C01AC2}, {"ETMIDR", 0x1411CF300}};
+  EXPECT_EQ(d.Reg32Or("ETMCCER", 0), 0x34C01AC2u);
+  EXPECT_EQ(d.Reg32Or("ETMTRACEIDR", 0x10, 0x7F), 0x10u);
+  try {
+    d.Reg32Or("ETMIDR", 0);
+    FAIL() << "a 33-bit ETMIDR cut to 32 bits";
+  } catch (const ss::SnapshotError& e) {
+    EXPECT_STREQ(e.what(), "snap/PTM_0.ini: [regs] ETMIDR: 0x1411cf300 sets bits outside 0xffffffff");
+  }
+}
+
 }  // namespace
