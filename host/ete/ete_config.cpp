@@ -30,26 +30,21 @@ static bool IsV7MCore(const std::string& type) {
 }
 
 EteConfig EteConfig::FromDevice(const snapshot::Device& d, const snapshot::Device* core) {
-  auto req = [&](const char* name) -> uint32_t {
-    auto v = d.Reg(name);
-    if (!v) throw snapshot::SnapshotError(d.ini_file.string(), std::string("[regs] ") + name, "missing register");
-    return static_cast<uint32_t>(*v);
-  };
   EteConfig c;
-  c.trcconfigr = req("TRCCONFIGR");
-  c.trctraceidr = req("TRCTRACEIDR");
-  c.trcidr0 = req("TRCIDR0");
-  c.trcidr2 = req("TRCIDR2");
-  c.trcidr1 = static_cast<uint32_t>(d.RegOr("TRCIDR1", 0x4100F403));
-  c.trcidr8 = static_cast<uint32_t>(d.RegOr("TRCIDR8", 0));
-  c.trcidr9 = static_cast<uint32_t>(d.RegOr("TRCIDR9", 0));
-  c.trcidr10 = static_cast<uint32_t>(d.RegOr("TRCIDR10", 0));
-  c.trcidr11 = static_cast<uint32_t>(d.RegOr("TRCIDR11", 0));
-  c.trcidr12 = static_cast<uint32_t>(d.RegOr("TRCIDR12", 0));
-  c.trcidr13 = static_cast<uint32_t>(d.RegOr("TRCIDR13", 0));
-  c.trcauthstatus = static_cast<uint32_t>(d.RegOr("TRCAUTHSTATUS", 0));
-  if (auto devarch = d.Reg("TRCDEVARCH")) {
-    c.trcdevarch = static_cast<uint32_t>(*devarch);
+  c.trcconfigr = d.RequireReg("TRCCONFIGR");
+  c.trctraceidr = d.RequireReg("TRCTRACEIDR", kTraceIdBits);  // higher bits are an error, not another ID
+  c.trcidr0 = d.RequireReg("TRCIDR0");
+  c.trcidr2 = d.RequireReg("TRCIDR2");
+  c.trcidr1 = d.Reg32Or("TRCIDR1", 0x4100F403);
+  c.trcidr8 = d.Reg32Or("TRCIDR8", 0);
+  c.trcidr9 = d.Reg32Or("TRCIDR9", 0);
+  c.trcidr10 = d.Reg32Or("TRCIDR10", 0);
+  c.trcidr11 = d.Reg32Or("TRCIDR11", 0);
+  c.trcidr12 = d.Reg32Or("TRCIDR12", 0);
+  c.trcidr13 = d.Reg32Or("TRCIDR13", 0);
+  c.trcauthstatus = d.Reg32Or("TRCAUTHSTATUS", 0);
+  if (d.Reg("TRCDEVARCH")) {
+    c.trcdevarch = d.Reg32Or("TRCDEVARCH", 0);
   } else if (const TraceUnitArch a = TraceUnitArch::Of(d); !a.ete) {
     // ETMv4 without TRCDEVARCH: ARCHITECT Arm, PRESENT, ARCHVER/REVISION from the arch.
     c.trcdevarch =
@@ -73,7 +68,9 @@ TraceUnitArch TraceUnitArch::Of(const snapshot::Device& d) {
   };
   if (auto devarch = d.Reg("TRCDEVARCH"); devarch && ((*devarch >> 20) & 1) && (*devarch & 0xFFF) == 0xA13)
     return from((*devarch >> 12) & 0xF, (*devarch >> 16) & 0xF, true);
-  if (auto idr1 = d.Reg("TRCIDR1"); idr1 && ((*idr1 >> 8) & 0xF) != 0xF)
+  // TRCARCHMAJ 0xF defers to TRCDEVARCH (ETE); 0 names no architecture
+  // (a TRCIDR1 left 0 by the capture tool), so the type decides.
+  if (auto idr1 = d.Reg("TRCIDR1"); idr1 && ((*idr1 >> 8) & 0xF) != 0xF && ((*idr1 >> 8) & 0xF) != 0)
     return from((*idr1 >> 8) & 0xF, (*idr1 >> 4) & 0xF, true);
   // No register says it: the device type does ("ETE" or "ETM4[.m]" / "ETMv4[.m]").
   std::string type;

@@ -49,6 +49,7 @@ struct TraceUnitArch {
 };
 
 struct EteConfig {
+  static constexpr uint32_t kTraceIdBits = 0x7F;  // TRCTRACEIDR.TRACEID [6:0]
   // Register values. Defaults are OpenCSD's for missing optional registers
   // (§7.3) and a plain ETE r0 otherwise.
   uint32_t trcidr0 = 0x28000EA1;
@@ -85,7 +86,7 @@ struct EteConfig {
   bool commit_opt1() const { return ((trcidr0 >> 29) & 1) && has_cycle_count_i(); }
   bool has_q() const { return ((trcidr0 >> 15) & 3) != 0; }
   uint32_t max_spec() const { return trcidr8; }
-  uint8_t trace_id() const { return static_cast<uint8_t>(trctraceidr & 0x7F); }
+  uint8_t trace_id() const { return static_cast<uint8_t>(trctraceidr & kTraceIdBits); }
   unsigned vmid_bytes() const;
   unsigned cid_bytes() const;
   unsigned cc_size_bits() const { return ((trcidr2 >> 25) & 0xF) + 12; }

@@ -661,6 +661,28 @@ TEST(TraceUnits, ArchitectureFromTrcdevarchTrcidr1OrType) {
   EXPECT_EQ(arch("ETM4.1", {}), "ETMv4.1");
   EXPECT_EQ(arch("ETMv4.3", {}), "ETMv4.3");
   EXPECT_EQ(arch("ETM4", {}), "ETMv4");
+  // A TRCIDR1 of 0 (TRCARCHMAJ 0) names no architecture: the type decides,
+  // as when it is missing. (Mutation: accept TRCARCHMAJ 0 -> "an unknown
+  // trace unit", and the source is not decoded.)
+  EXPECT_EQ(arch("ETM4", {{"TRCIDR1", 0}}), "ETMv4");
+  EXPECT_EQ(arch("ETE", {{"TRCIDR1", 0}}), "ETE");
+}
+
+// TRCTRACEIDR.TRACEID is bits [6:0]: a value with higher bits set is an
+// error naming file, key and value, not masked to another source's ID
+// (0x90 would have read as 0x10). Mutation: RequireReg without kTraceIdBits
+// -> the config is made, trace ID 0x10.
+TEST(TraceUnits, TrctraceidrAboveBit6IsAnErrorNamingFileKeyAndValue) {
+  mabutrace::snapshot::Device d;
+  d.ini_file = "snap/ETM_0.ini";
+  d.type = "ETM4";
+  d.regs = {{"TRCCONFIGR", 0x1}, {"TRCTRACEIDR", 0x90}, {"TRCIDR0", 0x28000EA1}, {"TRCIDR2", 0x00001088}};
+  try {
+    const ete::EteConfig c = ete::EteConfig::FromDevice(d);
+    FAIL() << "TRCTRACEIDR 0x90 read as trace ID 0x" << std::hex << int(c.trace_id());
+  } catch (const mabutrace::snapshot::SnapshotError& e) {
+    EXPECT_STREQ(e.what(), "snap/ETM_0.ini: [regs] TRCTRACEIDR: 0x90 sets bits outside 0x7f");
+  }
 }
 
 // A snapshot whose trace source is an ETMv4.1 (type "ETM4.1", TRCIDR1 v4.1)
