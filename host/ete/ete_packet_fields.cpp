@@ -78,8 +78,8 @@ void PacketFields::Reset() {
   pkt_.trace_id = trace_id;
   pkt_.etm4 = !config_.is_ete();
   pkt_.m_profile = config_.m_profile;
-  addr_history_ = {};
-  for (auto& a : addr_history_) a.is64 = true;  // OpenCSD initialises the history as 64-bit
+  older_addrs_ = {};
+  for (auto& a : older_addrs_) a.is64 = true;  // OpenCSD initialises the history as 64-bit
   // ... and prints addresses 64 bits wide from the start, even a first
   // 32-bit address under an AArch32 context (armv8_1m_branches, Cortex-M55).
   pkt_.addr.is64 = true;
@@ -162,7 +162,7 @@ void PacketFields::SetTraceInfo(uint8_t present, const std::array<uint32_t, 5>& 
   pkt_.addr.value = 0;
   pkt_.addr.valid_bits = 64;
   pkt_.addr.isa = 0;
-  addr_history_[0] = addr_history_[1] = addr_history_[2] = pkt_.addr;  // (fill() made a memmove call)
+  older_addrs_[0] = older_addrs_[1] = pkt_.addr;  // (fill() made a memmove call)
   pkt_.tinfo_initial = !first_tinfo_;
   first_tinfo_ = true;
 }
