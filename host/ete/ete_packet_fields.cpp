@@ -78,8 +78,8 @@ void PacketFields::Reset() {
   pkt_.trace_id = trace_id;
   pkt_.etm4 = !config_.is_ete();
   pkt_.m_profile = config_.m_profile;
-  addr_history_ = {};
-  for (auto& a : addr_history_) a.is64 = true;  // OpenCSD initialises the history as 64-bit
+  older_addrs_ = {};
+  for (auto& a : older_addrs_) a.is64 = true;  // OpenCSD initialises the history as 64-bit
   // ... and prints addresses 64 bits wide from the start, even a first
   // 32-bit address under an AArch32 context (armv8_1m_branches, Cortex-M55).
   pkt_.addr.is64 = true;
@@ -162,26 +162,48 @@ void PacketFields::SetTraceInfo(uint8_t present, const std::array<uint32_t, 5>& 
   pkt_.addr.value = 0;
   pkt_.addr.valid_bits = 64;
   pkt_.addr.isa = 0;
-  addr_history_[0] = addr_history_[1] = addr_history_[2] = pkt_.addr;  // (fill() made a memmove call)
+  older_addrs_[0] = older_addrs_[1] = pkt_.addr;  // (fill() made a memmove call)
   pkt_.tinfo_initial = !first_tinfo_;
   first_tinfo_ = true;
+}
+
+// The low 7 bits of each byte of w, packed: 8 bytes give 56 bits.
+uint64_t Pack7(uint64_t w) {
+  uint64_t x = w & 0x7F7F7F7F7F7F7F7Full;
+  x = ((x & 0x7F007F007F007F00ull) >> 1) | (x & 0x007F007F007F007Full);  // 14 bits per half-word
+  x = ((x & 0x3FFF00003FFF0000ull) >> 2) | (x & 0x00003FFF00003FFFull);  // 28 bits per word
+  return ((x & 0x0FFFFFFF00000000ull) >> 4) | (x & 0x000000000FFFFFFFull);
 }
 
 PacketExtent PacketFields::Timestamp(const uint8_t* p, size_t n, uint8_t /*is*/) {
   // TS: bytes 1..8 carry 7 bits each while bit 7 is set; a 9th carries bits[63:56].
   uint64_t value = 0;
   size_t ts_bytes = 0;
-  for (;;) {
-    if (1 + ts_bytes >= n) return {0};
-    const uint8_t b = p[1 + ts_bytes];
-    if (ts_bytes == kTimestampBytes - 1) {
-      value |= static_cast<uint64_t>(b) << 56;
-      ++ts_bytes;
-      break;
+  if (n >= 1 + kTimestampBytes) {
+    // All nine in hand (the common case): bytes 1-8 as one word, the
+    // field's end from its first byte with bit 7 clear, no byte loop.
+    const uint64_t w = LoadLe<uint64_t>(p + 1);
+    const uint64_t ends = ~w & 0x8080808080808080ull;
+    if (ends != 0) {
+      ts_bytes = static_cast<size_t>(std::countr_zero(ends)) / 8 + 1;
+      value = Pack7(w & (ends ^ (ends - 1)));  // the bytes up to the first end
+    } else {
+      ts_bytes = kTimestampBytes;
+      value = Pack7(w) | static_cast<uint64_t>(p[kTimestampBytes]) << 56;
     }
-    value |= static_cast<uint64_t>(b & 0x7F) << (7 * ts_bytes);
-    ++ts_bytes;
-    if ((b & 0x80) == 0) break;
+  } else {
+    for (;;) {
+      if (1 + ts_bytes >= n) return {0};
+      const uint8_t b = p[1 + ts_bytes];
+      if (ts_bytes == kTimestampBytes - 1) {
+        value |= static_cast<uint64_t>(b) << 56;
+        ++ts_bytes;
+        break;
+      }
+      value |= static_cast<uint64_t>(b & 0x7F) << (7 * ts_bytes);
+      ++ts_bytes;
+      if ((b & 0x80) == 0) break;
+    }
   }
   size_t at = 1 + ts_bytes;
   uint32_t count = 0;

@@ -68,7 +68,11 @@ using PacketCallback = void (*)(void* context, const EtePacket& packet);
 using SourcePacketCallback = void (*)(void* ctx, size_t source, const EtePacket& packet);
 using ErrorCallback = void (*)(void* context, const EteError& error);
 
-class EtePacketProcessor {
+// Cache-line aligned: its hot fields (the packet, the run pointer's
+// table, the stats) then sit at the same place in a line wherever the
+// owner puts it. Placed by the heap as it came, a57_single_step's packets
+// ran at 585 or 790 MB/s depending on the snapshot path's length.
+class alignas(64) EtePacketProcessor {
  public:
   // Size of the buffer that completes a packet split across pushes: every
   // reader decides within this many bytes (the longest, a Trace Info with
