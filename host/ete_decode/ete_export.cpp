@@ -163,6 +163,12 @@ double SnapshotTimestampHz(const snapshot::Snapshot& snap, std::string* source) 
       return static_cast<double>(*hz);
     }
   }
+  // DS-5's trace.ini "[timestamp] frequency": the CoreSight timestamp's
+  // clock, where no device gives its generic timer's.
+  if (snap.timestamp_frequency) {
+    *source = "snapshot " + snap.timestamp_frequency_source;
+    return static_cast<double>(snap.timestamp_frequency);
+  }
   return 0;
 }
 

@@ -118,8 +118,10 @@ using SinkOpener = std::function<model::EventSink*()>;
 ExportSummary ExportTimeline(const LoadedSnapshot& snap, std::string_view source_label, const SinkOpener& open,
                              const ExportOptions& options, ExportErrorCallback on_error = nullptr, void* ctx = nullptr);
 
-// The timestamp frequency a snapshot states (CNTFRQ_EL0 of a core or trace
-// source device), with its origin ("snapshot cpu_0.ini CNTFRQ_EL0"); 0 if none.
+// The timestamp frequency a snapshot states, with its origin: CNTFRQ_EL0 of
+// a core or trace source device ("snapshot cpu_0.ini CNTFRQ_EL0"), else
+// DS-5's trace.ini [timestamp] frequency ("snapshot DIR/trace.ini
+// [timestamp] frequency"); 0 if none.
 double SnapshotTimestampHz(const snapshot::Snapshot& snap, std::string* source);
 
 }  // namespace mabutrace::ete_decode

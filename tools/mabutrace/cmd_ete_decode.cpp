@@ -376,22 +376,15 @@ void ItmBeside(const char* cmd, bool other_tracks, const ete_decode::TimestampCl
 }
 
 // DS-5's trace.ini "[timestamp] frequency=HZ" is the CoreSight timestamp's
-// clock, but the timeline takes its frequency only from a device's
-// CNTFRQ_EL0 or --ts-hz (ete_decode::ExportTimeline names that source in
-// "ete.time_unit"). When the timeline is timed by timestamps, say that the
-// snapshot's frequency is not used: with no frequency at all (the
-// timestamps stay ticks; how to use it), or when the one used differs.
+// clock; the timeline takes it where no device gives CNTFRQ_EL0
+// (ete_decode::SnapshotTimestampHz). When the timeline is timed by
+// timestamps at another frequency (CNTFRQ_EL0's), say that the snapshot's
+// [timestamp] frequency is not used.
 void WarnUnusedTimestampFrequency(const char* cmd, const snapshot::Snapshot& snap, const ete_decode::ExportSummary& s) {
   const unsigned long long hz = snap.timestamp_frequency;
   if (!hz || s.base != ete_decode::TimeBase::kTimestamp || s.timestamp_hz == static_cast<double>(hz)) return;
-  if (s.timestamp_hz <= 0)
-    std::fprintf(stderr,
-                 "mabutrace: warning: %s: %s=%llu not used: the timestamps are placed as ticks (1 tick = 1 ns); "
-                 "give --ts-hz %llu for ns\n",
-                 cmd, snap.timestamp_frequency_source.c_str(), hz, hz);
-  else
-    std::fprintf(stderr, "mabutrace: warning: %s: %s=%llu not used: the timestamps are at %.0f Hz from %s\n", cmd,
-                 snap.timestamp_frequency_source.c_str(), hz, s.timestamp_hz, s.timestamp_hz_source.c_str());
+  std::fprintf(stderr, "mabutrace: warning: %s: %s=%llu not used: the timestamps are at %.0f Hz from %s\n", cmd,
+               snap.timestamp_frequency_source.c_str(), hz, s.timestamp_hz, s.timestamp_hz_source.c_str());
 }
 
 // The ETE/ETMv4 trace of snapshot `input` into the sink open() gives (the

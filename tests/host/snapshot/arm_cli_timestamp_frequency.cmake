@@ -2,10 +2,10 @@
 # `mabutrace arm export` of a copy of a snapshot whose trace is timed by
 # timestamps (SNAP, a57_single_step) with DS-5's "[timestamp]
 # frequency=25000000" added to trace.ini. The timeline takes its frequency
-# from CNTFRQ_EL0 or --ts-hz only, so the snapshot's frequency must not be
-# dropped without a word: a warning naming trace.ini, the key and the value,
-# both with CNTFRQ_EL0 (another frequency used) and without it (ticks), and
-# none once --ts-hz gives that frequency. WORK: a scratch directory.
+# from CNTFRQ_EL0 first, so there the snapshot's other frequency is named
+# in a warning (trace.ini, the key and the value); without CNTFRQ_EL0 the
+# timeline takes [timestamp] frequency and names it in ete.time_unit, and
+# a different --ts-hz is refused by name. WORK: a scratch directory.
 set(copy ${WORK}/ts_frequency)
 file(REMOVE_RECURSE ${copy})
 file(COPY ${SNAP}/ DESTINATION ${copy})
@@ -28,9 +28,12 @@ foreach(ini ${inis})
   string(REGEX REPLACE "CNTFRQ_EL0=[^\n]*\n" "" text "${text}")
   file(WRITE ${ini} "${text}")
 endforeach()
-export_expect("no CNTFRQ_EL0, no --ts-hz" "${key}: the timestamps are placed as ticks [^\n]*give --ts-hz 25000000")
-execute_process(COMMAND ${CLI} arm export ${copy} -o ${copy}/out.json --ts-hz 25000000 RESULT_VARIABLE rc
-                ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR err MATCHES "warning")
-  message(FATAL_ERROR "--ts-hz 25000000: exit code ${rc}, a warning left:\n${err}")
+execute_process(COMMAND ${CLI} arm export ${copy} -o ${copy}/out.json RESULT_VARIABLE rc ERROR_VARIABLE err)
+file(READ ${copy}/out.json json)
+if(NOT rc EQUAL 0 OR err MATCHES "warning" OR NOT json MATCHES "trace.ini \\[timestamp\\] frequency")
+  message(FATAL_ERROR "no CNTFRQ_EL0: exit code ${rc}, stderr:\n${err}\nete.time_unit does not name "
+                      "[timestamp] frequency, or a warning was left")
 endif()
+export_expect("--ts-hz other than [timestamp] frequency"
+              "--ts-hz ignored: the snapshot gives the timestamp frequency [^\n]*trace.ini \\[timestamp\\] frequency = 25000000 Hz"
+              --ts-hz 1000)
