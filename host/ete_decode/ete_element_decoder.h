@@ -71,9 +71,14 @@ class EteElementDecoder {
     curr_index_ = p.index;
     if (state_ == State::kDecode) [[likely]] {
       if (ete::IsAtomPacket(p.type)) {
-        if (IgnoresAtomPacket()) return;
-        if (queue_.CanCommitAtOnce(p.atom_count))
-          return held_address_ ? CommitAtomsAfterHeldAddress(p) : CommitAtomsAtOnce(p);
+        if (held_address_) {
+          // The queue is idle while an address is held: the atoms commit at
+          // once when they are more than MAXSPEC (CanCommitAtOnce).
+          if (p.atom_count > queue_.max_spec()) return CommitAtomsAfterHeldAddress(p);
+        } else {
+          if (IgnoresAtomPacket()) return;
+          if (queue_.CanCommitAtOnce(p.atom_count)) return CommitAtomsAtOnce(p);
+        }
       }
       if (HoldAddress(p)) return;
     }
@@ -113,7 +118,7 @@ class EteElementDecoder {
   // atom packets, atoms into the kernel code the image lacks, skip here the
   // out-of-line commit and its register saves.
   bool IgnoresAtomPacket() const {
-    return walker_.ignores_atoms() && !held_address_ && queue_.empty() && queue_.max_spec() == 0;
+    return walker_.ignores_atoms() && !held_address_ && queue_.empty_without_speculation();
   }
   // Every packet that OnPacket does not take itself.
   void OnOtherPacket(const ete::EtePacket& p);
