@@ -117,6 +117,11 @@ void EteElementDecoder::CommitAtomsAtOnce(const ete::EtePacket& p) {
   queue_.CommitAtomsAtOnce(p.atom_bits, p.atom_count, p.index, *this);
 }
 
+void EteElementDecoder::AtomsWithSpeculation(const ete::EtePacket& p) {
+  if (queue_.CanCommitAtOnce(p.atom_count)) return CommitAtomsAtOnce(p);
+  OnOtherPacket(p);  // not an address: HoldAddress would refuse it
+}
+
 void EteElementDecoder::OnOtherPacket(const ete::EtePacket& p) {
   if (p.type == PacketType::kAsync) seen_async_ = true;  // never an atom or an address: always here
   if (state_ == State::kNoSync) {

@@ -71,9 +71,16 @@ class EteElementDecoder {
     curr_index_ = p.index;
     if (state_ == State::kDecode) [[likely]] {
       if (ete::IsAtomPacket(p.type)) {
-        if (IgnoresAtomPacket()) return;
-        if (queue_.CanCommitAtOnce(p.atom_count))
-          return held_address_ ? CommitAtomsAfterHeldAddress(p) : CommitAtomsAtOnce(p);
+        // The queue is empty while an address is held, so the atoms commit
+        // at once when they are more than MAXSPEC (CanCommitAtOnce).
+        if (held_address_) {
+          if (p.atom_count > queue_.max_spec()) return CommitAtomsAfterHeldAddress(p);
+        } else if (queue_.empty_without_speculation()) {
+          if (IgnoresAtomPacket()) return;
+          if (p.atom_count > 0) return CommitAtomsAtOnce(p);
+        } else {
+          return AtomsWithSpeculation(p);
+        }
       }
       if (HoldAddress(p)) return;
     }
@@ -113,8 +120,12 @@ class EteElementDecoder {
   // atom packets, atoms into the kernel code the image lacks, skip here the
   // out-of-line commit and its register saves.
   bool IgnoresAtomPacket() const {
-    return walker_.ignores_atoms() && !held_address_ && queue_.empty() && queue_.max_spec() == 0;
+    return walker_.ignores_atoms() && !held_address_ && queue_.empty_without_speculation();
   }
+  // An atom packet with MAXSPEC > 0 or elements queued, nothing held:
+  // CanCommitAtOnce's other tests and the commit, out of line (the MAXSPEC 0
+  // packets that OnPacket takes load none of their fields).
+  __attribute__((noinline)) void AtomsWithSpeculation(const ete::EtePacket& p);
   // Every packet that OnPacket does not take itself.
   void OnOtherPacket(const ete::EtePacket& p);
   void QueuePacket(const ete::EtePacket& p);
@@ -126,7 +137,7 @@ class EteElementDecoder {
   // the trace, first moves it into the queue (UnholdAddress), so the order
   // of everything that follows is unchanged.
   bool HoldAddress(const ete::EtePacket& p) {
-    if (held_address_ || !ete::IsTargetAddressPacket(p.type) || !queue_.idle()) return false;
+    if (!ete::IsTargetAddressPacket(p.type) || held_address_ || !queue_.idle()) return false;
     held_address_ = true;
     held_ = {p.addr.value, p.index, p.addr.isa,
              p.type == ete::PacketType::kTargetAddrL64Is0 || p.type == ete::PacketType::kTargetAddrL64Is1};

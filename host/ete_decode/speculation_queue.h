@@ -133,7 +133,10 @@ class SpeculationQueue {
   }
   void Clear();
   // Nothing waits: an element pushed now would be the only one, and at depth 0.
-  bool idle() const { return n_ == 0 && depth_ == 0 && !awaiting_address_; }
+  // Two tests, not three (every address packet asks, HoldAddress).
+  bool idle() const { return n_ == 0 && (static_cast<uint32_t>(depth_) | awaiting_address_) == 0; }
+  // Empty, with MAXSPEC 0: one test (IgnoresAtomPacket).
+  bool empty_without_speculation() const { return (n_ | max_spec_) == 0; }
 
   // ---- the window grows, one packet's elements at a time
 
