@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <set>
 #include <vector>
 
 #include "elf_symbols.h"
@@ -27,9 +26,7 @@ struct Pass {
   void* ctx = nullptr;
   uint64_t errors = 0;
   std::string first_error;  // "track: message" of the first error (pass 2)
-  // A buffer's own errors (its framing: source SIZE_MAX), "file\n message":
-  // every protocol's decoder de-formats the buffer again and finds them again.
-  std::set<std::string> buffer_errors;
+  BufferErrorOnce buffer_errors;
   const std::vector<std::string>* track_names = nullptr;
 };
 
@@ -46,10 +43,8 @@ void OnElement(void* c, size_t source, const EteElement& e) {
 void OnError(void* c, size_t source, uint64_t, const std::string& message) {
   auto* p = static_cast<Pass*>(c);
   if (!p->timeline) return;  // reported once, in the second pass
-  if (source == SIZE_MAX) {
-    const std::string& file = p->extra ? p->extra->file : p->buffer->buffer.file.string();
-    if (!p->buffer_errors.insert(file + "\n" + message).second) return;
-  }
+  const std::string& file = p->extra ? p->extra->file : p->buffer->buffer.file.string();
+  if (!p->buffer_errors.First(source, file, message)) return;
   if (!p->errors++) {
     const size_t track = p->track_base + source;  // source SIZE_MAX: the buffer itself, no track
     const bool named = source != SIZE_MAX && p->track_names && track < p->track_names->size();

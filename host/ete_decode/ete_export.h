@@ -16,10 +16,11 @@
 //
 // Errors: the decode errors of the second pass go to on_error (optional)
 // with their buffer and source index (SIZE_MAX: the buffer itself, e.g.
-// framing or a file that cannot be read); they are counted and the export
-// goes on, and the metadata says so: "ete.decode_errors" (how many) and
-// "ete.decode_error" (the first, "<track>: <message>"). sink->Finish() is
-// called once, at the end.
+// framing or a file that cannot be read; each once per buffer file however
+// many protocols de-format it, BufferErrorOnce); they are counted and the
+// export goes on, and the metadata says so: "ete.decode_errors" (how many)
+// and "ete.decode_error" (the first, "<track>: <message>"). sink->Finish()
+// is called once, at the end.
 //
 // ExportOptions (issue 21): timestamp frequency and symbols. The frequency
 // comes from the snapshot when a device gives it (register CNTFRQ_EL0 in a
@@ -41,6 +42,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +59,22 @@ namespace mabutrace::ete_decode {
 
 using elf::SymbolTable;
 
+// A trace buffer's own errors (its framing: source SIZE_MAX) are found again
+// by every protocol's decoder that de-formats the buffer (ETMv3 and PTM
+// sources behind one formatter): they are one error of the buffer, reported
+// and counted once per buffer file. The export does this for its on_error;
+// `arm decode`, which calls the decoders itself, does it with one of these.
+class BufferErrorOnce {
+ public:
+  // false for a buffer error already seen in `file`; true for any other.
+  bool First(size_t source, const std::string& file, const std::string& message) {
+    return source != SIZE_MAX || seen_.insert(file + "\n" + message).second;
+  }
+
+ private:
+  std::set<std::string> seen_;  // "file\nmessage"
+};
+
 // The element streams of another protocol's decoder (host/etm3), on tracks
 // of their own after the ETE/ETMv4 sources' (the timeline only needs
 // elements). decode() decodes all of its sources once per pass, calling
@@ -64,7 +82,7 @@ using elf::SymbolTable;
 // input could not be read. on_error gets the errors of the writing pass.
 struct ExportExtra {
   std::string protocol;             // "ETMv3" (process name when there is no ETE/ETMv4 source)
-  std::string file;                 // the trace buffer's file: its framing errors are counted once
+  std::string file;                 // the trace buffer's file: its framing errors are counted once (BufferErrorOnce)
   std::vector<std::string> tracks;  // one per source: "cpu_0 (ETM_0)"
   std::function<bool(SourceElementCallback, SourceDecodeErrorCallback, void*)> decode;
   std::function<void(size_t source, const std::string& message)> on_error;

@@ -310,12 +310,25 @@ CLI::Validator DurationCheck() {
       "DURATION");
 }
 
+namespace {
+
+// The whole of `text` as a real number (strtod's syntax: 1e6, 0x10, inf,
+// nan); nullopt when empty or with anything after the number. The checks
+// below add their own range.
+std::optional<double> ParseReal(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0') return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
 CLI::Validator PositiveCheck() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (!text.empty() && *end == '\0' && std::isfinite(v) && v > 0) return {};
+        const std::optional<double> v = ParseReal(text);
+        if (v && std::isfinite(*v) && *v > 0) return {};
         return "'" + text + "' is not a number above 0";
       },
       "NUMBER>0");
@@ -324,9 +337,8 @@ CLI::Validator PositiveCheck() {
 CLI::Validator FrequencyCheck() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (!text.empty() && *end == '\0' && v >= 1 && v <= 1e12 && v == std::floor(v)) return {};
+        const std::optional<double> v = ParseReal(text);
+        if (v && *v >= 1 && *v <= 1e12 && *v == std::floor(*v)) return {};
         return "'" + text + "' is not a whole number of Hz from 1 to 1e12";
       },
       "HZ");

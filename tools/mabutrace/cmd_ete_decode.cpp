@@ -33,7 +33,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -76,13 +75,11 @@ struct ErrorSink {
   const std::vector<std::string>* other_names = nullptr;  // instead of sources: ETMv3 / PTM buffers
   uint64_t errors = 0;
   FILE* flush_first = nullptr;
-  // A buffer's own errors (its framing: source SIZE_MAX), "file\n message":
-  // each protocol's decoder de-formats the buffer again and finds them again.
-  std::set<std::string> buffer_errors;
 };
 
+// One error line. A buffer's own error comes here once: ExportTimeline
+// reports it once, OnDecodeError drops it again (BufferErrorOnce).
 void ReportError(ErrorSink* s, size_t source, const std::string& message) {
-  if (source == SIZE_MAX && !s->buffer_errors.insert(s->file + "\n" + message).second) return;
   ++s->errors;
   if (s->flush_first) std::fflush(s->flush_first);
   std::string name;
@@ -213,6 +210,7 @@ struct DecodeOut {
   const std::vector<std::string>* other_names = nullptr;  // instead of sources: ETMv3 / PTM buffers
   long only = -1;                                         // source filter
   ErrorSink err;
+  ete_decode::BufferErrorOnce buffer_errors;  // the ETMv3 and PTM decoders of one buffer both find its framing errors
   void Flush() {
     if (!buf.empty()) std::fwrite(buf.data(), 1, buf.size(), f);
     buf.clear();
@@ -234,6 +232,7 @@ void OnDecodeElement(void* c, size_t source, const ete_decode::EteElement& e) {
 void OnDecodeError(void* c, size_t source, uint64_t, const std::string& message) {
   auto* o = static_cast<DecodeOut*>(c);
   o->Flush();
+  if (!o->buffer_errors.First(source, o->err.file, message)) return;
   ReportError(&o->err, source, message);
 }
 
