@@ -29,13 +29,4 @@ void PeContext::Apply(const ete::PacketContext& c, uint8_t is, EteElement* e) {
   e->isa = IsaOf(is);
 }
 
-ete::PacketContext PeContext::KeepIdsValid(const ete::PacketContext& c) {
-  vmid_seen_ |= c.updated_vmid;
-  cid_seen_ |= c.updated_cid;
-  ete::PacketContext out = c;
-  out.updated_vmid = vmid_seen_;
-  out.updated_cid = cid_seen_;
-  return out;
-}
-
 }  // namespace mabutrace::ete_decode

@@ -41,7 +41,15 @@ class PeContext {
   // been traced: a later Context packet without them still reports the
   // values it holds. Returns `c` with its updated_vmid / updated_cid flags
   // saying so (called as packets arrive, before they are queued).
-  ete::PacketContext KeepIdsValid(const ete::PacketContext& c);
+  // Inline: every Context packet asks (a call and a returned copy cost more).
+  ete::PacketContext KeepIdsValid(const ete::PacketContext& c) {
+    vmid_seen_ |= c.updated_vmid;
+    cid_seen_ |= c.updated_cid;
+    ete::PacketContext out = c;
+    out.updated_vmid = vmid_seen_;
+    out.updated_cid = cid_seen_;
+    return out;
+  }
   // Forgets the traced VMID / CONTEXTID (decoder reset, and Trace Info,
   // which resets them: arm-trace-facts.md §4.4).
   void ForgetIds() { vmid_seen_ = cid_seen_ = false; }

@@ -226,7 +226,7 @@ class SpeculationQueue {
 // ---- per packet, inline
 
 inline QueuedElement& SpeculationQueue::Append(QueuedKind kind, bool p0, uint64_t index) {
-  if (n_ == buf_.size()) Grow();
+  if (n_ > mask_) Grow();  // full: buf_.size() is mask_ + 1 (no division by sizeof per push)
   QueuedElement& e = at(n_++);
   std::memset(static_cast<void*>(&e), 0, sizeof e);
   e.kind = kind;
