@@ -26,7 +26,10 @@ std::string ExampleWith(const std::string& section, const std::string& line) {
   size_t end = text.find("\n[", at);
   end = end == std::string::npos ? text.size() : end + 1;
   text.insert(end, line + "\n");
-  const auto path = std::filesystem::path(::testing::TempDir()) / "config_file_test.ini";
+  // One file per test: ctest runs this binary's tests as parallel processes.
+  const auto path =
+      std::filesystem::path(::testing::TempDir()) /
+      (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".config_file_test.ini");
   std::ofstream(path) << text;
   return path.string();
 }

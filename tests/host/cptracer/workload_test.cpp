@@ -31,7 +31,10 @@ std::string WorkloadWith(std::initializer_list<std::pair<std::string, std::strin
     end = end == std::string::npos ? text.size() : end + 1;
     text.insert(end, line + "\n");
   }
-  const auto path = std::filesystem::path(::testing::TempDir()) / "workload_test.ini";
+  // One file per test: ctest runs this binary's tests as parallel processes.
+  const auto path =
+      std::filesystem::path(::testing::TempDir()) /
+      (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".workload_test.ini");
   std::ofstream(path) << text;
   return path.string();
 }
