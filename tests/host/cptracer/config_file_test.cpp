@@ -6,10 +6,9 @@
 // 99999999999999999999 was cut to 0xFFFFFFFF without a word.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <string>
 
+#include "ini_edit.h"
 #include "registers.h"
 
 namespace mabutrace::cptracer {
@@ -17,21 +16,9 @@ namespace {
 
 const std::string kExample = std::string(MABUTRACE_SOURCE_DIR) + "/examples/cptracer/dma_write_bandwidth.ini";
 
-// The example with `line` added at the end of `section` (the last value of
-// a key wins in the INI reader, so it replaces the example's).
+// The example with `line` added at the end of `section` (ini_edit.h).
 std::string ExampleWith(const std::string& section, const std::string& line) {
-  std::ifstream in(kExample);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t at = text.find("[" + section + "]");
-  size_t end = text.find("\n[", at);
-  end = end == std::string::npos ? text.size() : end + 1;
-  text.insert(end, line + "\n");
-  // One file per test: ctest runs this binary's tests as parallel processes.
-  const auto path =
-      std::filesystem::path(::testing::TempDir()) /
-      (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".config_file_test.ini");
-  std::ofstream(path) << text;
-  return path.string();
+  return ini_test::ExampleWithLines(kExample, {{section, line}}, "config_file_test.ini");
 }
 
 // LoadTracerConfig then ComputeConfig; "" when both succeed, else the error.

@@ -6,12 +6,11 @@
 // fails the windows and fifo_depth cases (-1 wraps to 2^64 - 1).
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <string>
 #include <utility>
 
+#include "ini_edit.h"
 #include "layout.h"
 #include "simulator.h"
 
@@ -20,23 +19,9 @@ namespace {
 
 const std::string kExample = std::string(MABUTRACE_SOURCE_DIR) + "/examples/cptracer/workload_dma_contention.ini";
 
-// The example workload with `line` added at the end of `section` (the last
-// value of a key wins in the INI reader, so it replaces the example's).
+// The example workload with each (section, line) added (ini_edit.h).
 std::string WorkloadWith(std::initializer_list<std::pair<std::string, std::string>> edits) {
-  std::ifstream in(kExample);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const auto& [section, line] : edits) {
-    const size_t at = text.find("[" + section + "]");
-    size_t end = text.find("\n[", at);
-    end = end == std::string::npos ? text.size() : end + 1;
-    text.insert(end, line + "\n");
-  }
-  // One file per test: ctest runs this binary's tests as parallel processes.
-  const auto path =
-      std::filesystem::path(::testing::TempDir()) /
-      (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".workload_test.ini");
-  std::ofstream(path) << text;
-  return path.string();
+  return ini_test::ExampleWithLines(kExample, edits, "workload_test.ini");
 }
 
 // LoadWorkload then Simulate; "" when both succeed, else the error.
